@@ -1,0 +1,43 @@
+import Foundation
+
+extension HeraldConfig {
+    /// Problems that would make the server misbehave, named by their config path.
+    ///
+    /// Why at start-up: a typo in a limit or a port should stop `herald serve` with a clear
+    /// message, not surface as odd behaviour under load.
+    public func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: field, message: message)) }
+        }
+        check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
+        check(!server.host.isEmpty, "server.host", "must not be empty")
+        check(database.maxConnections >= 1 && database.maxConnections <= 1000, "database.max_connections", "must be between 1 and 1000")
+        check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
+        check(auth.leewaySeconds >= 0 && auth.leewaySeconds <= 600, "auth.leeway_seconds", "must be between 0 and 600")
+        check(!auth.roleClaim.isEmpty, "auth.role_claim", "must not be empty")
+        if let secret = auth.jwtSecret {
+            check(secret.utf8.count >= 32, "auth.jwt_secret", "must be at least 32 bytes")
+        }
+        if let role = auth.defaultRole {
+            check(["customer", "driver", "operator", "service"].contains(role), "auth.default_role", "must be customer, driver, operator or service")
+        }
+        for (name, rule) in [("anonymous", rateLimits.anonymous), ("authenticated", rateLimits.authenticated)] {
+            check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.\(name)", "limit and window_seconds must be positive")
+        }
+        for (route, rule) in rateLimits.routes.sorted(by: { $0.key < $1.key }) {
+            check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.routes.\(route)", "limit and window_seconds must be positive")
+            let parts = route.split(separator: " ")
+            check(parts.count == 2 && parts[1].hasPrefix("/"), "rate_limits.routes.\(route)", "keys look like \"POST /api/v1/path\"")
+        }
+        for (platform, minimum) in appVersions.platforms.sorted(by: { $0.key < $1.key }) {
+            check(SemanticVersion(minimum.minimumVersion) != nil, "app_versions.platforms.\(platform).minimum_version", "must be a dotted version like 1.2.0")
+        }
+        check(idempotency.ttlSeconds >= 60, "idempotency.ttl_seconds", "must be at least 60")
+        check(idempotency.waitSeconds >= 0 && idempotency.waitSeconds <= 120, "idempotency.wait_seconds", "must be between 0 and 120")
+        check(idempotency.lockTimeoutSeconds >= 1, "idempotency.lock_timeout_seconds", "must be positive")
+        check(["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logging.level), "logging.level", "unknown level")
+        check(["text", "json"].contains(logging.format), "logging.format", "must be text or json")
+        return errors
+    }
+}

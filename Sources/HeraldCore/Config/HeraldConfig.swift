@@ -1,0 +1,271 @@
+/// Everything Herald can be configured with: one JSON or YAML file (snake_case keys), then
+/// environment variables, then command-line flags, each overriding the one before.
+///
+/// Why one tree: later modules (providers, notification types, dispatch pricing) add their
+/// own sections here, so an operator has a single file to read and review. Every section
+/// has defaults, so an empty file (or none) is a working development setup.
+public struct HeraldConfig: Codable, Sendable, Equatable {
+    public var server = ServerConfig()
+    public var database = DatabaseConfig()
+    /// Where the embedded database, the development JWT secret and other local state live.
+    public var dataDir = "./herald-data"
+    public var auth = AuthConfig()
+    public var limits = LimitsConfig()
+    public var rateLimits = RateLimitConfig()
+    public var appVersions = AppVersionConfig()
+    public var idempotency = IdempotencyConfig()
+    public var logging = LoggingConfig()
+
+    enum CodingKeys: String, CodingKey {
+        case server
+        case database
+        case auth
+        case limits
+        case idempotency
+        case logging
+        case dataDir = "data_dir"
+        case rateLimits = "rate_limits"
+        case appVersions = "app_versions"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = HeraldConfig()
+        server = try c.decodeIfPresent(ServerConfig.self, forKey: .server) ?? d.server
+        database = try c.decodeIfPresent(DatabaseConfig.self, forKey: .database) ?? d.database
+        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? d.dataDir
+        auth = try c.decodeIfPresent(AuthConfig.self, forKey: .auth) ?? d.auth
+        limits = try c.decodeIfPresent(LimitsConfig.self, forKey: .limits) ?? d.limits
+        rateLimits = try c.decodeIfPresent(RateLimitConfig.self, forKey: .rateLimits) ?? d.rateLimits
+        appVersions = try c.decodeIfPresent(AppVersionConfig.self, forKey: .appVersions) ?? d.appVersions
+        idempotency = try c.decodeIfPresent(IdempotencyConfig.self, forKey: .idempotency) ?? d.idempotency
+        logging = try c.decodeIfPresent(LoggingConfig.self, forKey: .logging) ?? d.logging
+    }
+}
+
+public struct ServerConfig: Codable, Sendable, Equatable {
+    public var host = "0.0.0.0"
+    public var port = 8080
+    /// Take the client address for per-IP rate limits from the first `X-Forwarded-For`
+    /// entry. Only turn on behind a proxy that sets it; otherwise clients can pick their IP.
+    public var trustForwardedFor = false
+
+    enum CodingKeys: String, CodingKey {
+        case host
+        case port
+        case trustForwardedFor = "trust_forwarded_for"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? "0.0.0.0"
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? 8080
+        trustForwardedFor = try c.decodeIfPresent(Bool.self, forKey: .trustForwardedFor) ?? false
+    }
+}
+
+public struct DatabaseConfig: Codable, Sendable, Equatable {
+    /// `sqlite:PATH` or `postgres://user:pass@host:port/db`; nil means
+    /// `sqlite:<data_dir>/herald.sqlite`.
+    public var url: String?
+    /// Connection pool size on PostgreSQL.
+    public var maxConnections = 20
+
+    enum CodingKeys: String, CodingKey {
+        case url
+        case maxConnections = "max_connections"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        url = try c.decodeIfPresent(String.self, forKey: .url)
+        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? 20
+    }
+}
+
+public struct AuthConfig: Codable, Sendable, Equatable {
+    /// HS256 secret. Nil in development: a random one is generated once and kept in the data dir.
+    public var jwtSecret: String?
+    /// A JWKS document with the public keys (ES256/RS256) of an external issuer
+    /// (Supabase, Auth0, Firebase).
+    public var jwksFile: String?
+    /// When set, tokens must carry this `iss`.
+    public var issuer: String?
+    /// When set, tokens must carry this `aud` (or contain it in an `aud` list).
+    public var audience: String?
+    /// The claim holding the role; a dotted path reaches into objects (`app_metadata.role`).
+    public var roleClaim = "role"
+    /// The role given when the claim is missing or not a Herald role; nil rejects such tokens.
+    public var defaultRole: String?
+    /// Clock skew allowed on `exp` and `nbf`, in seconds.
+    public var leewaySeconds = 30
+
+    enum CodingKeys: String, CodingKey {
+        case jwtSecret = "jwt_secret"
+        case jwksFile = "jwks_file"
+        case issuer
+        case audience
+        case roleClaim = "role_claim"
+        case defaultRole = "default_role"
+        case leewaySeconds = "leeway_seconds"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        jwtSecret = try c.decodeIfPresent(String.self, forKey: .jwtSecret)
+        jwksFile = try c.decodeIfPresent(String.self, forKey: .jwksFile)
+        issuer = try c.decodeIfPresent(String.self, forKey: .issuer)
+        audience = try c.decodeIfPresent(String.self, forKey: .audience)
+        roleClaim = try c.decodeIfPresent(String.self, forKey: .roleClaim) ?? "role"
+        defaultRole = try c.decodeIfPresent(String.self, forKey: .defaultRole)
+        leewaySeconds = try c.decodeIfPresent(Int.self, forKey: .leewaySeconds) ?? 30
+    }
+}
+
+public struct LimitsConfig: Codable, Sendable, Equatable {
+    /// Largest request body accepted, in bytes (413 beyond).
+    public var maxBodyBytes = 1_048_576
+
+    enum CodingKeys: String, CodingKey {
+        case maxBodyBytes = "max_body_bytes"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? 1_048_576
+    }
+}
+
+/// A limit of `limit` requests per `windowSeconds`, enforced as a token bucket (bursts up to
+/// `limit`, refilled evenly).
+public struct RateLimitRule: Codable, Sendable, Equatable {
+    public var limit: Int
+    public var windowSeconds: Int
+
+    enum CodingKeys: String, CodingKey {
+        case limit
+        case windowSeconds = "window_seconds"
+    }
+
+    public init(limit: Int, windowSeconds: Int) {
+        self.limit = limit
+        self.windowSeconds = windowSeconds
+    }
+}
+
+public struct RateLimitConfig: Codable, Sendable, Equatable {
+    public var enabled = true
+    /// Calls without a token, per client IP.
+    public var anonymous = RateLimitRule(limit: 60, windowSeconds: 60)
+    /// Calls with a valid token, per user.
+    public var authenticated = RateLimitRule(limit: 600, windowSeconds: 60)
+    /// Per-route rules keyed by `"METHOD /api/v1/path/{param}"`; they replace the defaults
+    /// for that route (per user when authenticated, per IP otherwise).
+    public var routes: [String: RateLimitRule] = [:]
+
+    enum CodingKeys: String, CodingKey {
+        case enabled
+        case anonymous
+        case authenticated
+        case routes
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = RateLimitConfig()
+        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        anonymous = try c.decodeIfPresent(RateLimitRule.self, forKey: .anonymous) ?? d.anonymous
+        authenticated = try c.decodeIfPresent(RateLimitRule.self, forKey: .authenticated) ?? d.authenticated
+        routes = try c.decodeIfPresent([String: RateLimitRule].self, forKey: .routes) ?? [:]
+    }
+}
+
+public struct AppVersionConfig: Codable, Sendable, Equatable {
+    /// Minimum app version per platform, keyed by the lower-cased `X-Platform` value
+    /// (`ios`, `android`, `web`).
+    public var platforms: [String: PlatformMinimum] = [:]
+
+    public struct PlatformMinimum: Codable, Sendable, Equatable {
+        public var minimumVersion: String
+        public var appStoreUrl: String?
+
+        enum CodingKeys: String, CodingKey {
+            case minimumVersion = "minimum_version"
+            case appStoreUrl = "app_store_url"
+        }
+
+        public init(minimumVersion: String, appStoreUrl: String? = nil) {
+            self.minimumVersion = minimumVersion
+            self.appStoreUrl = appStoreUrl
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case platforms
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        platforms = try c.decodeIfPresent([String: PlatformMinimum].self, forKey: .platforms) ?? [:]
+    }
+}
+
+public struct IdempotencyConfig: Codable, Sendable, Equatable {
+    /// How long a stored response is replayed for a retry with the same key.
+    public var ttlSeconds = 86_400
+    /// How long a request waits for a concurrent request with the same key to finish before
+    /// answering 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS`.
+    public var waitSeconds = 10
+    /// A key whose first request has run this long without finishing (its node died) may be
+    /// taken over by a retry.
+    public var lockTimeoutSeconds = 60
+
+    enum CodingKeys: String, CodingKey {
+        case ttlSeconds = "ttl_seconds"
+        case waitSeconds = "wait_seconds"
+        case lockTimeoutSeconds = "lock_timeout_seconds"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        ttlSeconds = try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400
+        waitSeconds = try c.decodeIfPresent(Int.self, forKey: .waitSeconds) ?? 10
+        lockTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .lockTimeoutSeconds) ?? 60
+    }
+}
+
+public struct LoggingConfig: Codable, Sendable, Equatable {
+    /// trace, debug, info, notice, warning, error, critical.
+    public var level = "info"
+    /// `text` (human-readable, one line per event) or `json` (one JSON object per line).
+    public var format = "text"
+
+    enum CodingKeys: String, CodingKey {
+        case level
+        case format
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        level = try c.decodeIfPresent(String.self, forKey: .level) ?? "info"
+        format = try c.decodeIfPresent(String.self, forKey: .format) ?? "text"
+    }
+}

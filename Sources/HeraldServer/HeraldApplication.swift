@@ -1,0 +1,101 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldStorage
+import Hummingbird
+import NIOCore
+import Logging
+import ServiceLifecycle
+
+/// The parts of a running Herald that tests and commands reach for besides HTTP.
+public struct HeraldRuntime: Sendable {
+    public let config: HeraldConfig
+    public let database: any Database
+    public let verifier: TokenVerifier
+    /// The HS256 secret in force (configured, or the development secret from the data dir).
+    public let jwtSecret: String
+    public let metrics: HeraldMetrics
+    public let clock: any HeraldClock
+    public let operations: [APIOperation]
+    /// Every route the router serves, as `"METHOD /path/{param}"`.
+    public let routes: [String]
+}
+
+public enum HeraldApplication {
+    public static let version = "0.1.0"
+
+    /// Builds the whole server from its configuration: opens the database (migrated before the
+    /// server accepts connections), sets up auth, middleware, routes and long-lived services.
+    /// `extraRoutes` adds routes under `/api/v1` behind the full middleware chain (embedders
+    /// and tests use it).
+    public static func build(
+        config: HeraldConfig,
+        clock: any HeraldClock = SystemClock(),
+        logger: Logger,
+        extraRoutes: (RouterGroup<HeraldRequestContext>) -> Void = { _ in },
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) async throws -> (application: some ApplicationProtocol, runtime: HeraldRuntime) {
+        let problems = config.validationErrors()
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+
+        let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
+        let secret = try config.auth.jwtSecret ?? DevelopmentSecret.loadOrCreate(dataDir: config.dataDir)
+        let jwks = try config.auth.jwksFile.map { path in
+            do {
+                return try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(problems: [FieldError(field: "auth.jwks_file", message: "cannot be read: \(path)")])
+            }
+        }
+        let verifier = try await TokenVerifier(hmacSecret: secret, jwks: jwks, settings: .init(config.auth), clock: clock)
+        let metrics = HeraldMetrics()
+
+        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations
+        let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
+        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
+        SystemRoutes(database: database, metrics: metrics).addRoutes(to: router)
+
+        let api = router.group("/api/v1")
+        api.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.limits.maxBodyBytes))
+        api.add(middleware: AppVersionGateMiddleware(config: config.appVersions))
+        api.add(middleware: AuthenticationMiddleware(verifier: verifier, users: UserDirectory(database: database, clock: clock)))
+        api.add(middleware: RateLimitMiddleware(config: config.rateLimits, limiter: RateLimiter(), clock: clock))
+        api.add(middleware: CredentialCheckMiddleware())
+        api.add(
+            middleware: IdempotencyMiddleware(
+                database: database, config: config.idempotency, maxBodyBytes: config.limits.maxBodyBytes, clock: clock))
+        DocsRoutes(document: OpenAPIDocument.build(operations, version: version), operations: operations).addRoutes(to: api)
+        MeRoutes(database: database, clock: clock).addRoutes(to: api)
+        extraRoutes(api)
+        let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
+
+        var services: [any Service] = [DatabaseCloser(database: database)]
+        if let databaseService = database.service { services.append(databaseService) }
+        services.append(IdempotencyJanitor(database: database, clock: clock, interval: .seconds(300), logger: logger))
+
+        var application = Application(
+            router: router,
+            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Herald"),
+            services: services,
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+        application.beforeServerStarts {
+            try await Migrator().migrate(database, logger: logger)
+        }
+        let runtime = HeraldRuntime(
+            config: config, database: database, verifier: verifier, jwtSecret: secret,
+            metrics: metrics, clock: clock, operations: operations, routes: routes)
+        return (application, runtime)
+    }
+}
+
+/// The configuration cannot run a server; each problem names its config path.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let problems: [FieldError]
+    public var description: String {
+        "invalid configuration:\n" + problems.map { "  \($0.field): \($0.message)" }.joined(separator: "\n")
+    }
+}

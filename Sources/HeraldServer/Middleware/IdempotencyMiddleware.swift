@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldStorage
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Makes a POST with an `Idempotency-Key` safe to retry.
+///
+/// The first request with a key runs and its response (below 500) is stored per caller and
+/// key for the configured time; a retry with the same method, path and body gets that
+/// response again (`Idempotent-Replayed: true`); the same key with a different request is
+/// 422 `IDEMPOTENCY_KEY_REUSED`. A request that arrives while the first is still running
+/// waits for it and replays its answer, so the work runs once; if it does not finish in
+/// time the answer is 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS`. A 5xx or a thrown error
+/// releases the key so the retry can run the work again.
+struct IdempotencyMiddleware: RouterMiddleware {
+    typealias Context = HeraldRequestContext
+    let database: any Database
+    let config: IdempotencyConfig
+    let maxBodyBytes: Int
+    let clock: any HeraldClock
+    let store = IdempotencyStore()
+
+    static let header = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+    /// Response headers worth replaying; the rest (request id, rate limit counters) are per request.
+    static let keptHeaders: [HTTPField.Name] = [.contentType, .location, .eTag]
+    static let pollInterval: Duration = .milliseconds(25)
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, let key = request.headers[Self.header] else {
+            return try await next(request, context)
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw APIError.validation(field: "Idempotency-Key", "must be 1 to 255 printable ASCII characters without spaces")
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: maxBodyBytes)
+        let hash = Self.requestHash(method: request.method.rawValue, path: request.uri.path, body: body)
+        let scope = context.identity.map { "user:\($0.userID)" } ?? "ip:\(context.clientIP)"
+        let deadline = ContinuousClock.now + .seconds(config.waitSeconds)
+
+        while true {
+            let now = clock.now().epochMilliseconds
+            let ttl = Int64(config.ttlSeconds) * 1000
+            let lockTimeout = Int64(config.lockTimeoutSeconds) * 1000
+            let outcome = try await database.withConnection { [store] db in
+                try await store.begin(
+                    db, scope: scope, key: key, requestHash: hash, now: now,
+                    ttlMilliseconds: ttl, lockTimeoutMilliseconds: lockTimeout
+                )
+            }
+            switch outcome {
+            case .acquired:
+                return try await runOwned(request, context: context, scope: scope, key: key, next: next)
+            case .replay(let stored):
+                return Self.replay(stored)
+            case .mismatch:
+                throw APIError(
+                    status: 422, code: .idempotencyKeyReused,
+                    message: "This Idempotency-Key was already used for a different request."
+                )
+            case .inProgress:
+                guard ContinuousClock.now < deadline else {
+                    throw APIError.conflict(
+                        "A request with this Idempotency-Key is still in progress; retry later.",
+                        code: .idempotencyRequestInProgress
+                    )
+                }
+                try await Task.sleep(for: Self.pollInterval)
+            }
+        }
+    }
+
+    private func runOwned(
+        _ request: Request, context: Context, scope: String, key: String,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError where error.status < 500 {
+            // A refused request is an answer too: the retry gets the same refusal.
+            let errorResponse = Envelope.errorResponse(error, context: context, clock: clock)
+            return try await store(errorResponse, scope: scope, key: key, logger: context.logger)
+        } catch {
+            await releaseQuietly(scope: scope, key: key, logger: context.logger)
+            throw error
+        }
+        if response.status.code >= 500 {
+            await releaseQuietly(scope: scope, key: key, logger: context.logger)
+            return response
+        }
+        return try await store(response, scope: scope, key: key, logger: context.logger)
+    }
+
+    private func store(_ response: Response, scope: String, key: String, logger: Logger) async throws -> Response {
+        let collector = BodyCollector()
+        try await response.body.write(CollectingBodyWriter(collector: collector))
+        let bytes = collector.buffer
+        var headers: [String: String] = [:]
+        for name in Self.keptHeaders {
+            if let value = response.headers[name] { headers[name.canonicalName] = value }
+        }
+        let stored = StoredResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: bytes))
+        try await database.withConnection { [store] db in
+            try await store.complete(db, scope: scope, key: key, response: stored)
+        }
+        var rebuilt = response
+        rebuilt.body = .init(byteBuffer: bytes)
+        return rebuilt
+    }
+
+    private func releaseQuietly(scope: String, key: String, logger: Logger) async {
+        do {
+            try await database.withConnection { [store] db in try await store.release(db, scope: scope, key: key) }
+        } catch {
+            logger.error("releasing an idempotency key failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    static func replay(_ stored: StoredResponse) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in stored.headers.sorted(by: { $0.key < $1.key }) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        headers[replayedHeader] = "true"
+        return Response(
+            status: HTTPResponse.Status(code: stored.status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: stored.body))
+        )
+    }
+
+    static func requestHash(method: String, path: String, body: ByteBuffer) -> String {
+        var hasher = SHA256()
+        hasher.update(data: Data("\(method) \(path)\n".utf8))
+        body.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Holds the bytes a `CollectingBodyWriter` saw; a class because the writer is consumed.
+final class BodyCollector {
+    var buffer = ByteBuffer()
+}
+
+struct CollectingBodyWriter: ResponseBodyWriter {
+    let collector: BodyCollector
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        var buffer = buffer
+        collector.buffer.writeBuffer(&buffer)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

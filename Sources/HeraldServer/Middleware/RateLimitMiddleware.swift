@@ -1,0 +1,60 @@
+import Foundation
+import HeraldCore
+import HTTPTypes
+import Hummingbird
+
+/// Applies the configured rate limits: per user for authenticated callers, per IP otherwise,
+/// with per-route rules (`"POST /api/v1/ride-requests"`) replacing the defaults.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = HeraldRequestContext
+    let config: RateLimitConfig
+    let limiter: RateLimiter
+    let clock: any HeraldClock
+
+    static let limitHeader = HTTPField.Name("X-RateLimit-Limit")!
+    static let remainingHeader = HTTPField.Name("X-RateLimit-Remaining")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard config.enabled else { return try await next(request, context) }
+        let routeKey = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
+        let caller: String
+        let defaultRule: RateLimitRule
+        if let identity = context.identity {
+            caller = "user:\(identity.userID)"
+            defaultRule = config.authenticated
+        } else {
+            caller = "ip:\(context.clientIP)"
+            defaultRule = config.anonymous
+        }
+        let specific = config.routes[routeKey]
+        let rule = specific ?? defaultRule
+        let key = RateLimiter.Key(rule: specific == nil ? (context.identity == nil ? "anonymous" : "authenticated") : routeKey, caller: caller)
+
+        switch limiter.take(key, rule: rule, now: clock.now()) {
+        case .allowed(let remaining):
+            var response = try await next(request, context)
+            response.headers[Self.limitHeader] = String(rule.limit)
+            response.headers[Self.remainingHeader] = String(remaining)
+            return response
+        case .limited(let retryAfter):
+            throw APIError(
+                status: 429, code: .rateLimitExceeded,
+                message: "Rate limit exceeded for this endpoint.",
+                details: [
+                    "limit": .number(Double(rule.limit)),
+                    "window": .string(Self.describe(windowSeconds: rule.windowSeconds)),
+                    "retry_after": .number(Double(retryAfter)),
+                ],
+                headers: ["Retry-After": String(retryAfter), "X-RateLimit-Limit": String(rule.limit), "X-RateLimit-Remaining": "0"]
+            )
+        }
+    }
+
+    /// "1 minute", "30 seconds", "2 hours": how the seed's clients show a window.
+    static func describe(windowSeconds seconds: Int) -> String {
+        func unit(_ value: Int, _ name: String) -> String { value == 1 ? "1 \(name)" : "\(value) \(name)s" }
+        if seconds % 3600 == 0 { return unit(seconds / 3600, "hour") }
+        if seconds % 60 == 0 { return unit(seconds / 60, "minute") }
+        return unit(seconds, "second")
+    }
+}

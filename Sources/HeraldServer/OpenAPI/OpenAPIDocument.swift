@@ -1,0 +1,114 @@
+import HeraldCore
+
+/// Builds the OpenAPI 3.1 document served at `/api/v1/openapi.json`.
+public enum OpenAPIDocument {
+    static let commonErrors: [Int: String] = [
+        400: "Malformed JSON (`INVALID_JSON`)",
+        413: "Body too large (`PAYLOAD_TOO_LARGE`)",
+        415: "Body is not JSON (`UNSUPPORTED_MEDIA_TYPE`)",
+        426: "App too old (`APP_UPDATE_REQUIRED`)",
+        429: "Rate limited (`RATE_LIMIT_EXCEEDED`, with `Retry-After`)",
+        500: "Internal error (`INTERNAL_SERVER_ERROR`)",
+    ]
+
+    public static func build(_ operations: [APIOperation], version: String) -> JSONValue {
+        var paths: [String: [String: JSONValue]] = [:]
+        for operation in operations {
+            paths[operation.path, default: [:]][operation.method.lowercased()] = item(operation)
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Herald API",
+                "version": .string(version),
+                "description": "Realtime dispatch and notifications. Successful answers are {\"data\", \"meta\"}; errors are {\"error\": {\"code\", \"message\", \"details\"}, \"meta\"} with stable codes.",
+            ],
+            "servers": [["url": "/"]],
+            "paths": .object(paths.mapValues { .object($0) }),
+            "components": [
+                "securitySchemes": [
+                    "bearerAuth": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]
+                ],
+                "schemas": [
+                    "Meta": Schema.object(
+                        ["timestamp": Schema.string(format: "date-time"), "request_id": Schema.string()],
+                        required: ["timestamp", "request_id"]),
+                    "Error": Schema.object(
+                        [
+                            "error": Schema.object(
+                                [
+                                    "code": Schema.string("Stable upper-case code"),
+                                    "message": Schema.string("Safe, human-readable message"),
+                                    "details": ["type": ["object", "null"]],
+                                ], required: ["code", "message"]),
+                            "meta": ["$ref": "#/components/schemas/Meta"],
+                        ], required: ["error", "meta"]),
+                ],
+            ],
+        ]
+    }
+
+    static func item(_ operation: APIOperation) -> JSONValue {
+        var item: [String: JSONValue] = [
+            "summary": .string(operation.summary),
+            "tags": [.string(operation.tag)],
+            "operationId": .string(operationID(operation)),
+        ]
+        if let description = operation.description { item["description"] = .string(description) }
+        var parameters = operation.parameters
+        for name in pathParameters(operation.path) {
+            parameters.append(["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]])
+        }
+        if operation.acceptsIdempotencyKey {
+            parameters.append([
+                "name": "Idempotency-Key", "in": "header", "required": false,
+                "description": "Makes a retry safe: the first response is replayed for 24 hours.",
+                "schema": ["type": "string", "maxLength": 255],
+            ])
+        }
+        if !parameters.isEmpty { item["parameters"] = .array(parameters) }
+        if let body = operation.requestBody {
+            item["requestBody"] = ["required": true, "content": ["application/json": ["schema": body]]]
+        }
+        var responses: [String: JSONValue] = [:]
+        let success: JSONValue
+        if operation.enveloped {
+            success = Schema.object(
+                ["data": operation.response ?? ["type": "object"], "meta": ["$ref": "#/components/schemas/Meta"]],
+                required: ["data", "meta"])
+        } else {
+            success = operation.response ?? ["type": "object"]
+        }
+        responses[String(operation.successStatus)] = ["description": "Success", "content": ["application/json": ["schema": success]]]
+        var errors = operation.errors
+        if case .authenticated = operation.access {
+            errors[401] = errors[401] ?? "Missing or invalid token (`UNAUTHORIZED`)"
+            errors[403] = errors[403] ?? "Role not allowed (`FORBIDDEN`)"
+        }
+        if operation.enveloped {
+            errors.merge(commonErrors) { own, _ in own }
+            if operation.requestBody != nil { errors[422] = errors[422] ?? "Invalid fields (`VALIDATION_FAILED`)" }
+        }
+        for (status, meaning) in errors {
+            responses[String(status)] = ["description": .string(meaning), "content": ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]]]
+        }
+        item["responses"] = .object(responses)
+        if case .authenticated(let roles) = operation.access {
+            item["security"] = [["bearerAuth": []]]
+            if !roles.isEmpty { item["x-herald-roles"] = .array(roles.map(JSONValue.string)) }
+        }
+        return .object(item)
+    }
+
+    static func pathParameters(_ path: String) -> [String] {
+        path.split(separator: "/").compactMap { part in
+            part.hasPrefix("{") && part.hasSuffix("}") ? String(part.dropFirst().dropLast()) : nil
+        }
+    }
+
+    static func operationID(_ operation: APIOperation) -> String {
+        let words = operation.path.split(separator: "/").filter { $0 != "api" && $0 != "v1" }
+            .map { $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "").replacingOccurrences(of: "-", with: "_") }
+        return ([operation.method.lowercased()] + words).joined(separator: "_")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Hummingbird
+
+/// Liveness, readiness and metrics for load balancers and Prometheus; outside `/api/v1`
+/// because probes send no token and need no envelope.
+struct SystemRoutes {
+    let database: any Database
+    let metrics: HeraldMetrics
+
+    func addRoutes(to router: Router<HeraldRequestContext>) {
+        router.get("/healthz") { _, _ in
+            Self.json(["status": "ok"], status: .ok)
+        }
+        router.get("/readyz") { _, context in
+            do {
+                try await database.ping()
+                return Self.json(["status": "ready", "database": .string(database.engine.rawValue)], status: .ok)
+            } catch {
+                context.logger.warning("readiness check failed", metadata: ["error": "\(String(reflecting: error))"])
+                return Self.json(["status": "unavailable", "database": .string(database.engine.rawValue)], status: .serviceUnavailable)
+            }
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render()))
+            )
+        }
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+        let body = (try? JSONEncoder().encode(value)) ?? Data()
+        return Envelope.jsonResponse(body, status: status, headers: [:])
+    }
+
+    static let operations: [APIOperation] = [
+        APIOperation(
+            "GET", "/healthz", summary: "Liveness: the process is up", tag: "operations", access: .public_,
+            response: Schema.object(["status": Schema.enumeration(["ok"])]), enveloped: false),
+        APIOperation(
+            "GET", "/readyz", summary: "Readiness: the database answers", tag: "operations", access: .public_,
+            response: Schema.object(["status": Schema.enumeration(["ready", "unavailable"]), "database": Schema.string()]),
+            enveloped: false, errors: [503: "The database does not answer"]),
+        APIOperation(
+            "GET", "/metrics", summary: "Prometheus metrics (text exposition format)", tag: "operations", access: .public_,
+            response: Schema.string(), enveloped: false),
+    ]
+}

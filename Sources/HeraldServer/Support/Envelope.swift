@@ -1,0 +1,73 @@
+import Foundation
+import HeraldCore
+import HTTPTypes
+import Hummingbird
+
+/// The JSON shapes every `/api/v1` answer takes:
+/// `{"data": …, "meta": {"timestamp", "request_id"}}` on success and
+/// `{"error": {"code", "message", "details"}, "meta": {…}}` on failure.
+public enum Envelope {
+    public struct Meta: Encodable, Sendable {
+        public let timestamp: String
+        public let requestID: String
+
+        enum CodingKeys: String, CodingKey {
+            case timestamp
+            case requestID = "request_id"
+        }
+    }
+
+    struct Success<Payload: Encodable>: Encodable {
+        let data: Payload
+        let meta: Meta
+    }
+
+    struct Failure: Encodable {
+        struct Body: Encodable {
+            let code: String
+            let message: String
+            let details: JSONValue?
+        }
+        let error: Body
+        let meta: Meta
+    }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }
+
+    static func meta(_ context: HeraldRequestContext, clock: any HeraldClock) -> Meta {
+        Meta(timestamp: Timestamp.string(clock.now()), requestID: context.requestID)
+    }
+
+    /// A success response with `payload` as `data`.
+    public static func response(
+        _ payload: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+        context: HeraldRequestContext, clock: any HeraldClock = SystemClock()
+    ) throws -> Response {
+        let body = try encoder().encode(Success(data: payload, meta: meta(context, clock: clock)))
+        return jsonResponse(body, status: status, headers: headers)
+    }
+
+    /// The error envelope for `error`.
+    public static func errorResponse(_ error: APIError, context: HeraldRequestContext, clock: any HeraldClock = SystemClock()) -> Response {
+        let failure = Failure(
+            error: .init(code: error.code.rawValue, message: error.message, details: error.details),
+            meta: meta(context, clock: clock)
+        )
+        let body = (try? encoder().encode(failure)) ?? Data(#"{"error":{"code":"INTERNAL_SERVER_ERROR","message":"error"}}"#.utf8)
+        var headers = HTTPFields()
+        for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        return jsonResponse(body, status: HTTPResponse.Status(code: error.status), headers: headers)
+    }
+
+    static func jsonResponse(_ body: Data, status: HTTPResponse.Status, headers: HTTPFields) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@Suite struct JSONValueTests {
+    @Test func roundTripsEveryKind() throws {
+        let value: JSONValue = ["a": 1, "b": [true, .null, "x"], "c": 1.5, "d": ["e": "f"]]
+        let data = try JSONEncoder().encode(value)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: data) == value)
+    }
+
+    @Test func writesWholeNumbersWithoutAFraction() throws {
+        let data = try JSONEncoder().encode(JSONValue.array([3, 2.5, -7]))
+        #expect(String(decoding: data, as: UTF8.self) == "[3,2.5,-7]")
+    }
+
+    @Test func keepsBooleansApartFromNumbers() throws {
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data("[true, 1, 0]".utf8))
+        #expect(decoded == [true, 1, 0])
+    }
+}
+
+@Suite struct IdentifierAndTimestampTests {
+    @Test func identifiersArePrefixedAndDistinct() {
+        let ids = (0..<1000).map { _ in Identifier.make("req") }
+        #expect(Set(ids).count == 1000)
+        #expect(ids.allSatisfy { $0.hasPrefix("req_") && $0.count == 26 })
+    }
+
+    @Test func timestampsAreISO8601UTCWithMilliseconds() throws {
+        let date = Date(epochMilliseconds: 1_763_000_000_123)
+        let text = Timestamp.string(date)
+        #expect(text == "2025-11-13T02:13:20.123Z")
+        #expect(try #require(Timestamp.parse(text)).epochMilliseconds == 1_763_000_000_123)
+        #expect(Timestamp.parse("2025-11-12T08:30:00+11:00")?.epochMilliseconds == 1_762_896_600_000)
+        #expect(Timestamp.parse("yesterday") == nil)
+    }
+}
+
+@Suite struct TimestampCalendarTests {
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"),
+        (Int64(951_782_400_000), "2000-02-29T00:00:00.000Z"),
+        (Int64(-1), "1969-12-31T23:59:59.999Z"),
+        (Int64(4_102_444_799_999), "2099-12-31T23:59:59.999Z"),
+    ])
+    func formatsCalendarEdges(ms: Int64, expected: String) {
+        #expect(Timestamp.string(epochMilliseconds: ms) == expected)
+    }
+
+    @Test func agreesWithFoundationOverManyInstants() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let ms = Int64.random(in: 0...4_000_000_000_000, using: &generator)
+            let reference = Date(timeIntervalSince1970: TimeInterval(ms / 1000)).formatted(Date.ISO8601FormatStyle())
+            #expect(Timestamp.string(epochMilliseconds: ms).hasPrefix(String(reference.dropLast())))
+        }
+    }
+}

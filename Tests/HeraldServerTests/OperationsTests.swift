@@ -1,0 +1,95 @@
+import Foundation
+import HeraldCore
+import HeraldServer
+import HeraldTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct OperationsTests {
+    @Test(arguments: TestEngine.allCases)
+    func healthAndReadinessAnswer(engine: TestEngine) async throws {
+        try await TestServer.run(engine) { session in
+            let health = try await session.request(.get, "/healthz")
+            #expect(health.status == 200)
+            #expect(health.json == ["status": "ok"])
+            let ready = try await session.request(.get, "/readyz")
+            #expect(ready.status == 200)
+            #expect(ready.json == ["status": "ready", "database": .string(engine.rawValue)])
+        }
+    }
+
+    @Test func metricsCountRequestsByRouteTemplateAndStatus() async throws {
+        try await TestServer.run(.sqlite) { session in
+            let token = try await session.token("ann")
+            for _ in 0..<3 { _ = try await session.request(.get, "/api/v1/me", token: token) }
+            _ = try await session.request(.get, "/api/v1/me")
+            _ = try await session.request(.get, "/no/such/path")
+            let metrics = try await session.request(.get, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+            let text = metrics.text
+            #expect(text.contains(#"herald_http_requests_total{method="GET",route="/api/v1/me",status="200"} 3"#))
+            #expect(text.contains(#"herald_http_requests_total{method="GET",route="/api/v1/me",status="401"} 1"#))
+            #expect(text.contains(#"herald_http_requests_total{method="GET",route="NotFound",status="404"} 1"#))
+            #expect(text.contains(#"herald_http_request_duration_seconds_count{method="GET",route="/api/v1/me"} 4"#))
+        }
+    }
+
+    @Test func everyRegisteredRouteIsInTheOpenAPIDocumentAndNothingElse() async throws {
+        try await TestServer.run(.sqlite) { session in
+            let reply = try await session.request(.get, "/api/v1/openapi.json")
+            #expect(reply.status == 200)
+            let document = try #require(reply.json)
+            #expect(document["openapi"] == "3.1.0")
+            guard case .object(let paths)? = document["paths"] else { Issue.record("no paths"); return }
+            var documented: Set<String> = []
+            for (path, item) in paths {
+                for method in item.objectValue?.keys ?? [:].keys { documented.insert("\(method.uppercased()) \(path)") }
+            }
+            let registered = Set(session.runtime.routes)
+            #expect(!registered.isEmpty)
+            #expect(registered.subtracting(documented).isEmpty, "routes missing from the OpenAPI document: \(registered.subtracting(documented).sorted())")
+            #expect(documented.subtracting(registered).isEmpty, "documented routes that do not exist: \(documented.subtracting(registered).sorted())")
+            // Each operation answers something and names its security.
+            let me = paths["/api/v1/me"]?["get"]
+            #expect(me?["responses"]?["200"] != nil)
+            #expect(me?["responses"]?["401"] != nil)
+            #expect(me?["security"] == [["bearerAuth": []]])
+        }
+    }
+
+    @Test func aRouteAddedWithoutDocumentationIsCaught() async throws {
+        try await TestServer.run(.sqlite, extraRoutes: { api in api.get("/undocumented") { _, _ in "x" } }) { session in
+            let document = try #require(try await session.request(.get, "/api/v1/openapi.json").json)
+            let documentedPaths = Set(document["paths"]?.objectValue?.keys.map { $0 } ?? [])
+            let missing = session.runtime.routes.filter { !documentedPaths.contains(String($0.split(separator: " ")[1])) }
+            #expect(missing == ["GET /api/v1/undocumented"])
+        }
+    }
+
+    @Test func theDocsPageListsEveryOperation() async throws {
+        try await TestServer.run(.sqlite) { session in
+            let page = try await session.request(.get, "/api/v1/docs")
+            #expect(page.status == 200)
+            #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+            for operation in session.runtime.operations {
+                #expect(page.text.contains("<code>\(operation.path)</code>"), "\(operation.path)")
+            }
+        }
+    }
+
+    @Test func realSocketsCarryTheSameConventions() async throws {
+        try await TestServer.run(.sqlite, setup: .live, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+            #expect(try await session.request(.get, "/healthz").status == 200)
+            let token = try await session.token("ann")
+            let me = try await session.request(.get, "/api/v1/me", token: token)
+            #expect(me.status == 200)
+            #expect(me.data?["id"] == "ann")
+            // The peer address (127.0.0.1) keys the anonymous bucket.
+            var statuses: [Int] = []
+            for _ in 0..<3 { statuses.append(try await session.request(.get, "/api/v1/openapi.json").status) }
+            #expect(statuses == [200, 200, 429])
+        }
+    }
+}

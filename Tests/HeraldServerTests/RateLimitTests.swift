@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import HeraldAuth
+import HeraldCore
+import HeraldTestSupport
+import Testing
+
+@Suite struct RateLimitTests {
+    @Test func anonymousCallersAreLimitedPerIPWithRetryAfter() async throws {
+        let clock = ManualClock()
+        try await TestServer.run(.sqlite, clock: clock, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 3, windowSeconds: 60) }) { session in
+            for _ in 0..<3 {
+                let ok = try await session.request(.get, "/api/v1/openapi.json")
+                #expect(ok.status == 200)
+            }
+            let limited = try await session.request(.get, "/api/v1/openapi.json")
+            #expect(limited.status == 429)
+            #expect(limited.errorCode == "RATE_LIMIT_EXCEEDED")
+            #expect(limited.header("Retry-After") == "20")
+            #expect(limited.json?["error"]?["details"] == ["limit": 3, "window": "1 minute", "retry_after": 20])
+
+            clock.advance(by: 20)
+            let refilled = try await session.request(.get, "/api/v1/openapi.json")
+            #expect(refilled.status == 200)
+            #expect(refilled.header("X-RateLimit-Limit") == "3")
+            #expect(refilled.header("X-RateLimit-Remaining") == "0")
+        }
+    }
+
+    @Test func authenticatedCallersHaveTheirOwnBuckets() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 10) }) { session in
+            let ann = try await session.token("ann")
+            let bob = try await session.token("bob")
+            #expect(try await session.request(.get, "/api/v1/me", token: ann).status == 200)
+            #expect(try await session.request(.get, "/api/v1/me", token: ann).status == 200)
+            let limited = try await session.request(.get, "/api/v1/me", token: ann)
+            #expect(limited.status == 429)
+            #expect(limited.json?["error"]?["details"]?["window"] == "10 seconds")
+            #expect(try await session.request(.get, "/api/v1/me", token: bob).status == 200)
+            // Anonymous callers are counted apart from users.
+            #expect(try await session.request(.get, "/api/v1/openapi.json").status == 200)
+        }
+    }
+
+    @Test func perRouteRulesReplaceTheDefaults() async throws {
+        try await TestServer.run(.sqlite, configure: { config in
+            config.rateLimits.routes["PUT /api/v1/me"] = RateLimitRule(limit: 1, windowSeconds: 3600)
+        }) { session in
+            let token = try await session.token("ann")
+            #expect(try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "A"]).status == 200)
+            let limited = try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "B"])
+            #expect(limited.status == 429)
+            #expect(limited.json?["error"]?["details"]?["window"] == "1 hour")
+            #expect(limited.header("Retry-After") == "3600")
+            // Other routes still use the (untouched) default bucket.
+            #expect(try await session.request(.get, "/api/v1/me", token: token).status == 200)
+        }
+    }
+
+    @Test func failedAuthenticationIsRateLimitedByIP() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+            var statuses: [Int] = []
+            for guess in ["guess-1", "guess-2", "guess-3"] {
+                statuses.append(try await session.request(.get, "/api/v1/me", token: guess).status)
+            }
+            #expect(statuses == [401, 401, 429])
+        }
+    }
+
+    @Test func disabledLimitsLetEverythingThrough() async throws {
+        try await TestServer.run(.sqlite, configure: { config in
+            config.rateLimits.enabled = false
+            config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
+        }) { session in
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try await session.request(.get, "/api/v1/openapi.json").status) }
+            #expect(statuses == [200, 200, 200, 200, 200])
+        }
+    }
+
+    @Test func forwardedForIsOnlyTrustedWhenConfigured() async throws {
+        let forwarded = HTTPField.Name("X-Forwarded-For")!
+        for trusted in [true, false] {
+            try await TestServer.run(.sqlite, configure: { config in
+                config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
+                config.server.trustForwardedFor = trusted
+            }) { session in
+                #expect(try await session.request(.get, "/api/v1/openapi.json", headers: [forwarded: "203.0.113.1"]).status == 200)
+                let other = try await session.request(.get, "/api/v1/openapi.json", headers: [forwarded: "203.0.113.2, 10.0.0.1"])
+                #expect(other.status == (trusted ? 200 : 429))
+            }
+        }
+    }
+}

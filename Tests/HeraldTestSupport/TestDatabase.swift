@@ -1,0 +1,79 @@
+import Foundation
+import HeraldCore
+import HeraldServer
+import HeraldStorage
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The engines every store and server test runs on.
+public enum TestEngine: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+}
+
+public enum TestEnvironmentError: Error, CustomStringConvertible {
+    case postgresNotConfigured
+    public var description: String {
+        "HERALD_TEST_POSTGRES_URL is not set: run the suite with scripts/test, which starts a throwaway PostgreSQL cluster"
+    }
+}
+
+/// A fresh, empty database for one test: a new SQLite file in a temp dir, or a new database
+/// on the test PostgreSQL cluster (created from `HERALD_TEST_POSTGRES_URL`).
+public enum TestDatabase {
+    public static let logger: Logger = {
+        var logger = Logger(label: "herald-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        return logger
+    }()
+
+    public static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A URL for a brand-new database on `engine`.
+    public static func makeURL(_ engine: TestEngine) async throws -> String {
+        switch engine {
+        case .sqlite:
+            return "sqlite:\(try temporaryDirectory())/herald.sqlite"
+        case .postgres:
+            guard let admin = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_URL"],
+                case .postgres(let location) = try DatabaseURL(parsing: admin)
+            else { throw TestEnvironmentError.postgresNotConfigured }
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(
+                    host: location.host, port: location.port, username: location.username,
+                    password: location.password, database: location.database, tls: .disable),
+                id: 1, logger: logger)
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            return "postgres://\(location.username)@\(location.host):\(location.port)/\(name)"
+        }
+    }
+
+    /// Opens a fresh database, runs `body` with the database's service running, and closes it.
+    public static func with<T: Sendable>(
+        _ engine: TestEngine, migrated: Bool = true,
+        _ body: @Sendable @escaping (any Database) async throws -> T
+    ) async throws -> T {
+        let url = try DatabaseURL(parsing: try await makeURL(engine))
+        let database: any Database
+        switch url {
+        case .sqlite(let path): database = try await SQLiteDatabase.open(path: path, logger: logger)
+        case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, logger: logger)
+        }
+        return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
+            if migrated { try await Migrator().migrate(database, logger: logger) }
+            return try await body(database)
+        }
+    }
+}

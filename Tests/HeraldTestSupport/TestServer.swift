@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import HeraldAuth
+import HeraldCore
+import HeraldServer
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// Builds the real application (`HeraldApplication.build`) on a fresh database and drives it.
+public enum TestServer {
+    public static let secret = "test-secret-0123456789abcdef0123456789abcdef"
+
+    public static func config(_ engine: TestEngine, configure: (inout HeraldConfig) -> Void = { _ in }) async throws -> HeraldConfig {
+        var config = HeraldConfig()
+        config.dataDir = try TestDatabase.temporaryDirectory()
+        config.database.url = try await TestDatabase.makeURL(engine)
+        config.auth.jwtSecret = secret
+        config.server.host = "127.0.0.1"
+        config.server.port = 0
+        configure(&config)
+        return config
+    }
+
+    /// Runs `body` against the application through Hummingbird's router test client
+    /// (`.router`) or over a real loopback socket (`.live`).
+    public static func run<T: Sendable>(
+        _ engine: TestEngine,
+        setup: TestingSetup = .router,
+        clock: any HeraldClock = SystemClock(),
+        configure: (inout HeraldConfig) -> Void = { _ in },
+        logger: Logger = TestDatabase.logger,
+        extraRoutes: (RouterGroup<HeraldRequestContext>) -> Void = { _ in },
+        _ body: @Sendable @escaping (TestSession) async throws -> T
+    ) async throws -> T {
+        let config = try await config(engine, configure: configure)
+        let (application, runtime) = try await HeraldApplication.build(
+            config: config, clock: clock, logger: logger, extraRoutes: extraRoutes)
+        let issuer = await TokenIssuer(secret: runtime.jwtSecret, config: config.auth, clock: clock)
+        return try await application.test(setup) { client in
+            try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
+        }
+    }
+}
+
+/// One running test application: its HTTP client, its runtime and a token minter.
+public struct TestSession: Sendable {
+    public let client: any TestClientProtocol
+    public let runtime: HeraldRuntime
+    public let issuer: TokenIssuer
+
+    public func token(_ user: String, _ role: Role = .customer, ttl: TimeInterval = 3600) async throws -> String {
+        try await issuer.issue(userID: user, role: role, ttl: ttl)
+    }
+
+    /// Sends a request; `json` is encoded as the body with `Content-Type: application/json`.
+    @discardableResult
+    public func request(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, headers: HTTPFields = [:],
+        json: JSONValue? = nil, rawBody: String? = nil
+    ) async throws -> TestReply {
+        var headers = headers
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONEncoder().encode(json))
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        } else if let rawBody {
+            body = ByteBuffer(string: rawBody)
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        }
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
+        return TestReply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: response.body))
+    }
+}
+
+/// A response with its body parsed as JSON where it is JSON.
+public struct TestReply: Sendable {
+    public let status: Int
+    public let headers: HTTPFields
+    public let body: Data
+
+    public var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: body) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public var data: JSONValue? { json?["data"] }
+    public var errorCode: String? { json?["error"]?["code"]?.stringValue }
+
+    public func header(_ name: String) -> String? {
+        HTTPField.Name(name).flatMap { headers[$0] }
+    }
+}
