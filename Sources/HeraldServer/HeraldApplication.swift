@@ -38,16 +38,12 @@ public enum HeraldApplication {
         let problems = config.validationErrors()
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
 
-        let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
+        // Everything that can fail on configuration alone comes before the database is opened,
+        // so a bad secret or JWKS file stops start-up without leaving a connection behind.
+        let databaseURL = try config.resolvedDatabaseURL()
         let secret = try config.auth.jwtSecret ?? DevelopmentSecret.loadOrCreate(dataDir: config.dataDir)
-        let jwks = try config.auth.jwksFile.map { path in
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw ConfigurationError(problems: [FieldError(field: "auth.jwks_file", message: "cannot be read: \(path)")])
-            }
-        }
-        let verifier = try await TokenVerifier(hmacSecret: secret, jwks: jwks, settings: .init(config.auth), clock: clock)
+        let verifier = try await makeVerifier(config.auth, secret: secret, clock: clock)
+        let database = try await DatabaseFactory.open(databaseURL, config: config, logger: logger)
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations
@@ -83,12 +79,32 @@ public enum HeraldApplication {
             logger: logger
         )
         application.beforeServerStarts {
-            try await Migrator().migrate(database, logger: logger)
+            try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
             metrics: metrics, clock: clock, operations: operations, routes: routes)
         return (application, runtime)
+    }
+}
+
+extension HeraldApplication {
+    /// The token verifier for `auth`; a JWKS file that cannot be read or used is a
+    /// configuration error naming `auth.jwks_file`.
+    static func makeVerifier(_ auth: AuthConfig, secret: String, clock: any HeraldClock) async throws -> TokenVerifier {
+        var jwks: String?
+        if let path = auth.jwksFile {
+            do {
+                jwks = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(problems: [FieldError(field: "auth.jwks_file", message: "cannot be read: \(path)")])
+            }
+        }
+        do {
+            return try await TokenVerifier(hmacSecret: secret, jwks: jwks, settings: .init(auth), clock: clock)
+        } catch {
+            throw ConfigurationError(problems: [FieldError(field: "auth.jwks_file", message: "is not a usable JWKS: \(error)")])
+        }
     }
 }
 

@@ -18,6 +18,19 @@ public struct Migrator: Sendable {
 
     static let lockKey: Int64 = 0x4845_5241_4C44  // "HERALD"
 
+    /// Like `migrate(_:logger:)`, but gives up with `MigrationError.databaseUnreachable` when
+    /// the database does not answer within `deadline` (a wrong host or port fails in seconds,
+    /// not after the pool's own retries).
+    @discardableResult
+    public func migrate(_ database: any Database, logger: Logger, deadline: Duration) async throws -> [Int] {
+        do {
+            try await withDeadline(deadline) { try await database.ping() }
+        } catch is DeadlineExceeded {
+            throw MigrationError.databaseUnreachable(seconds: Int(deadline.components.seconds))
+        }
+        return try await migrate(database, logger: logger)
+    }
+
     /// Returns the versions applied by this call (empty when the schema was current).
     @discardableResult
     public func migrate(_ database: any Database, logger: Logger) async throws -> [Int] {
@@ -77,11 +90,14 @@ public struct Migrator: Sendable {
 
 public enum MigrationError: Error, CustomStringConvertible {
     case schemaNewerThanBinary(version: Int)
+    case databaseUnreachable(seconds: Int)
 
     public var description: String {
         switch self {
         case .schemaNewerThanBinary(let version):
             "the database has migration \(version), which this Herald binary does not know: run a newer Herald"
+        case .databaseUnreachable(let seconds):
+            "the database did not answer within \(seconds) s: check the database URL and that the server is up"
         }
     }
 }

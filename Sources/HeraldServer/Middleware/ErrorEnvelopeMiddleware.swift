@@ -1,6 +1,7 @@
 import HeraldCore
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every error thrown below it into the error envelope.
 ///
@@ -25,6 +26,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         switch error {
         case let apiError as APIError:
             return apiError
+        case is NIOTooManyBytesError:
+            return APIError(status: 413, code: .payloadTooLarge, message: "The request body is too large.")
         case let httpError as HTTPError:
             switch httpError.status.code {
             case 404: return .notFound("No route matches this path.")

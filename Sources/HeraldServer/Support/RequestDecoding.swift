@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import Hummingbird
+import NIOCore
 
 extension Request {
     /// Reads the body (bounded by the configured limit) and decodes it as `T`.
@@ -38,6 +39,9 @@ extension Request {
         do {
             buffer = try await body.collect(upTo: context.maxBodyBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.payloadTooLarge(limit: context.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) that grows past the limit while being read.
             throw APIError.payloadTooLarge(limit: context.maxBodyBytes)
         }
         guard buffer.readableBytes > 0 else { throw APIError.invalidJSON("The request body is empty; a JSON object is required.") }

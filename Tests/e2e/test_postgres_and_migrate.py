@@ -1,0 +1,99 @@
+"""PostgreSQL as the database, and `herald migrate` on both engines."""
+
+import re
+import signal
+
+from conftest import assert_error, issue_token, psql, run_herald
+
+APPLIED = re.compile(r": applied migrations (\d+(?:, \d+)*)$")
+UP_TO_DATE = re.compile(r": schema is up to date$")
+
+
+def last_line(result) -> str:
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert lines, f"no output: {result.stderr}"
+    return lines[-1]
+
+
+def assert_migrates_then_up_to_date(*args: str):
+    first = run_herald("migrate", *args)
+    assert first.returncode == 0, f"{first.stdout}\n{first.stderr}"
+    match = APPLIED.search(last_line(first))
+    assert match, f"first migrate did not report applied migrations: {first.stdout}"
+    versions = [int(v) for v in match.group(1).split(", ")]
+    assert versions == sorted(versions) and versions[0] == 1, versions
+
+    second = run_herald("migrate", *args)
+    assert second.returncode == 0, f"{second.stdout}\n{second.stderr}"
+    assert UP_TO_DATE.search(last_line(second)), f"second migrate was not a no-op: {second.stdout}"
+    return versions
+
+
+def test_serve_on_postgres(herald, pg_url, tmp_path):
+    data_dir = tmp_path / "pg-data"
+    server = herald.start(data_dir=data_dir, database=pg_url)
+    assert server.database.startswith("postgres")
+    assert "e2e_" in server.database
+
+    assert server.get("/healthz").json() == {"status": "ok"}
+    ready = server.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json() == {"status": "ready", "database": "postgres"}
+
+    assert_error(server.get("/api/v1/me"), 401, "UNAUTHORIZED")
+
+    token = issue_token(data_dir, user="pg-user", role="driver")
+    me = server.get("/api/v1/me", token=token)
+    assert me.status_code == 200, me.text
+    assert me.json()["data"]["id"] == "pg-user"
+    assert me.json()["data"]["role"] == "driver"
+    assert me.json()["data"]["time_zone"] == "UTC"
+
+    put = server.put("/api/v1/me", token=token,
+                     json={"time_zone": "Europe/Berlin", "display_name": "Dora", "locale": "de-DE"})
+    assert put.status_code == 200, put.text
+    assert put.json()["data"]["time_zone"] == "Europe/Berlin"
+
+    # The row really is in PostgreSQL (not in a stray SQLite file).
+    assert not (data_dir / "herald.sqlite").exists()
+    tables = psql(pg_url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    assert tables.strip(), "no tables were created in the PostgreSQL database"
+
+    # A restart against the same database keeps the user and accepts the earlier token.
+    assert server.stop(signal.SIGTERM) == 0
+    restarted = herald.start(data_dir=data_dir, database=pg_url)
+    again = restarted.get("/api/v1/me", token=token)
+    assert again.status_code == 200, again.text
+    assert again.json()["data"]["display_name"] == "Dora"
+    assert again.json()["data"]["locale"] == "de-DE"
+
+
+def test_database_url_from_environment(herald, pg_url):
+    server = herald.start(env={"HERALD_DATABASE_URL": pg_url})
+    assert server.get("/readyz").json()["database"] == "postgres"
+
+
+def test_migrate_fresh_postgres(pg_url, tmp_path):
+    versions = assert_migrates_then_up_to_date("--database", pg_url, "--data-dir", str(tmp_path / "d"))
+    assert len(versions) >= 2
+
+
+def test_migrate_fresh_sqlite_default_path(tmp_path):
+    data_dir = tmp_path / "sqlite-data"
+    assert_migrates_then_up_to_date("--data-dir", str(data_dir))
+    assert (data_dir / "herald.sqlite").is_file()
+
+
+def test_migrate_explicit_sqlite_url(tmp_path):
+    path = tmp_path / "explicit.sqlite"
+    assert_migrates_then_up_to_date("--database", f"sqlite:{path}", "--data-dir", str(tmp_path / "unused"))
+    assert path.is_file()
+
+
+def test_serve_after_migrate_applies_nothing_new(herald, tmp_path):
+    data_dir = tmp_path / "premigrated"
+    assert_migrates_then_up_to_date("--data-dir", str(data_dir))
+    server = herald.start(data_dir=data_dir)
+    assert server.get("/readyz").status_code == 200
+    assert "applied migration" not in server.output()
+
