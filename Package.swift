@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
@@ -60,12 +61,27 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HeraldRealtime",
+            dependencies: [
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldStorage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
                 "HeraldAuth",
                 "HeraldStorage",
+                "HeraldRealtime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -83,6 +99,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "herald-protocol-testserver",
+            dependencies: [
+                "HeraldServer",
+                "HeraldRealtime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldTestSupport",
             dependencies: [
@@ -94,6 +120,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], swiftSettings: strict),
+        .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
             dependencies: ["HeraldAuth", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")],

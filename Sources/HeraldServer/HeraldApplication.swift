@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldStorage
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 import Logging
 import ServiceLifecycle
@@ -19,6 +20,8 @@ public struct HeraldRuntime: Sendable {
     public let operations: [APIOperation]
     /// Every route the router serves, as `"METHOD /path/{param}"`.
     public let routes: [String]
+    /// The realtime hub and protocols (publish to rooms, Socket.IO handlers).
+    public let realtime: RealtimeGateway
 }
 
 public enum HeraldApplication {
@@ -46,12 +49,14 @@ public enum HeraldApplication {
         let database = try await DatabaseFactory.open(databaseURL, config: config, logger: logger)
         let metrics = HeraldMetrics()
 
-        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations
+        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
         SystemRoutes(database: database, metrics: metrics).addRoutes(to: router)
+        let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
+        realtime.addRoutes(to: router)
 
         let api = router.group("/api/v1")
         api.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.limits.maxBodyBytes))
@@ -70,9 +75,13 @@ public enum HeraldApplication {
         var services: [any Service] = [DatabaseCloser(database: database)]
         if let databaseService = database.service { services.append(databaseService) }
         services.append(IdempotencyJanitor(database: database, clock: clock, interval: .seconds(300), logger: logger))
+        services.append(contentsOf: realtime.services)
 
         var application = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                configuration: .init(ws: .init(maxFrameSize: config.realtime.maxPayload, autoPing: .disabled)),
+                shouldUpgrade: { head, _, _ in await realtime.shouldUpgrade(head) }),
             configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Herald"),
             services: services,
             onServerRunning: onServerRunning,
@@ -83,7 +92,7 @@ public enum HeraldApplication {
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
-            metrics: metrics, clock: clock, operations: operations, routes: routes)
+            metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime)
         return (application, runtime)
     }
 }

@@ -16,9 +16,9 @@ struct Boom: Error {}
             let first = try await migrator.migrate(database, logger: TestDatabase.logger)
             let second = try await migrator.migrate(database, logger: TestDatabase.logger)
             let versions = try await migrator.appliedVersions(database)
-            #expect(first == [1, 2])
+            #expect(first == HeraldMigrations.all.map(\.version))
             #expect(second.isEmpty)
-            #expect(versions == [1, 2])
+            #expect(versions == Set(HeraldMigrations.all.map(\.version)))
         }
     }
 
@@ -33,7 +33,7 @@ struct Boom: Error {}
                 for try await versions in group { all += versions }
                 return all
             }
-            #expect(applied.sorted() == [1, 2])
+            #expect(applied.sorted() == HeraldMigrations.all.map(\.version))
         }
     }
 

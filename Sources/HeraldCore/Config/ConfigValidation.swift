@@ -38,6 +38,18 @@ extension HeraldConfig {
         check(idempotency.lockTimeoutSeconds >= 1, "idempotency.lock_timeout_seconds", "must be positive")
         check(["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logging.level), "logging.level", "unknown level")
         check(["text", "json"].contains(logging.format), "logging.format", "must be text or json")
+        check((10...3_600_000).contains(realtime.pingIntervalMs), "realtime.ping_interval_ms", "must be between 10 and 3600000")
+        check((10...3_600_000).contains(realtime.pingTimeoutMs), "realtime.ping_timeout_ms", "must be between 10 and 3600000")
+        check((1024...100_000_000).contains(realtime.maxPayload), "realtime.max_payload", "must be between 1 KiB and 100 MB")
+        check(realtime.outboundLimitBytes >= 1024, "realtime.outbound_limit_bytes", "must be at least 1 KiB")
+        check(realtime.connectTimeoutMs >= 10, "realtime.connect_timeout_ms", "must be at least 10")
+        check(realtime.recoveryWindowSeconds >= 0, "realtime.recovery_window_seconds", "must not be negative")
+        check(realtime.historyRetentionSeconds >= realtime.recoveryWindowSeconds, "realtime.history_retention_seconds", "must be at least the recovery window")
+        check(realtime.historyMaxPerRoom >= 1, "realtime.history_max_per_room", "must be positive")
+        check(realtime.clientMessagesPerSecond >= 1, "realtime.client_messages_per_second", "must be positive")
+        for namespace in realtime.namespaces {
+            check(namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "realtime.namespaces", "\(namespace) must start with / and contain no comma")
+        }
         return errors
     }
 }

@@ -15,6 +15,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var appVersions = AppVersionConfig()
     public var idempotency = IdempotencyConfig()
     public var logging = LoggingConfig()
+    public var realtime = RealtimeConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -23,6 +24,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case limits
         case idempotency
         case logging
+        case realtime
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -42,6 +44,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         appVersions = try c.decodeIfPresent(AppVersionConfig.self, forKey: .appVersions) ?? d.appVersions
         idempotency = try c.decodeIfPresent(IdempotencyConfig.self, forKey: .idempotency) ?? d.idempotency
         logging = try c.decodeIfPresent(LoggingConfig.self, forKey: .logging) ?? d.logging
+        realtime = try c.decodeIfPresent(RealtimeConfig.self, forKey: .realtime) ?? d.realtime
     }
 }
 
@@ -267,5 +270,62 @@ public struct LoggingConfig: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         level = try c.decodeIfPresent(String.self, forKey: .level) ?? "info"
         format = try c.decodeIfPresent(String.self, forKey: .format) ?? "text"
+    }
+}
+
+/// The realtime gateway: Socket.IO at `/socket.io/` and the native WebSocket protocol at
+/// `/api/v1/realtime`.
+public struct RealtimeConfig: Codable, Sendable, Equatable {
+    public var pingIntervalMs = 25_000
+    public var pingTimeoutMs = 20_000
+    /// Largest message a client may send, in bytes.
+    public var maxPayload = 1_000_000
+    /// Outbound bytes queued for one client before it is disconnected as a slow consumer.
+    public var outboundLimitBytes = 1_048_576
+    /// A Socket.IO client must CONNECT to a namespace within this time.
+    public var connectTimeoutMs = 45_000
+    /// How long after a disconnect a client may recover its session and missed events.
+    public var recoveryWindowSeconds = 120
+    /// Socket.IO namespaces besides "/".
+    public var namespaces: [String] = []
+    /// Refuse realtime connections without a valid token.
+    public var requireAuth = true
+    /// History kept for replay: events younger than this…
+    public var historyRetentionSeconds = 600
+    /// …and at most this many per room.
+    public var historyMaxPerRoom = 1000
+    /// Client messages per second on one connection (bursts of the same size).
+    public var clientMessagesPerSecond = 10
+
+    enum CodingKeys: String, CodingKey {
+        case pingIntervalMs = "ping_interval_ms"
+        case pingTimeoutMs = "ping_timeout_ms"
+        case maxPayload = "max_payload"
+        case outboundLimitBytes = "outbound_limit_bytes"
+        case connectTimeoutMs = "connect_timeout_ms"
+        case recoveryWindowSeconds = "recovery_window_seconds"
+        case namespaces
+        case requireAuth = "require_auth"
+        case historyRetentionSeconds = "history_retention_seconds"
+        case historyMaxPerRoom = "history_max_per_room"
+        case clientMessagesPerSecond = "client_messages_per_second"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = RealtimeConfig()
+        pingIntervalMs = try c.decodeIfPresent(Int.self, forKey: .pingIntervalMs) ?? d.pingIntervalMs
+        pingTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .pingTimeoutMs) ?? d.pingTimeoutMs
+        maxPayload = try c.decodeIfPresent(Int.self, forKey: .maxPayload) ?? d.maxPayload
+        outboundLimitBytes = try c.decodeIfPresent(Int.self, forKey: .outboundLimitBytes) ?? d.outboundLimitBytes
+        connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
+        recoveryWindowSeconds = try c.decodeIfPresent(Int.self, forKey: .recoveryWindowSeconds) ?? d.recoveryWindowSeconds
+        namespaces = try c.decodeIfPresent([String].self, forKey: .namespaces) ?? d.namespaces
+        requireAuth = try c.decodeIfPresent(Bool.self, forKey: .requireAuth) ?? d.requireAuth
+        historyRetentionSeconds = try c.decodeIfPresent(Int.self, forKey: .historyRetentionSeconds) ?? d.historyRetentionSeconds
+        historyMaxPerRoom = try c.decodeIfPresent(Int.self, forKey: .historyMaxPerRoom) ?? d.historyMaxPerRoom
+        clientMessagesPerSecond = try c.decodeIfPresent(Int.self, forKey: .clientMessagesPerSecond) ?? d.clientMessagesPerSecond
     }
 }

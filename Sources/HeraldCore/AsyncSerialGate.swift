@@ -3,12 +3,14 @@
 /// Why: an SQLite connection can carry only one transaction; statements of any other task
 /// must wait until it commits, or they would silently become part of it. A `Mutex` cannot
 /// be held across `await`, so the waiting is done with continuations.
-actor AsyncSerialGate {
+public actor AsyncSerialGate {
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var head = 0
 
-    func enter() async {
+    public init() {}
+
+    public func enter() async {
         if !busy {
             busy = true
             return
@@ -16,7 +18,7 @@ actor AsyncSerialGate {
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func leave() {
+    public func leave() {
         if head < waiters.count {
             let next = waiters[head]
             head += 1
@@ -31,7 +33,7 @@ actor AsyncSerialGate {
     }
 
     /// Runs `body` while holding the gate; the gate is released however `body` ends.
-    nonisolated func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    public nonisolated func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await enter()
         do {
             let result = try await body()

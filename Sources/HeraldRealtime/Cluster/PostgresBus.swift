@@ -1,0 +1,188 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The many-node bus: events are NOTIFYed in the transaction that persists them, and every
+/// node LISTENs and delivers to its own members.
+///
+/// Why this is ordered and gap-free: a room's sequence row is locked until commit and
+/// PostgreSQL delivers notifications in commit order, so each room's events arrive in
+/// sequence. Payloads too large for NOTIFY (8000 bytes) travel by reference and are read
+/// from the events table. The consumer remembers each local room's last delivered sequence;
+/// after a reconnect of its LISTEN connection, or on seeing a gap, it reads the missing
+/// events from the table before delivering newer ones.
+public final class PostgresBus: ClusterBus, Service {
+    public static let channel = "herald_events"
+    /// Largest notification payload sent inline; larger ones go by reference.
+    static let inlineLimit = 7000
+
+    private let hub: RealtimeHub
+    private let client: PostgresClient
+    private let logger: Logger
+    public let nodeID: String
+    private let lastDelivered = Mutex<[String: Int64]>([:])
+    private let listening = Mutex<(ready: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    public init(hub: RealtimeHub, client: PostgresClient, nodeID: String, logger: Logger) {
+        self.hub = hub
+        self.client = client
+        self.nodeID = nodeID
+        self.logger = logger
+    }
+
+    // MARK: Publishing
+
+    struct Notice: Codable {
+        var r: String  // room
+        var s: Int64?  // seq
+        var e: String?  // event name (inline only)
+        var p: String?  // payload JSON (inline only)
+        var t: Int64  // created at
+    }
+
+    public func publish(room: String, name: String, payloadJSON: String, persist: Bool) async throws -> RealtimeEvent {
+        let now = hub.clock.now().epochMilliseconds
+        let inline = payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= Self.inlineLimit
+        let store = hub.eventStore
+        if !persist && inline {
+            let text = try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now))
+            try await hub.database.withConnection { db in
+                try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
+            }
+            return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now)
+        }
+        // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
+        let seq = try await hub.database.transaction { db in
+            let seq = try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
+            let notice = inline
+                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now)
+                : Notice(r: room, s: seq, e: nil, p: nil, t: now)
+            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
+            return seq
+        }
+        return RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now)
+    }
+
+    static func encode(_ notice: Notice) throws -> String {
+        String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
+    }
+
+    // MARK: Consuming
+
+    /// Waits until this node's LISTEN is established (events published before may be
+    /// caught up later, but tests and start-up want a live bus).
+    public func waitUntilListening() async {
+        await withCheckedContinuation { continuation in
+            let ready = listening.withLock { state -> Bool in
+                if state.ready { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown {
+                    try await self.client.withConnection { connection in
+                        try await connection.listen(on: Self.channel) { notifications in
+                            try await self.catchUp()
+                            self.markListening(true)
+                            for try await notification in notifications {
+                                await self.handle(notification.payload)
+                            }
+                        }
+                    }
+                }
+            } catch is CancellationError {
+                break
+            } catch {
+                markListening(false)
+                if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                logger.warning("realtime LISTEN connection lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(500)) }
+            }
+        }
+        markListening(false)
+    }
+
+    private func markListening(_ ready: Bool) {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.ready = ready
+            guard ready else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func handle(_ payload: String) async {
+        guard let notice = try? JSONDecoder().decode(Notice.self, from: Data(payload.utf8)) else {
+            logger.error("unreadable realtime notification")
+            return
+        }
+        guard let seq = notice.s else {
+            if let name = notice.e, let json = notice.p {
+                hub.deliverLocally(RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t))
+            }
+            return
+        }
+        do {
+            try await deliverInOrder(room: notice.r, upTo: seq) {
+                if let name = notice.e, let json = notice.p {
+                    return RealtimeEvent(room: notice.r, seq: seq, name: name, payloadJSON: json, createdAt: notice.t)
+                }
+                return nil
+            }
+        } catch {
+            logger.error("reading realtime events failed", metadata: ["room": "\(notice.r)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Delivers the room's events up to `seq`, reading from the table whatever this node has
+    /// not delivered yet (a gap, or an event sent by reference).
+    private func deliverInOrder(room: String, upTo seq: Int64, inline: () -> RealtimeEvent?) async throws {
+        guard hub.hasLocalMembers(room) else {
+            lastDelivered.withLock { $0[room] = nil }
+            return
+        }
+        let last = lastDelivered.withLock { $0[room] } ?? (seq - 1)
+        if seq <= last { return }
+        var pending: [RealtimeEvent] = []
+        if seq > last + 1 || inline() == nil {
+            let store = hub.eventStore
+            let missing = try await hub.database.withConnection { db in
+                try await store.events(db, room: room, after: last, limit: Int(min(seq - last, 10_000)))
+            }
+            pending = missing.map(RealtimeEvent.init(stored:)).filter { $0.seq! <= seq }
+        } else if let event = inline() {
+            pending = [event]
+        }
+        for event in pending {
+            hub.deliverLocally(event)
+        }
+        if let newest = pending.last?.seq {
+            lastDelivered.withLock { $0[room] = newest }
+        }
+    }
+
+    /// After (re)connecting: reads what local rooms missed while nobody was listening.
+    private func catchUp() async throws {
+        let rooms = lastDelivered.withLock { $0 }
+        for (room, last) in rooms {
+            let store = hub.eventStore
+            let missing = try await hub.database.withConnection { db in
+                try await store.events(db, room: room, after: last, limit: 10_000)
+            }
+            guard !missing.isEmpty else { continue }
+            for stored in missing { hub.deliverLocally(RealtimeEvent(stored: stored)) }
+            lastDelivered.withLock { $0[room] = missing.last!.seq }
+        }
+    }
+}

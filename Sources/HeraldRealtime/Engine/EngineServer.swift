@@ -1,0 +1,348 @@
+import Foundation
+import HeraldCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// A frame received on a WebSocket.
+public enum InboundFrame: Sendable, Equatable {
+    case text(String)
+    case binary([UInt8])
+}
+
+/// The outbound half of a WebSocket, as the HTTP layer provides it.
+public protocol EngineWebSocketWriter: Sendable {
+    func write(_ frame: OutboundFrame) async throws
+    /// Closes the WebSocket (normal closure).
+    func close() async
+}
+
+/// An HTTP answer of the long-polling transport.
+public struct EngineHTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var contentType: String
+    public var body: String
+
+    public init(status: Int, contentType: String, body: String) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+
+    static func error(_ code: Int, _ message: String, status: Int = 400) -> EngineHTTPResponse {
+        EngineHTTPResponse(
+            status: status, contentType: "application/json",
+            body: #"{"code":\#(code),"message":"\#(message)"}"#)
+    }
+}
+
+/// The Engine.IO v4 server: handshakes, the long-polling and WebSocket transports, the
+/// upgrade between them, and one heartbeat sweep for every session.
+///
+/// Why one sweep instead of a timer per session: 10,000 idle sessions cost one loop that
+/// looks at each a few times a second, not 10,000 sleeping tasks.
+public final class EngineServer: Service, Sendable {
+    public let configuration: EngineConfiguration
+    let clock: any HeraldClock
+    let logger: Logger
+    private let sessions = Mutex<[String: EngineSession]>([:])
+    /// Gives a new session to the upper layer (which sets itself as the delegate).
+    private let onOpen: @Sendable (EngineSession) async -> Void
+
+    public init(
+        configuration: EngineConfiguration, clock: any HeraldClock, logger: Logger,
+        onOpen: @escaping @Sendable (EngineSession) async -> Void
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.onOpen = onOpen
+    }
+
+    public var sessionCount: Int { sessions.withLock { $0.count } }
+
+    public func session(_ sid: String) -> EngineSession? {
+        sessions.withLock { $0[sid] }
+    }
+
+    var now: Int64 { clock.now().epochMilliseconds }
+
+    // MARK: Handshake
+
+    func handshake(for session: EngineSession, upgrades: [String]) -> String {
+        let list = upgrades.map { "\"\($0)\"" }.joined(separator: ",")
+        return #"{"sid":"\#(session.sid)","upgrades":[\#(list)],"pingInterval":\#(configuration.pingIntervalMilliseconds),"pingTimeout":\#(configuration.pingTimeoutMilliseconds),"maxPayload":\#(configuration.maxPayload)}"#
+    }
+
+    private func openSession(transport: EngineSession.Transport, query: [String: String]) async -> EngineSession {
+        let session = EngineSession(
+            sid: Identifier.make("", length: 20).replacingOccurrences(of: "_", with: ""),
+            transport: transport, query: query, outboundLimit: configuration.outboundLimitBytes,
+            now: now, pingInterval: configuration.pingIntervalMilliseconds)
+        sessions.withLock { $0[session.sid] = session }
+        let upgrades = transport == .polling && configuration.allowWebSocket ? ["websocket"] : []
+        session.send(.open(handshake(for: session, upgrades: upgrades)))
+        await onOpen(session)
+        return session
+    }
+
+    /// Checks the query every Engine.IO request carries; nil when it is acceptable.
+    func validate(query: [String: String], transport expected: String?) -> EngineHTTPResponse? {
+        guard query["EIO"] == "4" else { return .error(5, "Unsupported protocol version") }
+        guard let transport = query["transport"], ["polling", "websocket"].contains(transport) else {
+            return .error(0, "Transport unknown")
+        }
+        if let expected, transport != expected { return .error(3, "Bad request") }
+        if transport == "polling" && !configuration.allowPolling { return .error(0, "Transport unknown") }
+        if transport == "websocket" && !configuration.allowWebSocket { return .error(0, "Transport unknown") }
+        return nil
+    }
+
+    // MARK: Long-polling
+
+    /// Answers a long-polling request (`GET` waits for packets, `POST` delivers them).
+    public func handlePolling(method: String, query: [String: String], body: ByteBuffer?) async -> EngineHTTPResponse {
+        if let problem = validate(query: query, transport: "polling") { return problem }
+        guard let sid = query["sid"] else {
+            guard method == "GET" else { return .error(2, "Bad handshake method") }
+            let session = await openSession(transport: .polling, query: query)
+            return await poll(session)
+        }
+        guard let session = session(sid) else { return .error(1, "Session ID unknown") }
+        switch method {
+        case "GET": return await poll(session)
+        case "POST": return await post(session, body: body)
+        default: return .error(2, "Bad handshake method")
+        }
+    }
+
+    private func poll(_ session: EngineSession) async -> EngineHTTPResponse {
+        if session.isPongOverdue(now: now, pingTimeout: configuration.pingTimeoutMilliseconds) {
+            await close(session, reason: .pingTimeout)
+            return .error(1, "Session ID unknown")
+        }
+        if session.isUpgrading {
+            // Mid-upgrade: the WebSocket is about to take over. Wait briefly for its `5`; if
+            // it comes, this poll is refused, otherwise it is released with a noop.
+            for _ in 0..<10 where session.isUpgrading {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            if session.transport == .websocket { return .error(3, "Bad request") }
+            return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: "6")
+        }
+        switch session.beginPoll() {
+        case .ok: break
+        case .concurrent:
+            // Two GETs at once on one session is a protocol error: the session ends.
+            await close(session, reason: .transportError)
+            return .error(3, "Bad request")
+        case .wrongTransport, .closed:
+            return .error(3, "Bad request")
+        }
+        defer { session.endPoll() }
+        await session.queue.waitUntilReadable()
+        let frames = session.queue.drain()
+        var packets: [String] = []
+        packets.reserveCapacity(frames.count)
+        for frame in frames {
+            switch frame {
+            case .text(let text): packets.append(text)
+            case .binary(let bytes): packets.append(EngineCodec.encodeText(.binary(bytes)))
+            }
+        }
+        if packets.isEmpty {
+            // Closed with nothing left to say: a client's own close is answered with a noop,
+            // anything else with a close packet.
+            packets.append(session.closeReason == .clientClose ? "6" : EngineCodec.encodeText(.close))
+        }
+        return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: packets.joined(separator: "\u{1e}"))
+    }
+
+    private func post(_ session: EngineSession, body: ByteBuffer?) async -> EngineHTTPResponse {
+        if session.isPongOverdue(now: now, pingTimeout: configuration.pingTimeoutMilliseconds) {
+            await close(session, reason: .pingTimeout)
+            return .error(1, "Session ID unknown")
+        }
+        switch session.beginPost() {
+        case .ok: break
+        case .concurrent:
+            await close(session, reason: .transportError)
+            return .error(3, "Bad request")
+        case .wrongTransport, .closed:
+            return .error(3, "Bad request")
+        }
+        defer { session.endPost() }
+        guard let body, body.readableBytes <= configuration.maxPayload else {
+            await close(session, reason: .transportError)
+            return EngineHTTPResponse.error(3, "Bad request", status: 413)
+        }
+        let text = String(buffer: body)
+        let packets: [EnginePacket]
+        do {
+            packets = try EngineCodec.decodePayload(text)
+        } catch {
+            await close(session, reason: .parseError)
+            return .error(3, "Bad request")
+        }
+        for packet in packets {
+            if !(await session.receive(packet, now: now)) {
+                await close(session, reason: .parseError)
+                return .error(3, "Bad request")
+            }
+        }
+        if session.isClosed { sessions.withLock { $0[session.sid] = nil } }
+        return EngineHTTPResponse(status: 200, contentType: "text/html", body: "ok")
+    }
+
+    // MARK: WebSocket
+
+    /// Whether a WebSocket upgrade request may proceed; the error response otherwise.
+    ///
+    /// Only the protocol version and transport are checked here: an unknown or already
+    /// upgraded `sid` is accepted and then closed with a close frame, because clients treat
+    /// an HTTP error on an upgrade as a crash rather than a refusal.
+    public func webSocketProblem(query: [String: String]) -> EngineHTTPResponse? {
+        validate(query: query, transport: "websocket")
+    }
+
+    /// Serves one WebSocket until it closes: a new session, or the upgrade of a polling one.
+    public func serveWebSocket<Inbound: AsyncSequence>(
+        query: [String: String], inbound: Inbound, writer: some EngineWebSocketWriter
+    ) async where Inbound.Element == InboundFrame {
+        var iterator = inbound.makeAsyncIterator()
+        let session: EngineSession
+        if let sid = query["sid"] {
+            guard let existing = self.session(sid), existing.beginUpgrade(deadline: now + EngineConfiguration.milliseconds(configuration.upgradeTimeout)) else {
+                await writer.close()
+                return
+            }
+            guard await probe(existing, iterator: &iterator, writer: writer) else {
+                existing.abandonUpgrade()
+                await writer.close()
+                return
+            }
+            existing.completeUpgrade()
+            session = existing
+        } else {
+            session = await openSession(transport: .websocket, query: query)
+        }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Writer: drains the session's queue onto the socket until it closes.
+                while let frame = await session.queue.next() {
+                    do {
+                        try await writer.write(frame)
+                    } catch {
+                        break
+                    }
+                }
+                let reason = session.queue.closeReason
+                if reason == .slowConsumer {
+                    await self.close(session, reason: .slowConsumer)
+                }
+                await writer.close()
+            }
+            // Reader: hands frames to the session in order.
+            var reason = EngineCloseReason.transportClose
+            do {
+                reading: while let frame = try await iterator.next() {
+                    let packet: EnginePacket
+                    switch frame {
+                    case .text(let text):
+                        guard text.utf8.count <= configuration.maxPayload, let decoded = try? EngineCodec.decode(text: Substring(text)) else {
+                            reason = .parseError
+                            break reading
+                        }
+                        packet = decoded
+                    case .binary(let bytes):
+                        guard bytes.count <= configuration.maxPayload else {
+                            reason = .parseError
+                            break reading
+                        }
+                        packet = EngineCodec.decode(binaryFrame: bytes)
+                    }
+                    if !(await session.receive(packet, now: now)) {
+                        reason = .parseError
+                        break reading
+                    }
+                    if session.isClosed { break reading }
+                }
+            } catch {
+                reason = .transportError
+            }
+            // Closing the session ends the writer, which closes the WebSocket with a close
+            // frame once everything queued (such as a final close packet) is written.
+            await close(session, reason: reason)
+        }
+    }
+
+    /// The upgrade probe: `2probe` → `3probe`, a noop to release the pending poll, then `5`.
+    private func probe<Iterator: AsyncIteratorProtocol>(
+        _ session: EngineSession, iterator: inout Iterator, writer: some EngineWebSocketWriter
+    ) async -> Bool where Iterator.Element == InboundFrame {
+        do {
+            while let frame = try await iterator.next() {
+                guard case .text(let text) = frame, let packet = try? EngineCodec.decode(text: Substring(text)) else { return false }
+                switch packet {
+                case .ping("probe"):
+                    try await writer.write(.text(EngineCodec.encodeText(.pong("probe"))))
+                    // Release a poll that is waiting, so the client can stop polling.
+                    if session.isPollInFlight { session.send(.noop) }
+                case .upgrade:
+                    return true
+                case .noop:
+                    continue
+                default:
+                    return false
+                }
+            }
+        } catch {
+            return false
+        }
+        return false
+    }
+
+    // MARK: Lifecycle
+
+    public func close(_ session: EngineSession, reason: EngineCloseReason) async {
+        sessions.withLock { $0[session.sid] = nil }
+        await session.close(reason)
+    }
+
+    /// The heartbeat: pings each session on schedule and drops those that stop answering.
+    public func run() async throws {
+        let interval = configuration.sweepInterval
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                break
+            }
+            await sweep()
+        }
+        // Shutting down: tell every client, so they reconnect elsewhere.
+        for session in sessions.withLock({ Array($0.values) }) {
+            await close(session, reason: .serverShutdown)
+        }
+    }
+
+    func sweep() async {
+        let now = self.now
+        let all = sessions.withLock { sessions in
+            // Sessions closed by an upper layer leave the table here at the latest.
+            sessions = sessions.filter { !$0.value.isClosed }
+            return Array(sessions.values)
+        }
+        for session in all {
+            switch session.sweep(now: now, pingInterval: configuration.pingIntervalMilliseconds, pingTimeout: configuration.pingTimeoutMilliseconds) {
+            case .none: break
+            case .ping: session.send(.ping(""))
+            case .timeout: await close(session, reason: .pingTimeout)
+            case .deadline: await close(session, reason: .forcedClose)
+            case .upgradeTimeout: break
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import NIOCore
+import Synchronization
+
+/// A frame on its way to one client.
+public enum OutboundFrame: Sendable, Equatable {
+    case text(String)
+    case binary([UInt8])
+
+    var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
+        }
+    }
+}
+
+/// A connection's outbound queue, bounded in bytes.
+///
+/// Why bounded and non-blocking: a broadcast enqueues to every member and moves on; a client
+/// that reads too slowly fills only its own queue, and once it holds more than the limit the
+/// connection is closed with a reason instead of slowing anyone else down.
+public final class OutboundQueue: Sendable {
+    public enum CloseReason: Sendable, Equatable {
+        case slowConsumer
+        case closed
+    }
+
+    private struct State {
+        var frames = CircularBuffer<OutboundFrame>()
+        var bytes = 0
+        var waiter: CheckedContinuation<OutboundFrame?, Never>?
+        var readableWaiter: CheckedContinuation<Void, Never>?
+        var closed: CloseReason?
+    }
+
+    private let state = Mutex(State())
+    public let limitBytes: Int
+
+    public init(limitBytes: Int) {
+        self.limitBytes = limitBytes
+    }
+
+    /// Queues `frame`; false when the queue is closed or this frame overflowed it (the queue
+    /// is then closed with `.slowConsumer`).
+    @discardableResult
+    public func enqueue(_ frame: OutboundFrame) -> Bool {
+        let (accepted, resume, readable, dropped):
+            (Bool, (CheckedContinuation<OutboundFrame?, Never>, OutboundFrame?)?, CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) =
+                state.withLock { state in
+                    guard state.closed == nil else { return (false, nil, nil, nil) }
+                    if let waiter = state.waiter {
+                        state.waiter = nil
+                        return (true, (waiter, frame), nil, nil)
+                    }
+                    let size = frame.byteCount
+                    if state.bytes + size > limitBytes {
+                        state.closed = .slowConsumer
+                        state.frames.removeAll()
+                        state.bytes = 0
+                        let readable = state.readableWaiter
+                        state.readableWaiter = nil
+                        return (false, nil, nil, readable)
+                    }
+                    state.frames.append(frame)
+                    state.bytes += size
+                    let readable = state.readableWaiter
+                    state.readableWaiter = nil
+                    return (true, nil, readable, nil)
+                }
+        if let (waiter, frame) = resume { waiter.resume(returning: frame) }
+        readable?.resume()
+        dropped?.resume()
+        return accepted
+    }
+
+    /// Waits until a frame is queued or the queue closes, without taking anything.
+    ///
+    /// Why: a long-polling GET that the client abandons must not take frames with it; it
+    /// waits here, then `drain`s what it can actually send.
+    public func waitUntilReadable() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if !state.frames.isEmpty || state.closed != nil { return true }
+                state.readableWaiter?.resume()
+                state.readableWaiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// The next frame, waiting for one; nil once the queue is closed (queued frames of a
+    /// normal close are still handed out first).
+    public func next() async -> OutboundFrame? {
+        if let ready = takeIfReady() { return ready.frame }
+        return await withCheckedContinuation { continuation in
+            let immediate: OutboundFrame?? = state.withLock { state in
+                if let frame = state.frames.popFirst() {
+                    state.bytes -= frame.byteCount
+                    return .some(frame)
+                }
+                if state.closed != nil { return .some(nil) }
+                state.waiter = continuation
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+    }
+
+    /// Takes every queued frame at once without waiting (for long-polling responses).
+    public func drain(maxBytes: Int = .max) -> [OutboundFrame] {
+        state.withLock { state in
+            var taken: [OutboundFrame] = []
+            var size = 0
+            while let frame = state.frames.first, taken.isEmpty || size + frame.byteCount <= maxBytes {
+                state.frames.removeFirst()
+                state.bytes -= frame.byteCount
+                size += frame.byteCount
+                taken.append(frame)
+            }
+            return taken
+        }
+    }
+
+    /// Removes queued frames that match `predicate`.
+    public func removeAll(where predicate: (OutboundFrame) -> Bool) {
+        state.withLock { state in
+            var kept = CircularBuffer<OutboundFrame>()
+            var bytes = 0
+            for frame in state.frames where !predicate(frame) {
+                kept.append(frame)
+                bytes += frame.byteCount
+            }
+            state.frames = kept
+            state.bytes = bytes
+        }
+    }
+
+    /// Closes the queue; a waiting reader gets nil.
+    public func close(_ reason: CloseReason = .closed) {
+        let (waiter, readable) = state.withLock { state in
+            if state.closed == nil { state.closed = reason }
+            let waiter = state.waiter
+            let readable = state.readableWaiter
+            state.waiter = nil
+            state.readableWaiter = nil
+            return (waiter, readable)
+        }
+        waiter?.resume(returning: nil)
+        readable?.resume()
+    }
+
+    public var closeReason: CloseReason? { state.withLock { $0.closed } }
+    public var queuedBytes: Int { state.withLock { $0.bytes } }
+    public var isEmpty: Bool { state.withLock { $0.frames.isEmpty } }
+
+    private func takeIfReady() -> (frame: OutboundFrame?, Void)? {
+        state.withLock { state in
+            if let frame = state.frames.popFirst() {
+                state.bytes -= frame.byteCount
+                return (frame, ())
+            }
+            if state.closed != nil { return (nil, ()) }
+            return nil
+        }
+    }
+}

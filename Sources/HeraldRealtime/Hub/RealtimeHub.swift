@@ -1,0 +1,175 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Logging
+import Synchronization
+
+/// Rooms, their members on this node, publishing and replay: the one server-side API both
+/// realtime protocols and every domain module use.
+///
+/// Why one hub per node with a bus behind it: `publish` makes the event durable and hands it
+/// to the `ClusterBus`, which brings it to the hub of every node (in-process on SQLite,
+/// LISTEN/NOTIFY on PostgreSQL); each hub delivers to its local members. A broadcast copies
+/// the member list under the lock and enqueues outside it, so a large room never holds the
+/// lock for long and a slow member never delays the others.
+public final class RealtimeHub: Sendable {
+    struct State {
+        var rooms: [String: [UInt64: any RealtimeSubscriber]] = [:]
+        var memberships: [UInt64: Set<String>] = [:]
+        var userConnections: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+    public let database: any Database
+    public let clock: any HeraldClock
+    let logger: Logger
+    let eventStore = RealtimeEventStore()
+    private let busBox = Mutex<(any ClusterBus)?>(nil)
+    let presenceChanges: @Sendable (String, Bool) -> Void
+
+    /// The most events one replay returns; a longer gap is answered `unavailable`.
+    public let maxReplay: Int
+
+    public init(
+        database: any Database, clock: any HeraldClock, logger: Logger, maxReplay: Int = 1000,
+        presenceChanges: @escaping @Sendable (String, Bool) -> Void = { _, _ in }
+    ) {
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        self.maxReplay = maxReplay
+        self.presenceChanges = presenceChanges
+    }
+
+    /// Connects the hub to its bus (set once at start-up; the bus needs the hub to deliver).
+    public func attach(bus: any ClusterBus) {
+        busBox.withLock { $0 = bus }
+    }
+
+    var bus: any ClusterBus {
+        guard let bus = busBox.withLock({ $0 }) else { preconditionFailure("RealtimeHub used before attach(bus:)") }
+        return bus
+    }
+
+    // MARK: Membership
+
+    /// Registers a connection (for presence) without joining any room.
+    public func register(_ subscriber: any RealtimeSubscriber) {
+        let cameOnline: String? = state.withLock { state in
+            guard state.memberships[subscriber.connectionID] == nil else { return nil }
+            state.memberships[subscriber.connectionID] = []
+            guard let user = subscriber.userID else { return nil }
+            state.userConnections[user, default: 0] += 1
+            return state.userConnections[user] == 1 ? user : nil
+        }
+        if let cameOnline { presenceChanges(cameOnline, true) }
+    }
+
+    /// Removes a connection from every room.
+    public func unregister(_ subscriber: any RealtimeSubscriber) {
+        let wentOffline: String? = state.withLock { state in
+            guard let rooms = state.memberships.removeValue(forKey: subscriber.connectionID) else { return nil }
+            for room in rooms {
+                state.rooms[room]?[subscriber.connectionID] = nil
+                if state.rooms[room]?.isEmpty == true { state.rooms[room] = nil }
+            }
+            guard let user = subscriber.userID, let count = state.userConnections[user] else { return nil }
+            if count <= 1 {
+                state.userConnections[user] = nil
+                return user
+            }
+            state.userConnections[user] = count - 1
+            return nil
+        }
+        if let wentOffline { presenceChanges(wentOffline, false) }
+    }
+
+    public func join(_ subscriber: any RealtimeSubscriber, room: String) {
+        register(subscriber)
+        state.withLock { state in
+            state.rooms[room, default: [:]][subscriber.connectionID] = subscriber
+            state.memberships[subscriber.connectionID, default: []].insert(room)
+        }
+    }
+
+    public func leave(_ subscriber: any RealtimeSubscriber, room: String) {
+        state.withLock { state in
+            state.rooms[room]?[subscriber.connectionID] = nil
+            if state.rooms[room]?.isEmpty == true { state.rooms[room] = nil }
+            state.memberships[subscriber.connectionID]?.remove(room)
+        }
+    }
+
+    public func memberCount(_ room: String) -> Int {
+        state.withLock { $0.rooms[room]?.count ?? 0 }
+    }
+
+    public func hasLocalMembers(_ room: String) -> Bool {
+        state.withLock { $0.rooms[room] != nil }
+    }
+
+    /// Rooms with at least one member on this node.
+    public var localRooms: [String] { state.withLock { Array($0.rooms.keys) } }
+
+    public var connectionCount: Int { state.withLock { $0.memberships.count } }
+
+    /// Whether the user has a connection on this node.
+    public func isConnectedHere(_ userID: String) -> Bool {
+        state.withLock { ($0.userConnections[userID] ?? 0) > 0 }
+    }
+
+    public var connectedUsers: [String: Int] { state.withLock { $0.userConnections } }
+
+    // MARK: Publishing
+
+    /// Publishes `name` with `payload` to `room` on every node.
+    ///
+    /// A persisted event gets the room's next sequence number and is kept for replay; an
+    /// ephemeral one (`persist: false`, e.g. a high-rate location) is only delivered.
+    @discardableResult
+    public func publish(_ name: String, payload: JSONValue, to room: String, persist: Bool = true) async throws -> RealtimeEvent {
+        try await bus.publish(room: room, name: name, payloadJSON: JSONText.encode(payload), persist: persist)
+    }
+
+    /// Called by the bus for every event that reaches this node, in room order.
+    public func deliverLocally(_ event: RealtimeEvent) {
+        let members: [any RealtimeSubscriber] = state.withLock { state in
+            guard let room = state.rooms[event.room] else { return [] }
+            return Array(room.values)
+        }
+        for member in members {
+            member.deliver(event)
+        }
+    }
+
+    // MARK: Replay
+
+    /// What a client that last saw `seq` in `room` missed.
+    public func replay(room: String, after seq: Int64) async throws -> ReplayResult {
+        let limit = maxReplay
+        let eventStore = self.eventStore
+        return try await database.withConnection { db in
+            let last = try await eventStore.lastSeq(db, room: room)
+            if seq == last { return .recovered([]) }
+            if seq > last { return .unavailable }
+            let stored = try await eventStore.events(db, room: room, after: seq, limit: limit + 1)
+            // Complete only if the first kept event is the very next one and nothing was cut off.
+            guard let first = stored.first, first.seq == seq + 1, stored.count <= limit, stored.last?.seq == last else {
+                return .unavailable
+            }
+            return .recovered(stored.map(RealtimeEvent.init(stored:)))
+        }
+    }
+
+    /// The room's latest sequence number (0 before its first persisted event).
+    public func lastSeq(room: String) async throws -> Int64 {
+        let eventStore = self.eventStore
+        return try await database.withConnection { db in try await eventStore.lastSeq(db, room: room) }
+    }
+}
+
+extension RealtimeEvent {
+    init(stored: StoredRealtimeEvent) {
+        self.init(room: stored.room, seq: stored.seq, name: stored.event, payloadJSON: stored.payload, createdAt: stored.createdAt)
+    }
+}

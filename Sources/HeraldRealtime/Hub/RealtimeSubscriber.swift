@@ -1,0 +1,12 @@
+/// A connection as the hub sees it: something that takes events for the rooms it joined.
+///
+/// Why a protocol: Socket.IO and native WebSocket connections format events differently,
+/// but join rooms, count towards presence and receive broadcasts the same way.
+public protocol RealtimeSubscriber: AnyObject, Sendable {
+    var connectionID: UInt64 { get }
+    /// The authenticated user, if any (presence counts only these).
+    var userID: String? { get }
+    /// Hands an event to the connection's outbound queue. Must never block or suspend: a
+    /// broadcast calls it for every member in turn.
+    func deliver(_ event: RealtimeEvent)
+}

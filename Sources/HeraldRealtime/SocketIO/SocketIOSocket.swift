@@ -1,0 +1,230 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import Synchronization
+
+/// One client's connection to one namespace: what domain modules join to rooms and emit to.
+///
+/// Every recoverable event it sends carries an offset as its last argument (Socket.IO 4.6
+/// connection state recovery): the sequence numbers last sent in each of the socket's rooms,
+/// in join order (`"12.0.7"`). A client that reconnects hands back the last offset it
+/// received, which says exactly what it has, room by room, so the replay has no gap even
+/// when frames were lost in flight.
+public final class SocketIOSocket: RealtimeSubscriber {
+    public let connectionID: UInt64
+    /// The Socket.IO socket id (kept across a recovery).
+    public let id: String
+    /// The private session id the client presents to recover.
+    public let pid: String
+    public let namespace: String
+    public let identity: Identity?
+    /// True when this socket resumed an earlier session (rooms restored, missed events replayed).
+    public let recovered: Bool
+    public var userID: String? { identity?.userID }
+
+    struct State {
+        var tracker = SubscriptionTracker()
+        var rooms: [RecoverableSession.Room] = []
+        var nextAckID = 0
+        var pendingAcks: [Int: CheckedContinuation<[SocketValue]?, Never>] = [:]
+        var connected = true
+    }
+
+    private let state = Mutex(State())
+    let session: EngineSession
+    let hub: RealtimeHub
+    /// Whether events carry recovery offsets (off when recovery is disabled).
+    let offsets: Bool
+    /// The auth payload of the CONNECT packet (`{}` when none was sent).
+    public let handshakeAuth: SocketValue
+
+    init(
+        connectionID: UInt64, id: String, pid: String, namespace: String, identity: Identity?, recovered: Bool,
+        session: EngineSession, hub: RealtimeHub, offsets: Bool, auth: SocketValue?
+    ) {
+        self.offsets = offsets
+        self.handshakeAuth = auth ?? .object([:])
+        self.connectionID = connectionID
+        self.id = id
+        self.pid = pid
+        self.namespace = namespace
+        self.identity = identity
+        self.recovered = recovered
+        self.session = session
+        self.hub = hub
+    }
+
+    public var rooms: [String] { state.withLock { $0.rooms.map(\.room) } }
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    // MARK: Rooms
+
+    /// Joins `room`: the socket receives every event published to it from now on.
+    public func join(_ room: String) async throws {
+        if state.withLock({ $0.tracker.contains(room) }) { return }
+        let base = try await hub.lastSeq(room: room)
+        state.withLock { state in
+            guard !state.tracker.contains(room) else { return }
+            state.tracker.follow(room, after: base)
+            state.rooms.append(.init(room: room, base: base))
+        }
+        hub.join(self, room: room)
+    }
+
+    public func leave(_ room: String) {
+        state.withLock { state in
+            state.tracker.leave(room)
+            state.rooms.removeAll { $0.room == room }
+        }
+        hub.leave(self, room: room)
+    }
+
+    /// Restores a recovered session's rooms and replays what it missed; false when any room's
+    /// history no longer covers the gap (then nothing is replayed and nothing restored).
+    func restore(_ saved: [RecoverableSession.Room], offsets: [Int64]) async throws -> [RealtimeEvent]? {
+        var after: [Int64] = []
+        for (index, entry) in saved.enumerated() {
+            after.append(index < offsets.count ? max(offsets[index], entry.base) : entry.base)
+        }
+        state.withLock { state in
+            for (index, entry) in saved.enumerated() {
+                state.tracker.beginReplay(entry.room, after: after[index])
+                state.rooms.append(entry)
+            }
+        }
+        for entry in saved { hub.join(self, room: entry.room) }
+        var replays: [[RealtimeEvent]] = []
+        for (index, entry) in saved.enumerated() {
+            guard case .recovered(let events) = try await hub.replay(room: entry.room, after: after[index]) else {
+                for entry in saved { leave(entry.room) }
+                return nil
+            }
+            replays.append(events)
+        }
+        var out: [RealtimeEvent] = []
+        state.withLock { state in
+            for (index, entry) in saved.enumerated() {
+                out += state.tracker.finishReplay(entry.room, replayed: replays[index])
+            }
+        }
+        return out.sorted { ($0.createdAt, $0.seq ?? 0) < ($1.createdAt, $1.seq ?? 0) }
+    }
+
+    // MARK: Sending
+
+    public func deliver(_ event: RealtimeEvent) {
+        let frame: String? = state.withLock { state in
+            guard state.connected, state.tracker.admit(event) == .send else { return nil }
+            return Self.frame(for: event, namespace: namespace, offset: event.seq == nil || !offsets ? nil : Self.offset(state))
+        }
+        if let frame { send(text: frame) }
+    }
+
+    /// Sends replayed events after a recovery (already admitted by the tracker).
+    func sendReplayed(_ events: [RealtimeEvent]) {
+        let frames: [String] = state.withLock { state in
+            // Offsets are computed as of the end of the replay: each replayed event carries the
+            // position the client reaches once it has it.
+            let offset = Self.offset(state)
+            return events.map { Self.frame(for: $0, namespace: namespace, offset: $0.seq == nil ? nil : offset) }
+        }
+        for frame in frames { send(text: frame) }
+    }
+
+    static func offset(_ state: State) -> String {
+        state.rooms.map { String(state.tracker.lastSeq($0.room) ?? $0.base) }.joined(separator: ".")
+    }
+
+    static func frame(for event: RealtimeEvent, namespace: String, offset: String?) -> String {
+        var arguments = event.payloadJSON
+        if let offset {
+            arguments += ","
+            arguments += SocketPacketEncoder.jsonString(offset)
+        }
+        return "4" + SocketPacketEncoder.eventText(namespace: namespace, event: event.name, argumentsJSON: arguments)
+    }
+
+    private func send(text: String) {
+        if !session.queue.enqueue(.text(text)) {
+            // Overflow: the queue closed itself as a slow consumer; the transport ends the session.
+            session.queue.close(.slowConsumer)
+        }
+    }
+
+    /// Sends `event` with `arguments` to this socket only.
+    public func emit(_ event: String, _ arguments: [SocketValue] = []) {
+        send(SocketPacket(type: .event, namespace: namespace, data: .array([.string(event)] + arguments)))
+    }
+
+    /// Sends `event` and waits for the client's acknowledgement; nil on timeout or disconnect.
+    public func emitWithAck(_ event: String, _ arguments: [SocketValue] = [], timeout: Duration) async -> [SocketValue]? {
+        let id: Int? = state.withLock { state in
+            guard state.connected else { return nil }
+            defer { state.nextAckID += 1 }
+            return state.nextAckID
+        }
+        guard let id else { return nil }
+        return await withTaskGroup(of: [SocketValue]?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let registered = self.state.withLock { state -> Bool in
+                        guard state.connected else { return false }
+                        state.pendingAcks[id] = continuation
+                        return true
+                    }
+                    guard registered else {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                    self.send(SocketPacket(type: .event, namespace: self.namespace, id: id, data: .array([.string(event)] + arguments)))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                self.resolveAck(id, with: nil)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    func resolveAck(_ id: Int, with arguments: [SocketValue]?) {
+        let continuation = state.withLock { $0.pendingAcks.removeValue(forKey: id) }
+        continuation?.resume(returning: arguments)
+    }
+
+    func send(_ packet: SocketPacket) {
+        let (text, attachments) = SocketPacketEncoder.encode(packet)
+        send(text: "4" + text)
+        for attachment in attachments {
+            if !session.queue.enqueue(.binary(attachment)) {
+                session.queue.close(.slowConsumer)
+                return
+            }
+        }
+    }
+
+    /// Disconnects this namespace from the server side (the client is told).
+    public func disconnect() {
+        send(SocketPacket(type: .disconnect, namespace: namespace))
+        closed()
+    }
+
+    /// Stops deliveries, leaves every room and fails pending acks; returns what a recovery needs.
+    @discardableResult
+    func closed() -> [RecoverableSession.Room] {
+        let (pending, rooms) = state.withLock { state -> ([CheckedContinuation<[SocketValue]?, Never>], [RecoverableSession.Room]) in
+            guard state.connected else { return ([], []) }
+            state.connected = false
+            let pending = Array(state.pendingAcks.values)
+            state.pendingAcks = [:]
+            let rooms = state.rooms.map { RecoverableSession.Room(room: $0.room, base: state.tracker.lastSeq($0.room) ?? $0.base) }
+            return (pending, rooms)
+        }
+        hub.unregister(self)
+        for continuation in pending { continuation.resume(returning: nil) }
+        return rooms
+    }
+}

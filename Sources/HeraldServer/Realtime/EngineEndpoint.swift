@@ -1,0 +1,61 @@
+import HTTPTypes
+import HeraldRealtime
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// One Engine.IO endpoint on the HTTP server: its long-polling routes and its WebSocket
+/// upgrades, at `path` (`/socket.io` for Herald).
+public struct EngineEndpoint: Sendable {
+    public typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    public let path: String
+    public let engine: EngineServer
+
+    public init(path: String, engine: EngineServer) {
+        self.path = path.hasSuffix("/") ? String(path.dropLast()) : path
+        self.engine = engine
+    }
+
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        let engine = self.engine
+        let maxBody = engine.configuration.maxPayload
+        let handler: @Sendable (Request, Context) async throws -> Response = { request, _ in
+            let query = QueryString.split(request.uri.description).query
+            var body: ByteBuffer?
+            if request.method == .post {
+                var request = request
+                do {
+                    body = try await request.collectBody(upTo: maxBody)
+                } catch {
+                    return Self.response(EngineHTTPResponse(status: 413, contentType: "application/json", body: #"{"code":3,"message":"Bad request"}"#))
+                }
+            }
+            return Self.response(await engine.handlePolling(method: request.method.rawValue, query: query, body: body))
+        }
+        router.get(RouterPath(path), use: handler)
+        router.post(RouterPath(path), use: handler)
+        router.put(RouterPath(path), use: handler)
+    }
+
+    static func response(_ answer: EngineHTTPResponse) -> Response {
+        Response(
+            status: HTTPResponse.Status(code: answer.status),
+            headers: [.contentType: answer.contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: answer.body)))
+    }
+
+    /// The WebSocket handler for an upgrade request to this endpoint, or nil when the request
+    /// is not for it (or names a protocol version or transport it does not serve).
+    public func upgradeHandler(for head: HTTPRequest) -> UpgradeHandler? {
+        let (requestPath, query) = QueryString.split(head.path ?? "")
+        let normalized = requestPath.hasSuffix("/") ? requestPath.dropLast() : requestPath
+        guard normalized == path, engine.webSocketProblem(query: query) == nil else { return nil }
+        let engine = self.engine
+        let maxPayload = engine.configuration.maxPayload
+        return { inbound, outbound, _ in
+            await engine.serveWebSocket(
+                query: query, inbound: inbound.frames(maxSize: maxPayload), writer: HummingbirdEngineWriter(outbound: outbound))
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import HeraldCore
+import HeraldRealtime
+import HeraldStorage
+import HeraldTestSupport
+import Synchronization
+
+/// A subscriber that records what it is given, and lets a test wait for it.
+final class RecordingSubscriber: RealtimeSubscriber {
+    let connectionID: UInt64
+    let userID: String?
+    private let received = Mutex<[RealtimeEvent]>([])
+
+    init(_ id: UInt64, user: String? = nil) {
+        connectionID = id
+        userID = user
+    }
+
+    func deliver(_ event: RealtimeEvent) {
+        received.withLock { $0.append(event) }
+    }
+
+    var events: [RealtimeEvent] { received.withLock { $0 } }
+
+    /// Waits (up to `timeout`) until at least `count` events arrived.
+    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> [RealtimeEvent] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let current = events
+            if current.count >= count { return current }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return events
+    }
+}
+
+let testLogger = TestDatabase.logger

@@ -1,0 +1,68 @@
+import Foundation
+import HeraldCore
+import HeraldRealtime
+import HeraldStorage
+import HeraldTestSupport
+import Testing
+
+/// Two hubs, each with its own PostgreSQL pool and LISTEN connection, on one database: the
+/// multi-node setup without processes.
+@Suite struct TwoNodeBusTests {
+    @Test func anEventPublishedOnOneNodeReachesMembersOnTheOther() async throws {
+        let url = try await TestDatabase.makeURL(.postgres)
+        guard case .postgres(let location) = try DatabaseURL(parsing: url) else { return }
+        let first = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
+        let second = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
+        try await DatabaseFactoryForTests.running([first, second]) {
+            try await Migrator().migrate(first, logger: testLogger)
+            try await withHub(first) { nodeA in
+                try await withHub(second) { nodeB in
+                    let onA = RecordingSubscriber(1)
+                    let onB = RecordingSubscriber(2)
+                    nodeA.join(onA, room: "trip:1")
+                    nodeB.join(onB, room: "trip:1")
+                    try await nodeA.publish("from-a", payload: ["x": 1], to: "trip:1")
+                    try await nodeB.publish("from-b", payload: .string(String(repeating: "y", count: 9000)), to: "trip:1")
+                    try await nodeB.publish("ephemeral", payload: ["lat": 1], to: "trip:1", persist: false)
+                    let seenOnA = await onA.waitFor(3)
+                    let seenOnB = await onB.waitFor(3)
+                    #expect(seenOnA.map(\.name) == ["from-a", "from-b", "ephemeral"])
+                    #expect(seenOnB.map(\.name) == ["from-a", "from-b", "ephemeral"])
+                    #expect(seenOnB.map(\.seq) == [1, 2, nil])
+                    // The large payload travelled by reference and arrives whole.
+                    #expect(seenOnA[1].payloadJSON.utf8.count == 9002)
+                    // B replays what A wrote.
+                    if case .recovered(let events) = try await nodeB.replay(room: "trip:1", after: 0) {
+                        #expect(events.map(\.name) == ["from-a", "from-b"])
+                    } else {
+                        Issue.record("expected a replay")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs the databases' services (pools) around `body`.
+enum DatabaseFactoryForTests {
+    static func running(_ databases: [any Database], _ body: @Sendable @escaping () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for database in databases {
+                if let service = database.service {
+                    group.addTask {
+                        try await service.run()
+                        return false
+                    }
+                }
+            }
+            group.addTask {
+                try await body()
+                return true
+            }
+            defer { group.cancelAll() }
+            while let done = try await group.next() {
+                if done { return }
+            }
+        }
+    }
+}
