@@ -49,13 +49,13 @@ public enum HeraldApplication {
         let database = try await DatabaseFactory.open(databaseURL, config: config, logger: logger)
         let metrics = HeraldMetrics()
 
-        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations
+        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
-        SystemRoutes(database: database, metrics: metrics).addRoutes(to: router)
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
+        SystemRoutes(database: database, metrics: metrics, realtime: realtime).addRoutes(to: router)
         realtime.addRoutes(to: router)
 
         let api = router.group("/api/v1")
@@ -69,6 +69,8 @@ public enum HeraldApplication {
                 database: database, config: config.idempotency, maxBodyBytes: config.limits.maxBodyBytes, clock: clock))
         DocsRoutes(document: OpenAPIDocument.build(operations, version: version), operations: operations).addRoutes(to: api)
         MeRoutes(database: database, clock: clock).addRoutes(to: api)
+        RealtimeRoutes(gateway: realtime, maxPayload: config.realtime.maxPayload).addRoutes(to: api)
+        realtime.addNativeRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -89,6 +91,7 @@ public enum HeraldApplication {
         )
         application.beforeServerStarts {
             try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
+            realtime.hub.markReady()
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,

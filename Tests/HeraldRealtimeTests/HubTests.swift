@@ -133,9 +133,8 @@ func withHub<T: Sendable>(
     @Test func presenceCountsUsersNotConnections() async throws {
         try await TestDatabase.with(.sqlite) { database in
             let changes = RecordedChanges()
-            let hub = RealtimeHub(database: database, clock: SystemClock(), logger: testLogger) { user, online in
-                changes.append("\(user):\(online)")
-            }
+            let hub = RealtimeHub(database: database, clock: SystemClock(), logger: testLogger)
+            hub.onPresenceChange { user, online in changes.append("\(user):\(online)") }
             hub.attach(bus: LocalBus(hub: hub))
             let phone = RecordingSubscriber(1, user: "ann")
             let tablet = RecordingSubscriber(2, user: "ann")

@@ -7,6 +7,7 @@ starts a throwaway PostgreSQL and sets HERALD_BIN and HERALD_TEST_POSTGRES_URL.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import secrets
@@ -286,6 +287,17 @@ def pg_url() -> str:
     psql(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="module")
+def module_pg_url() -> str:
+    """Like `pg_url`, for a database shared by a module's tests (stop the module's servers
+    before this fixture is finalized: request it first)."""
+    admin = _admin_url()
+    name = f"e2e_{secrets.token_hex(6)}"
+    psql(admin, f'CREATE DATABASE "{name}"')
+    yield admin.rsplit("/", 1)[0] + "/" + name
+    psql(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 # Helpers shared by the test modules --------------------------------------------------------
 def issue_token(data_dir: Path | str, user: str = "user-1", role: str = "customer", ttl: str = "1h",
                 env: dict[str, str] | None = None) -> str:
@@ -306,3 +318,146 @@ def assert_error(response: requests.Response, status: int, code: str) -> dict:
     assert body["meta"]["request_id"] == response.headers["X-Request-ID"], (body, response.headers)
     assert body["meta"]["timestamp"], body
     return body["error"]
+
+
+# Realtime helpers (Socket.IO tests) -------------------------------------------------------
+def wait_until(predicate, timeout: float = 5.0, interval: float = 0.05, message: str = "condition"):
+    """Polls `predicate` until it returns something truthy (returned) or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{message}: not true within {timeout:.1f}s (last value {value!r})")
+        time.sleep(interval)
+
+
+def publish(server: HeraldServer, token: str, room: str, event: str, payload=None, persist: bool = True) -> dict:
+    """POST /api/v1/realtime/publish; asserts 202 and returns `data`."""
+    response = server.request("POST", "/api/v1/realtime/publish", token,
+                              json={"room": room, "event": event, "payload": payload, "persist": persist})
+    assert response.status_code == 202, f"publish to {room} failed: {response.status_code} {response.text}"
+    data = response.json()["data"]
+    assert data["room"] == room and data["event"] == event, data
+    return data
+
+
+def is_online(server: HeraldServer, token: str, user: str) -> bool:
+    """GET /api/v1/realtime/presence/{user}'s `online`."""
+    response = server.get(f"/api/v1/realtime/presence/{user}", token=token)
+    assert response.status_code == 200, f"presence of {user}: {response.status_code} {response.text}"
+    data = response.json()["data"]
+    assert data["user_id"] == user, data
+    return data["online"]
+
+
+class RawSocketIO:
+    """A hand-rolled Socket.IO v5 client over one Engine.IO v4 WebSocket (text frames only):
+    it sees every frame the server sends, so tests can check recovery replays exactly.
+
+    Frames other than pings are kept in `pending` until a reader asks for them; pings ("2")
+    are answered ("3") whenever the socket is read. Every text frame received is in `log`."""
+
+    def __init__(self, server: HeraldServer, timeout: float = 5.0, query: str = ""):
+        import websocket  # websocket-client
+
+        self.timeout = timeout
+        address = server.url[len("http://"):]
+        self.url = f"ws://{address}/socket.io/?EIO=4&transport=websocket{query}"
+        self.ws = websocket.create_connection(self.url, timeout=timeout)
+        self.pending: list[str] = []
+        self.log: list[str] = []
+        self.next_ack = 1
+        self.closed = False
+        first = self._read(timeout)
+        assert first.startswith("0"), f"expected an Engine.IO open packet, got {first!r}"
+        self.handshake = json.loads(first[1:])
+        assert self.handshake.get("sid"), self.handshake
+
+    # Frames -----------------------------------------------------------------------------
+    def _read(self, timeout: float) -> str:
+        """The next non-ping frame from the socket (answering pings), or AssertionError."""
+        import websocket
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no frame within {timeout:.1f}s; frames so far: {self.log}")
+            self.ws.settimeout(left)
+            try:
+                frame = self.ws.recv()
+            except websocket.WebSocketTimeoutException:
+                raise AssertionError(f"no frame within {timeout:.1f}s; frames so far: {self.log}") from None
+            except websocket.WebSocketConnectionClosedException:
+                raise AssertionError(f"the server closed the WebSocket; frames so far: {self.log}") from None
+            if isinstance(frame, bytes):
+                raise AssertionError(f"unexpected binary frame {frame!r}; frames so far: {self.log}")
+            self.log.append(frame)
+            if frame == "2":
+                self.ws.send("3")
+                continue
+            return frame
+
+    def next_frame(self, match=lambda frame: True, timeout: float | None = None) -> str:
+        """The first frame (buffered or new) for which `match` is true; others stay pending."""
+        for index, frame in enumerate(self.pending):
+            if match(frame):
+                return self.pending.pop(index)
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self._read(max(0.0, deadline - time.monotonic()) or 0.001)
+            if match(frame):
+                return frame
+            self.pending.append(frame)
+
+    def send(self, frame: str) -> None:
+        self.ws.send(frame)
+
+    # Socket.IO --------------------------------------------------------------------------
+    def connect(self, auth: dict | None) -> dict:
+        """Sends CONNECT for "/" and returns the reply's data; AssertionError on CONNECT_ERROR."""
+        self.send("40" + (json.dumps(auth) if auth is not None else ""))
+        reply = self.next_frame(lambda f: f.startswith("40") or f.startswith("44"))
+        assert reply.startswith("40"), f"CONNECT was refused: {reply!r}"
+        return json.loads(reply[2:])
+
+    def connect_error(self, auth: dict | None) -> dict:
+        """Sends CONNECT and expects CONNECT_ERROR; returns its data."""
+        self.send("40" + (json.dumps(auth) if auth is not None else ""))
+        reply = self.next_frame(lambda f: f.startswith("40") or f.startswith("44"))
+        assert reply.startswith("44"), f"CONNECT was accepted: {reply!r}"
+        return json.loads(reply[2:])
+
+    def next_event(self, timeout: float | None = None) -> list:
+        """The next EVENT packet's array: [name, *arguments]."""
+        frame = self.next_frame(lambda f: f.startswith("42") and f[2:3] == "[", timeout)
+        return json.loads(frame[2:])
+
+    def no_event_pending(self) -> bool:
+        return not any(f.startswith("42") for f in self.pending)
+
+    def call(self, event: str, *args, timeout: float | None = None) -> list:
+        """Emits `event` with an ack id and returns the ack's arguments."""
+        ack_id = self.next_ack
+        self.next_ack += 1
+        self.send(f"42{ack_id}" + json.dumps([event, *args]))
+        prefix = f"43{ack_id}["
+        frame = self.next_frame(lambda f: f.startswith(prefix), timeout)
+        return json.loads(frame[len(prefix) - 1:])
+
+    def close_abruptly(self) -> None:
+        """Drops the TCP connection without a WebSocket or Engine.IO close (a lost network)."""
+        if not self.closed:
+            self.closed = True
+            self.ws.shutdown()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self.ws.close(timeout=1)
+            except Exception:
+                self.ws.shutdown()

@@ -50,10 +50,14 @@ public final class EngineServer: Service, Sendable {
     /// Gives a new session to the upper layer (which sets itself as the delegate).
     private let onOpen: @Sendable (EngineSession) async -> Void
 
+    /// Where slow-consumer drops are counted (the hub's counters, when there is a hub).
+    let counters: RealtimeCounters
+
     public init(
-        configuration: EngineConfiguration, clock: any HeraldClock, logger: Logger,
+        configuration: EngineConfiguration, clock: any HeraldClock, logger: Logger, counters: RealtimeCounters = RealtimeCounters(),
         onOpen: @escaping @Sendable (EngineSession) async -> Void
     ) {
+        self.counters = counters
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -142,6 +146,10 @@ public final class EngineServer: Service, Sendable {
         }
         defer { session.endPoll() }
         await session.queue.waitUntilReadable()
+        if session.queue.closeReason == .slowConsumer {
+            await close(session, reason: .slowConsumer)
+            return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: EngineCodec.encodeText(.close))
+        }
         let frames = session.queue.drain()
         var packets: [String] = []
         packets.reserveCapacity(frames.count)
@@ -308,6 +316,7 @@ public final class EngineServer: Service, Sendable {
 
     public func close(_ session: EngineSession, reason: EngineCloseReason) async {
         sessions.withLock { $0[session.sid] = nil }
+        if reason == .slowConsumer && !session.isClosed { counters.add(.slowDisconnects) }
         await session.close(reason)
     }
 
@@ -336,6 +345,10 @@ public final class EngineServer: Service, Sendable {
             return Array(sessions.values)
         }
         for session in all {
+            if session.queue.closeReason == .slowConsumer {
+                await close(session, reason: .slowConsumer)
+                continue
+            }
             switch session.sweep(now: now, pingInterval: configuration.pingIntervalMilliseconds, pingTimeout: configuration.pingTimeoutMilliseconds) {
             case .none: break
             case .ping: session.send(.ping(""))

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// Rooms, their members on this node, publishing and replay: the one server-side API both
@@ -25,20 +26,46 @@ public final class RealtimeHub: Sendable {
     let logger: Logger
     let eventStore = RealtimeEventStore()
     private let busBox = Mutex<(any ClusterBus)?>(nil)
-    let presenceChanges: @Sendable (String, Bool) -> Void
+    private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
 
     /// The most events one replay returns; a longer gap is answered `unavailable`.
     public let maxReplay: Int
+    public let counters = RealtimeCounters()
 
-    public init(
-        database: any Database, clock: any HeraldClock, logger: Logger, maxReplay: Int = 1000,
-        presenceChanges: @escaping @Sendable (String, Bool) -> Void = { _, _ in }
-    ) {
+    /// Opens when the schema is in place; services that touch realtime tables wait for it.
+    private let readiness: Atomic<Bool>
+
+    /// - Parameter ready: false when migrations still have to run (call `markReady()` after).
+    public init(database: any Database, clock: any HeraldClock, logger: Logger, maxReplay: Int = 1000, ready: Bool = true) {
+        readiness = Atomic(ready)
         self.database = database
         self.clock = clock
         self.logger = logger
         self.maxReplay = maxReplay
-        self.presenceChanges = presenceChanges
+    }
+
+    /// The schema is migrated: realtime services may start.
+    public func markReady() {
+        readiness.store(true, ordering: .releasing)
+    }
+
+    /// Waits until `markReady()`; false when a shutdown came first.
+    public func waitUntilReady() async -> Bool {
+        while !readiness.load(ordering: .acquiring) {
+            if Task.isShuttingDownGracefully || Task.isCancelled { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// Calls `observer(user, online)` when a user's first connection on this node opens or
+    /// their last one closes.
+    public func onPresenceChange(_ observer: @escaping @Sendable (String, Bool) -> Void) {
+        presenceObservers.withLock { $0.append(observer) }
+    }
+
+    private func presenceChanges(_ user: String, _ online: Bool) {
+        for observer in presenceObservers.withLock({ $0 }) { observer(user, online) }
     }
 
     /// Connects the hub to its bus (set once at start-up; the bus needs the hub to deliver).
@@ -140,12 +167,19 @@ public final class RealtimeHub: Sendable {
         for member in members {
             member.deliver(event)
         }
+        if !members.isEmpty { counters.add(.deliveries, members.count) }
     }
 
     // MARK: Replay
 
     /// What a client that last saw `seq` in `room` missed.
     public func replay(room: String, after seq: Int64) async throws -> ReplayResult {
+        let result = try await readReplay(room: room, after: seq)
+        counters.add(result == .unavailable ? .replaysUnavailable : .replays)
+        return result
+    }
+
+    private func readReplay(room: String, after seq: Int64) async throws -> ReplayResult {
         let limit = maxReplay
         let eventStore = self.eventStore
         return try await database.withConnection { db in

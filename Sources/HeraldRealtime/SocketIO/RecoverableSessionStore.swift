@@ -36,12 +36,18 @@ struct RecoverableSessionStore: Sendable {
         }
     }
 
-    /// Takes (reads and deletes) the session `pid` if it disconnected after `notBefore`.
-    func take(pid: String, notBefore: Int64, in database: any Database) async throws -> RecoverableSession? {
+    /// Takes (reads and deletes) the session `pid` if it belongs to `userID` in `namespace`
+    /// and disconnected after `notBefore`. Someone else presenting the pid gets nothing and
+    /// leaves the owner's session in place.
+    func take(pid: String, userID: String?, namespace: String, notBefore: Int64, in database: any Database) async throws -> RecoverableSession? {
         try await database.withConnection { db in
             guard
                 let row = try await db.raw(
-                    "DELETE FROM realtime_sessions WHERE pid = \(bind: pid) RETURNING rooms, updated_at"
+                    """
+                    DELETE FROM realtime_sessions
+                    WHERE pid = \(bind: pid) AND COALESCE(user_id, '') = \(bind: userID ?? "") AND namespace = \(bind: namespace)
+                    RETURNING rooms, updated_at
+                    """
                 ).first()
             else { return nil }
             guard try row.decode(column: "updated_at", as: Int64.self) >= notBefore else { return nil }

@@ -21,6 +21,7 @@ final class SocketIOClient: EngineSessionDelegate {
     }
 
     func engineSession(_ session: EngineSession, didReceiveText text: String) async {
+        server.hub.counters.add(.messagesIn)
         let decoded: Result<SocketPacket?, SocketProtocolError> = state.withLock { state in
             Result { () throws(SocketProtocolError) -> SocketPacket? in try state.decoder.decode(text: text) }
         }
@@ -64,7 +65,10 @@ final class SocketIOClient: EngineSessionDelegate {
                 pid: socket.pid, socketID: socket.id, userID: socket.userID, namespace: socket.namespace,
                 rooms: rooms, disconnectedAt: now)
             do {
-                try await server.sessions.save(saved, in: server.hub.database)
+                // Bounded: during a shutdown with the database gone this must not hang.
+                let sessions = server.sessions
+                let database = server.hub.database
+                try await withDeadline(.seconds(2)) { try await sessions.save(saved, in: database) }
             } catch {
                 server.logger.warning("saving a recoverable session failed", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -153,8 +157,9 @@ final class SocketIOClient: EngineSessionDelegate {
             case .string(let offset)? = auth["offset"], let offsets = Self.parseOffset(offset)
         {
             let notBefore = server.hub.clock.now().epochMilliseconds - EngineConfiguration.milliseconds(server.configuration.recoveryWindow)
-            if let saved = try? await server.sessions.take(pid: pid, notBefore: notBefore, in: server.hub.database),
-                saved.namespace == namespace, saved.userID == identity?.userID, offsets.count <= saved.rooms.count
+            if let saved = try? await server.sessions.take(
+                pid: pid, userID: identity?.userID, namespace: namespace, notBefore: notBefore, in: server.hub.database),
+                offsets.count <= saved.rooms.count
             {
                 let candidate = SocketIOSocket(
                     connectionID: server.nextConnectionID(), id: saved.socketID, pid: saved.pid, namespace: namespace,
@@ -163,11 +168,14 @@ final class SocketIOClient: EngineSessionDelegate {
                 if let events = try? await candidate.restore(saved.rooms, offsets: offsets) {
                     recovered = (saved, events)
                     socket = candidate
+                    server.hub.counters.add(.recoveries)
                 } else {
+                    server.hub.counters.add(.recoveriesFailed)
                     candidate.closed()
                     socket = await freshSocket(namespace: namespace, identity: identity, auth: packet.data)
                 }
             } else {
+                server.hub.counters.add(.recoveriesFailed)
                 socket = await freshSocket(namespace: namespace, identity: identity, auth: packet.data)
             }
         } else {

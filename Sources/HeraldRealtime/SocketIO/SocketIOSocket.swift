@@ -212,7 +212,10 @@ public final class SocketIOSocket: RealtimeSubscriber {
         closed()
     }
 
-    /// Stops deliveries, leaves every room and fails pending acks; returns what a recovery needs.
+    /// Stops deliveries, leaves every room and fails pending acks; returns what a recovery
+    /// needs: the rooms in join order with the sequence each was joined at. (Not what was last
+    /// sent: frames in flight when the connection dropped never arrived, and the client's own
+    /// offset says what did.)
     @discardableResult
     func closed() -> [RecoverableSession.Room] {
         let (pending, rooms) = state.withLock { state -> ([CheckedContinuation<[SocketValue]?, Never>], [RecoverableSession.Room]) in
@@ -220,8 +223,7 @@ public final class SocketIOSocket: RealtimeSubscriber {
             state.connected = false
             let pending = Array(state.pendingAcks.values)
             state.pendingAcks = [:]
-            let rooms = state.rooms.map { RecoverableSession.Room(room: $0.room, base: state.tracker.lastSeq($0.room) ?? $0.base) }
-            return (pending, rooms)
+            return (pending, state.rooms)
         }
         hub.unregister(self)
         for continuation in pending { continuation.resume(returning: nil) }

@@ -16,6 +16,12 @@ public final class RealtimeGateway: Sendable {
     public let hub: RealtimeHub
     public let engine: EngineServer
     public let socketIO: SocketIOServer
+    public let presence: PresenceService
+    public let native: NativeRealtimeServer
+    /// Who may subscribe to which channel (domain modules register their prefixes).
+    public let channels: ChannelPolicy
+    let verifier: TokenVerifier?
+    public let nodeID: String
     public let services: [any Service]
     let config: RealtimeConfig
     let logger: Logger
@@ -30,10 +36,11 @@ public final class RealtimeGateway: Sendable {
         self.config = config
         self.logger = logger
         self.socketIOPath = socketIOPath
-        let hub = RealtimeHub(database: database, clock: clock, logger: logger)
+        let hub = RealtimeHub(database: database, clock: clock, logger: logger, ready: false)
+        let nodeID = Identifier.make("node", length: 12)
         var services: [any Service] = []
         if let postgres = database as? PostgresDatabase {
-            let bus = PostgresBus(hub: hub, client: postgres.client, nodeID: Identifier.make("node"), logger: logger)
+            let bus = PostgresBus(hub: hub, client: postgres.client, nodeID: nodeID, logger: logger)
             hub.attach(bus: bus)
             services.append(bus)
         } else {
@@ -51,10 +58,21 @@ public final class RealtimeGateway: Sendable {
         engineConfiguration.maxPayload = config.maxPayload
         engineConfiguration.outboundLimitBytes = config.outboundLimitBytes
         engineConfiguration.sweepInterval = .milliseconds(max(10, min(250, config.pingTimeoutMs / 4)))
-        let engine = EngineServer(configuration: engineConfiguration, clock: clock, logger: logger) { session in
+        let engine = EngineServer(configuration: engineConfiguration, clock: clock, logger: logger, counters: hub.counters) { session in
             socketIO.attach(session, clock: clock)
         }
         services.append(engine)
+        let presence = PresenceService(hub: hub, nodeID: nodeID, logger: logger)
+        hub.onPresenceChange { _, _ in presence.changed() }
+        services.append(presence)
+        Self.addBuiltInEvents(to: socketIO)
+        let channels = ChannelPolicy()
+        var nativeConfiguration = NativeRealtimeServer.Configuration()
+        nativeConfiguration.outboundLimitBytes = config.outboundLimitBytes
+        nativeConfiguration.messagesPerSecond = config.clientMessagesPerSecond
+        nativeConfiguration.maxMessageBytes = config.maxPayload
+        let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
+        services.append(native)
         services.append(
             RealtimeJanitor(
                 hub: hub, retention: .seconds(config.historyRetentionSeconds), maxPerRoom: config.historyMaxPerRoom,
@@ -62,7 +80,28 @@ public final class RealtimeGateway: Sendable {
         self.hub = hub
         self.engine = engine
         self.socketIO = socketIO
+        self.presence = presence
+        self.native = native
+        self.channels = channels
+        self.verifier = verifier
+        self.nodeID = nodeID
         self.services = services
+    }
+
+    /// Client events every Herald server answers: `whoami` (ack: user, role, rooms, recovered)
+    /// and `echo` (ack: the same arguments, for round-trip checks).
+    static func addBuiltInEvents(to socketIO: SocketIOServer) {
+        socketIO.on("whoami") { socket, _, ack in
+            ack?(.object([
+                "user_id": socket.userID.map(SocketValue.string) ?? .null,
+                "role": socket.identity.map { .string($0.role.rawValue) } ?? .null,
+                "rooms": .array(socket.rooms.map(SocketValue.string)),
+                "recovered": .bool(socket.recovered),
+            ]))
+        }
+        socketIO.on("echo") { _, arguments, ack in
+            ack?.reply(arguments)
+        }
     }
 
     var endpoint: EngineEndpoint { EngineEndpoint(path: socketIOPath, engine: engine) }
@@ -83,20 +122,76 @@ public final class RealtimeGateway: Sendable {
                 "POST", "/socket.io", summary: "Socket.IO long-polling: send packets", tag: "realtime", access: .public_,
                 response: Schema.string("ok"), enveloped: false, errors: errors, parameters: query),
             APIOperation(
+                "GET", "/api/v1/realtime", summary: "Native realtime protocol (WebSocket): channels, replay, state sync",
+                description: "Upgrade to WebSocket with ?token=<JWT>. Client messages: subscribe {channel, last_event_id?}, unsubscribe {channel}, reconnect {last_event_id, trip_id|channel, client_state}, ping. Server messages: events {type, event_id, channel, payload}, subscribed {channel, replay_from, latest_event_id, recovered?}, state_sync, pong, error {code, message}.",
+                tag: "realtime", access: .public_, enveloped: true,
+                errors: [401: "Missing or refused token (`UNAUTHORIZED`)", 426: "Not a WebSocket upgrade (`UPGRADE_REQUIRED`)"],
+                parameters: [["name": "token", "in": "query", "required": true, "schema": ["type": "string"]]]),
+            APIOperation(
                 "PUT", "/socket.io", summary: "Not part of the protocol: answered 400 (Bad handshake method)", tag: "realtime",
                 access: .public_, enveloped: false, errors: errors, parameters: query),
         ]
     }()
 
+    static let nativePath = "/api/v1/realtime"
+
+    /// The realtime counters and gauges in Prometheus text format.
+    func renderMetrics() -> String {
+        var text = ""
+        func gauge(_ name: String, _ help: String, _ value: Int) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
+        }
+        gauge("herald_realtime_connections", "Realtime connections on this node (both protocols).", hub.connectionCount)
+        gauge("herald_realtime_engine_sessions", "Engine.IO sessions on this node.", engine.sessionCount)
+        gauge("herald_realtime_native_connections", "Native WebSocket connections on this node.", native.connectionCount)
+        for counter in RealtimeCounters.Counter.allCases {
+            text += "# TYPE \(counter.metricName) counter\n\(counter.metricName) \(hub.counters.value(counter))\n"
+        }
+        return text
+    }
+
     func addRoutes(to router: Router<HeraldRequestContext>) {
         endpoint.addRoutes(to: router)
+    }
+
+    /// `GET /api/v1/realtime` without an upgrade (or with a refused token): say why.
+    func addNativeRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        let verifier = self.verifier
+        api.get("/realtime") { request, _ -> Response in
+            let query = QueryString.split(request.uri.description).query
+            guard let token = query["token"] ?? Self.bearer(request.headers[.authorization]), let verifier else {
+                throw APIError.unauthorized("Connect with ?token=<JWT> (or an Authorization header).")
+            }
+            do {
+                _ = try await verifier.verify(token)
+            } catch let failure as AuthFailure {
+                throw APIError.unauthorized(failure.message)
+            }
+            throw APIError(status: 426, code: "UPGRADE_REQUIRED", message: "This endpoint speaks WebSocket: send Upgrade: websocket.")
+        }
+    }
+
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 
     /// Decides whether a request with `Upgrade: websocket` becomes a WebSocket, and serves it.
     /// Requests it declines fall through to the router, which answers with the reason.
     func shouldUpgrade(_ head: HTTPRequest) async -> ShouldUpgradeResult<EngineEndpoint.UpgradeHandler> {
         if let handler = endpoint.upgradeHandler(for: head) { return .upgrade([:], handler) }
-        return .dontUpgrade
+        let (path, query) = QueryString.split(head.path ?? "")
+        let normalized = path.hasSuffix("/") ? path.dropLast() : path
+        guard normalized == Self.nativePath, let verifier,
+            let token = query["token"] ?? Self.bearer(head.headerFields[.authorization]),
+            let identity = try? await verifier.verify(token)
+        else { return .dontUpgrade }
+        let native = self.native
+        let maxPayload = config.maxPayload
+        return .upgrade([:]) { inbound, outbound, _ in
+            await native.serve(
+                identity: identity, inbound: inbound.frames(maxSize: maxPayload), writer: HummingbirdEngineWriter(outbound: outbound))
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import HeraldRealtime
 import Hummingbird
 
 /// Liveness, readiness and metrics for load balancers and Prometheus; outside `/api/v1`
@@ -8,6 +9,7 @@ import Hummingbird
 struct SystemRoutes {
     let database: any Database
     let metrics: HeraldMetrics
+    let realtime: RealtimeGateway
 
     func addRoutes(to router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -25,7 +27,7 @@ struct SystemRoutes {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.render()))
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics()))
             )
         }
     }

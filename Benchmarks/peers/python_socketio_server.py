@@ -1,0 +1,98 @@
+"""python-socketio peer for Herald's realtime benchmarks.
+
+An ASGI app served by uvicorn (see Benchmarks/run.sh for the exact command):
+
+* Socket.IO (python-socketio 5.x AsyncServer, Engine.IO v4) at /socket.io/. Every client
+  that connects joins the room "bench" (Herald puts every authenticated socket in
+  "user:<sub>"; the benchmark gives all its clients the same sub, so both servers fan out
+  to one room holding every client). The CONNECT auth payload is accepted and ignored.
+* POST /api/v1/realtime/publish with Herald's body
+  {"room": ..., "event": ..., "payload": {...}, "persist": bool}: emits `event` with
+  `payload` to `room` and answers 202, the same contract as Herald's publish endpoint (a
+  backend publishing over HTTP). python-socketio has no persistence and no connection state
+  recovery, so "persist" is ignored. No auth is checked here (Herald checks a service JWT
+  on every publish: that cost stays on Herald's side of the comparison).
+
+Run: uvicorn python_socketio_server:app --app-dir Benchmarks/peers --loop uvloop \
+        --ws websockets-sansio --host 127.0.0.1 --port 8090
+"""
+
+import json
+
+import socketio
+
+ROOM = "bench"
+
+sio = socketio.AsyncServer(
+    async_mode="asgi",
+    cors_allowed_origins="*",
+    ping_interval=25,
+    ping_timeout=20,
+    max_http_buffer_size=1_000_000,
+    logger=False,
+    engineio_logger=False,
+)
+
+
+@sio.event
+async def connect(sid, environ, auth):
+    await sio.enter_room(sid, ROOM)
+
+
+@sio.event
+async def echo(sid, *args):
+    return args
+
+
+async def _read_body(receive):
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
+async def _respond(send, status, obj):
+    data = json.dumps(obj).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+async def http_app(scope, receive, send):
+    """Everything that is not /socket.io/: the publish endpoint and a health check."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    path = scope["path"]
+    if path == "/healthz":
+        await _respond(send, 200, {"status": "ok"})
+        return
+    if path == "/api/v1/realtime/publish" and scope["method"] == "POST":
+        try:
+            body = json.loads(await _read_body(receive))
+            room, event = body["room"], body["event"]
+            payload = body.get("payload")
+        except (ValueError, KeyError, TypeError):
+            await _respond(send, 400, {"error": {"code": "INVALID_JSON"}})
+            return
+        await sio.emit(event, payload, room=room)
+        await _respond(send, 202, {"data": {"room": room, "event": event, "event_id": None, "seq": None}})
+        return
+    await _respond(send, 404, {"error": {"code": "NOT_FOUND"}})
+
+
+app = socketio.ASGIApp(sio, other_asgi_app=http_app, socketio_path="socket.io")

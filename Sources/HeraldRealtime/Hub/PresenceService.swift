@@ -1,0 +1,133 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+import SQLKit
+
+/// Whether users are online on any node.
+///
+/// Why a table plus heartbeats: each node writes which users it holds and refreshes its own
+/// heartbeat every few seconds; a user is online when some node with a fresh heartbeat holds
+/// them. A node that dies stops heartbeating, so its users drop out after the TTL without
+/// anyone having to notice the crash, and the next sweep deletes its rows. On SQLite there is
+/// one node and the hub's own counts answer.
+public final class PresenceService: Service, Sendable {
+    public let nodeID: String
+    let hub: RealtimeHub
+    let interval: Duration
+    let ttlMilliseconds: Int64
+    let logger: Logger
+    private let written = Mutex<[String: Int]>([:])
+    private let dirty = Atomic<Bool>(false)
+    private let distributed: Bool
+
+    public init(hub: RealtimeHub, nodeID: String, interval: Duration = .seconds(5), ttl: Duration = .seconds(15), logger: Logger) {
+        self.hub = hub
+        self.nodeID = nodeID
+        self.interval = interval
+        self.ttlMilliseconds = ttl.components.seconds * 1000 + ttl.components.attoseconds / 1_000_000_000_000_000
+        self.logger = logger
+        distributed = hub.database.engine == .postgres
+    }
+
+    /// True when the user has a connection on this node or, with PostgreSQL, on any live node.
+    public func isOnline(_ userID: String) async throws -> Bool {
+        if hub.isConnectedHere(userID) { return true }
+        guard distributed else { return false }
+        let freshAfter = hub.clock.now().epochMilliseconds - ttlMilliseconds
+        return try await hub.database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT 1 AS online FROM realtime_presence p JOIN realtime_nodes n ON n.node_id = p.node_id
+                WHERE p.user_id = \(bind: userID) AND n.heartbeat_at > \(bind: freshAfter) LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Writes this node's users and heartbeat now (also done every `interval`), and publishes
+    /// `presence` events (`{user_id, online}`, to room `presence:{user}`) for users who came or
+    /// went on this node since the last sync.
+    public func sync() async throws {
+        let now = hub.clock.now().epochMilliseconds
+        let current = hub.connectedUsers
+        let previous = written.withLock { $0 }
+        for user in current.keys where previous[user] == nil {
+            try await hub.publish("presence", payload: ["user_id": .string(user), "online": true], to: "presence:\(user)", persist: false)
+        }
+        for user in previous.keys where current[user] == nil {
+            try await hub.publish("presence", payload: ["user_id": .string(user), "online": false], to: "presence:\(user)", persist: false)
+        }
+        guard distributed else {
+            written.withLock { $0 = current }
+            return
+        }
+        let nodeID = self.nodeID
+        let ttl = ttlMilliseconds
+        try await hub.database.transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES (\(bind: nodeID), \(bind: now))
+                ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """
+            ).run()
+            for (user, count) in current where previous[user] != count {
+                try await db.raw(
+                    """
+                    INSERT INTO realtime_presence (node_id, user_id, connections) VALUES (\(bind: nodeID), \(bind: user), \(bind: count))
+                    ON CONFLICT (node_id, user_id) DO UPDATE SET connections = excluded.connections
+                    """
+                ).run()
+            }
+            for user in previous.keys where current[user] == nil {
+                try await db.raw("DELETE FROM realtime_presence WHERE node_id = \(bind: nodeID) AND user_id = \(bind: user)").run()
+            }
+            // Rows of nodes that stopped heartbeating long ago are garbage.
+            let dead = now - ttl * 4
+            try await db.raw("DELETE FROM realtime_presence WHERE node_id IN (SELECT node_id FROM realtime_nodes WHERE heartbeat_at < \(bind: dead))").run()
+            try await db.raw("DELETE FROM realtime_nodes WHERE heartbeat_at < \(bind: dead)").run()
+        }
+        written.withLock { $0 = current }
+    }
+
+    /// A user came or went on this node: write it soon (within a quarter second), not at the
+    /// next heartbeat.
+    public func changed() {
+        dirty.store(true, ordering: .relaxed)
+    }
+
+    public func run() async throws {
+        guard await hub.waitUntilReady() else { return }
+        let tick: Duration = .milliseconds(250)
+        var sinceSync: Duration = interval
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if sinceSync >= interval || dirty.exchange(false, ordering: .relaxed) {
+                do {
+                    try await sync()
+                } catch {
+                    logger.warning("presence sync failed", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                sinceSync = .zero
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: tick) }
+            } catch {
+                break
+            }
+            sinceSync += tick
+        }
+        // Leaving: this node's users are no longer online here. Bounded, so a database that
+        // is already gone cannot hold up the shutdown.
+        guard distributed else { return }
+        let nodeID = self.nodeID
+        let database = hub.database
+        _ = try? await withDeadline(.seconds(2)) {
+            try await database.withConnection { db in
+                try await db.raw("DELETE FROM realtime_presence WHERE node_id = \(bind: nodeID)").run()
+                try await db.raw("DELETE FROM realtime_nodes WHERE node_id = \(bind: nodeID)").run()
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import HeraldAuth
+import HeraldCore
+import Synchronization
+
+/// Who may subscribe to which channel. Domain modules own their prefixes (`trip:` is the
+/// trips module's: a rider may subscribe only to their own trip) and register a rule here.
+///
+/// Built in: `user:{id}` and `presence:{id}` belong to that user; services and operators may
+/// subscribe to anything. A channel whose prefix no module claims is refused for everyone
+/// else, so a new channel kind is private until its owner says otherwise.
+public final class ChannelPolicy: Sendable {
+    public typealias Rule = @Sendable (Identity, _ channel: String) async throws -> Bool
+
+    private let rules = Mutex<[String: Rule]>([:])
+
+    public init() {}
+
+    /// Registers the rule for channels named `prefix:…`.
+    public func allow(prefix: String, _ rule: @escaping Rule) {
+        rules.withLock { $0[prefix] = rule }
+    }
+
+    public func mayAccess(_ identity: Identity, channel: String) async throws -> Bool {
+        if identity.role == .service || identity.role == .operator { return true }
+        guard let colon = channel.firstIndex(of: ":") else { return false }
+        let prefix = String(channel[..<colon])
+        let rest = channel[channel.index(after: colon)...]
+        if prefix == "user" || prefix == "presence" { return rest == identity.userID }
+        guard let rule = rules.withLock({ $0[prefix] }) else { return false }
+        return try await rule(identity, channel)
+    }
+}
+
+/// Supplies the domain part of a `state_sync` answer (the trip's current state, the driver's
+/// latest location) for channels of one prefix.
+public typealias StateSyncProvider = @Sendable (Identity, _ channel: String, _ clientState: JSONValue?) async throws -> [String: JSONValue]

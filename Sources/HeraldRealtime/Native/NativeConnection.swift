@@ -1,0 +1,106 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import Synchronization
+
+/// One client of the native WebSocket protocol (`/api/v1/realtime`): JSON messages with a
+/// `type`, channel subscriptions with replay from `last_event_id`, and `reconnect` answered
+/// with a `state_sync`.
+public final class NativeConnection: RealtimeSubscriber {
+    public let connectionID: UInt64
+    public let identity: Identity
+    public var userID: String? { identity.userID }
+    let queue: OutboundQueue
+    private let state: Mutex<State>
+
+    struct State {
+        var tracker = SubscriptionTracker()
+        var bucket: TokenBucket
+        var closed = false
+    }
+
+    init(connectionID: UInt64, identity: Identity, outboundLimit: Int, messagesPerSecond: Int, now: Date) {
+        self.connectionID = connectionID
+        self.identity = identity
+        queue = OutboundQueue(limitBytes: outboundLimit)
+        state = Mutex(State(bucket: TokenBucket(limit: messagesPerSecond, window: 1, now: now)))
+    }
+
+    public var channels: [String] { state.withLock { $0.tracker.rooms } }
+
+    // MARK: Outbound
+
+    public func deliver(_ event: RealtimeEvent) {
+        let admitted = state.withLock { !$0.closed && $0.tracker.admit(event) == .send }
+        if admitted { send(Self.frame(event)) }
+    }
+
+    /// `{"type":…,"event_id":…,"channel":…,"payload":…}`, built around the shared payload text.
+    static func frame(_ event: RealtimeEvent) -> String {
+        var text = "{\"type\":"
+        text += JSONText.quoted(event.name)
+        text += ",\"event_id\":"
+        text += event.eventID.map(JSONText.quoted) ?? "null"
+        text += ",\"channel\":"
+        text += JSONText.quoted(event.room)
+        text += ",\"payload\":"
+        text += event.payloadJSON
+        text += "}"
+        return text
+    }
+
+    func send(_ text: String) {
+        if !queue.enqueue(.text(text)) { queue.close(.slowConsumer) }
+    }
+
+    func send(_ message: JSONValue) {
+        send(JSONText.encode(message))
+    }
+
+    func sendError(_ code: String, _ message: String, extra: [String: JSONValue] = [:]) {
+        var object = extra
+        object["type"] = "error"
+        object["code"] = .string(code)
+        object["message"] = .string(message)
+        send(.object(object))
+    }
+
+    // MARK: Subscriptions
+
+    func isSubscribed(_ channel: String) -> Bool {
+        state.withLock { $0.tracker.contains(channel) }
+    }
+
+    func follow(_ channel: String, after seq: Int64) {
+        state.withLock { $0.tracker.follow(channel, after: seq) }
+    }
+
+    func beginReplay(_ channel: String, after seq: Int64) {
+        state.withLock { $0.tracker.beginReplay(channel, after: seq) }
+    }
+
+    func finishReplay(_ channel: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
+        state.withLock { $0.tracker.finishReplay(channel, replayed: replayed) }
+    }
+
+    func forget(_ channel: String) {
+        state.withLock { $0.tracker.leave(channel) }
+    }
+
+    /// Takes one token from the client's message budget; the wait in milliseconds when empty.
+    func admitMessage(now: Date) -> Int? {
+        state.withLock { state in
+            switch state.bucket.take(now: now) {
+            case .allowed: return nil
+            case .limited:
+                let seconds = (1 - state.bucket.tokens) / state.bucket.refillRate
+                return max(1, Int((seconds * 1000).rounded(.up)))
+            }
+        }
+    }
+
+    func markClosed() {
+        state.withLock { $0.closed = true }
+        queue.close()
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The native WebSocket protocol of seed 002, served at `/api/v1/realtime?token=…`.
+///
+/// Client → server: `subscribe {channel, last_event_id?}`, `unsubscribe {channel}`,
+/// `reconnect {last_event_id, trip_id | channel, client_state}`, `ping`, and domain messages
+/// (e.g. `location`) handled by the module that registered them. Server → client: events
+/// `{type, event_id, channel, payload}`, `subscribed`, `unsubscribed`, `state_sync`, `pong`
+/// and `error {code, message}`.
+public final class NativeRealtimeServer: Service, Sendable {
+    public typealias MessageHandler = @Sendable (NativeConnection, [String: JSONValue]) async -> Void
+
+    public struct Configuration: Sendable {
+        public var outboundLimitBytes = 1_048_576
+        public var messagesPerSecond = 10
+        public var maxMessageBytes = 1_000_000
+        public init() {}
+    }
+
+    public let hub: RealtimeHub
+    public let policy: ChannelPolicy
+    let configuration: Configuration
+    let logger: Logger
+    private let handlers = Mutex<[String: MessageHandler]>([:])
+    private let providers = Mutex<[String: StateSyncProvider]>([:])
+    private let connections = Mutex<[UInt64: NativeConnection]>([:])
+    private let counter = Atomic<UInt64>(0)
+
+    public init(hub: RealtimeHub, policy: ChannelPolicy, configuration: Configuration, logger: Logger) {
+        self.hub = hub
+        self.policy = policy
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Handles client messages of `type` (a domain module's, such as `location`).
+    public func on(_ type: String, _ handler: @escaping MessageHandler) {
+        handlers.withLock { $0[type] = handler }
+    }
+
+    /// Supplies the domain fields of `state_sync` for channels `prefix:…`.
+    public func stateSync(prefix: String, _ provider: @escaping StateSyncProvider) {
+        providers.withLock { $0[prefix] = provider }
+    }
+
+    public var connectionCount: Int { connections.withLock { $0.count } }
+
+    // MARK: Serving a connection
+
+    public func serve<Inbound: AsyncSequence>(
+        identity: Identity, inbound: Inbound, writer: some EngineWebSocketWriter
+    ) async where Inbound.Element == InboundFrame {
+        let connection = NativeConnection(
+            connectionID: counter.wrappingAdd(1, ordering: .relaxed).newValue | (1 << 61), identity: identity,
+            outboundLimit: configuration.outboundLimitBytes, messagesPerSecond: configuration.messagesPerSecond,
+            now: hub.clock.now())
+        connections.withLock { $0[connection.connectionID] = connection }
+        hub.register(connection)
+        let userRoom = "user:\(identity.userID)"
+        if let base = try? await hub.lastSeq(room: userRoom) {
+            connection.follow(userRoom, after: base)
+            hub.join(connection, room: userRoom)
+        }
+        connection.send([
+            "type": "connected", "user_id": .string(identity.userID), "role": .string(identity.role.rawValue),
+            "channels": [.string(userRoom)],
+        ])
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let frame = await connection.queue.next() {
+                    do { try await writer.write(frame) } catch { break }
+                }
+                await writer.close()
+            }
+            do {
+                for try await frame in inbound {
+                    guard case .text(let text) = frame else {
+                        connection.sendError("INVALID_MESSAGE", "Messages are JSON text.")
+                        continue
+                    }
+                    await handle(text, from: connection)
+                    if connection.queue.closeReason != nil { break }
+                }
+            } catch {}
+            hub.unregister(connection)
+            if connection.queue.closeReason == .slowConsumer { hub.counters.add(.slowDisconnects) }
+            connections.withLock { $0[connection.connectionID] = nil }
+            connection.markClosed()
+        }
+    }
+
+    func handle(_ text: String, from connection: NativeConnection) async {
+        hub.counters.add(.messagesIn)
+        if let wait = connection.admitMessage(now: hub.clock.now()) {
+            connection.sendError("RATE_LIMITED", "Too many messages; slow down.", extra: ["retry_after_ms": .number(Double(wait))])
+            return
+        }
+        guard text.utf8.count <= configuration.maxMessageBytes,
+            let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)),
+            case .object(let message) = value, case .string(let type)? = message["type"]
+        else {
+            connection.sendError("INVALID_MESSAGE", "Messages are JSON objects with a \"type\".")
+            return
+        }
+        switch type {
+        case "subscribe": await subscribe(message, connection)
+        case "unsubscribe": unsubscribe(message, connection)
+        case "reconnect": await reconnect(message, connection)
+        case "ping": connection.send(["type": "pong"])
+        default:
+            if let handler = handlers.withLock({ $0[type] }) {
+                await handler(connection, message)
+            } else {
+                connection.sendError("UNKNOWN_TYPE", "Unknown message type.", extra: ["message_type": .string(String(type.prefix(64)))])
+            }
+        }
+    }
+
+    /// Checks the channel name and the caller's right to it; sends the error itself.
+    private func authorized(_ channel: JSONValue?, _ connection: NativeConnection) async -> String? {
+        guard case .string(let name)? = channel, (1...200).contains(name.utf8.count),
+            name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        else {
+            connection.sendError("INVALID_CHANNEL", "A channel is a name like trip:tr_4e5f.")
+            return nil
+        }
+        do {
+            guard try await policy.mayAccess(connection.identity, channel: name) else {
+                connection.sendError("FORBIDDEN", "You may not subscribe to this channel.", extra: ["channel": .string(name)])
+                return nil
+            }
+        } catch {
+            logger.error("channel authorisation failed", metadata: ["error": "\(String(reflecting: error))"])
+            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(name)])
+            return nil
+        }
+        return name
+    }
+
+    private func lastEventSeq(_ value: JSONValue?, _ connection: NativeConnection) -> Int64?? {
+        switch value {
+        case nil, .null?: return .some(nil)
+        case .string(let id)?:
+            if let seq = RealtimeEvent.seq(fromEventID: id) { return .some(seq) }
+        case .number(let number)? where number >= 0 && number.rounded() == number && number < 9e15:
+            return .some(Int64(number))
+        default: break
+        }
+        connection.sendError("INVALID_EVENT_ID", "last_event_id looks like evt_123.")
+        return nil
+    }
+
+    private func subscribe(_ message: [String: JSONValue], _ connection: NativeConnection) async {
+        guard let channel = await authorized(message["channel"], connection) else { return }
+        guard let last = lastEventSeq(message["last_event_id"], connection) else { return }
+        do {
+            let (events, recovered, latest) = try await join(channel, after: last, connection)
+            var reply: [String: JSONValue] = ["type": "subscribed", "channel": .string(channel)]
+            reply["replay_from"] = events.first?.eventID.map(JSONValue.string) ?? .null
+            reply["latest_event_id"] = latest > 0 ? .string("evt_\(latest)") : .null
+            if last != nil { reply["recovered"] = .bool(recovered) }
+            connection.send(.object(reply))
+            for event in events { connection.send(NativeConnection.frame(event)) }
+        } catch {
+            logger.error("subscribe failed", metadata: ["error": "\(String(reflecting: error))"])
+            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
+        }
+    }
+
+    /// Joins the channel (before reading its history, so nothing slips between) and returns
+    /// what to send: the missed events plus live ones that arrived meanwhile.
+    private func join(_ channel: String, after last: Int64?, _ connection: NativeConnection) async throws -> ([RealtimeEvent], Bool, Int64) {
+        if connection.isSubscribed(channel) { connection.forget(channel) }
+        guard let last else {
+            let latest = try await hub.lastSeq(room: channel)
+            connection.follow(channel, after: latest)
+            hub.join(connection, room: channel)
+            return ([], true, latest)
+        }
+        connection.beginReplay(channel, after: last)
+        hub.join(connection, room: channel)
+        let result = try await hub.replay(room: channel, after: last)
+        let latest = try await hub.lastSeq(room: channel)
+        switch result {
+        case .recovered(let events):
+            return (connection.finishReplay(channel, replayed: events), true, latest)
+        case .unavailable:
+            return (connection.finishReplay(channel, replayed: nil), false, latest)
+        }
+    }
+
+    private func unsubscribe(_ message: [String: JSONValue], _ connection: NativeConnection) {
+        guard case .string(let channel)? = message["channel"], connection.isSubscribed(channel) else {
+            connection.sendError("NOT_SUBSCRIBED", "You are not subscribed to this channel.")
+            return
+        }
+        connection.forget(channel)
+        hub.leave(connection, room: channel)
+        connection.send(["type": "unsubscribed", "channel": .string(channel)])
+    }
+
+    /// `reconnect` → `state_sync {channel, current_state, missed_events, recovered, …}`: the
+    /// missed events inline, plus whatever the channel's owner supplies (the latest driver
+    /// location is always there for a trip, even when history was trimmed).
+    private func reconnect(_ message: [String: JSONValue], _ connection: NativeConnection) async {
+        var channelValue = message["channel"]
+        if channelValue == nil, case .string(let trip)? = message["trip_id"] { channelValue = .string("trip:\(trip)") }
+        guard let channel = await authorized(channelValue, connection) else { return }
+        guard let last = lastEventSeq(message["last_event_id"], connection) else { return }
+        do {
+            let (events, recovered, latest) = try await join(channel, after: last ?? 0, connection)
+            var reply: [String: JSONValue] = [
+                "type": "state_sync", "channel": .string(channel), "current_state": .null, "recovered": .bool(recovered),
+                "latest_event_id": latest > 0 ? .string("evt_\(latest)") : .null,
+            ]
+            let prefix = channel.split(separator: ":", maxSplits: 1).first.map(String.init) ?? channel
+            if let provider = providers.withLock({ $0[prefix] }) {
+                for (key, value) in try await provider(connection.identity, channel, message["client_state"]) where key != "type" {
+                    reply[key] = value
+                }
+            }
+            var text = JSONText.encode(.object(reply))
+            // missed_events carries the events exactly as they are sent live.
+            text.removeLast()
+            text += ",\"missed_events\":[" + events.map(NativeConnection.frame).joined(separator: ",") + "]}"
+            connection.send(text)
+        } catch {
+            logger.error("reconnect failed", metadata: ["error": "\(String(reflecting: error))"])
+            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
+        }
+    }
+
+    // MARK: Token expiry
+
+    /// Closes connections whose token has expired (the client refreshes it and reconnects).
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            } catch {
+                break
+            }
+            let now = hub.clock.now().timeIntervalSince1970
+            let expired = connections.withLock { $0.values.filter { $0.identity.expiresAt <= now } }
+            for connection in expired {
+                connection.sendError("TOKEN_EXPIRED", "Your token expired; reconnect with a fresh one.")
+                connection.queue.close()
+            }
+        }
+        for connection in connections.withLock({ Array($0.values) }) {
+            connection.sendError("SERVER_CLOSING", "The server is restarting; reconnect.")
+            connection.queue.close()
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldRealtime
+import HeraldServer
+import HeraldStorage
+import HeraldTestSupport
+import Testing
+
+/// Runs `body` with a probe connected to `/api/v1/realtime` of a live test server.
+func withNativeClient(
+    _ session: TestSession, token: String, _ body: @Sendable @escaping (WebSocketProbe) async throws -> Void
+) async throws {
+    let port = try #require(session.client.port)
+    let probe = WebSocketProbe()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=\(token)") }
+        defer { probe.close() }
+        try await body(probe)
+        probe.close()
+        try await group.waitForAll()
+    }
+}
+
+@Suite struct NativeRealtimeTests {
+    @Test(arguments: TestEngine.allCases)
+    func subscribersReceiveEventsWithIDsAndOnlyTheirOwn(engine: TestEngine) async throws {
+        try await TestServer.run(engine, setup: .live) { session in
+            let hub = session.runtime.realtime.hub
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                let hello = await ann.next(type: "connected")
+                #expect(hello?["user_id"] == "ann")
+                #expect(hello?["channels"] == ["user:ann"])
+                try await hub.publish("job:new", payload: ["job_id": "j1"], to: "user:ann")
+                try await hub.publish("job:new", payload: ["job_id": "other"], to: "user:bob")
+                let event = await ann.next(type: "job:new")
+                #expect(event == ["type": "job:new", "event_id": "evt_1", "channel": "user:ann", "payload": ["job_id": "j1"]])
+                ann.send(["type": "ping"])
+                #expect(await ann.next(type: "pong") != nil)
+                #expect(await ann.next(type: "job:new", timeout: .milliseconds(200)) == nil)
+            }
+        }
+    }
+
+    @Test func channelsOfOthersAreRefused() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                _ = await ann.next(type: "connected")
+                ann.send(["type": "subscribe", "channel": "user:bob"])
+                let refused = await ann.next(type: "error")
+                #expect(refused?["code"] == "FORBIDDEN")
+                #expect(refused?["channel"] == "user:bob")
+                ann.send(["type": "subscribe", "channel": "trip:t1"])
+                #expect(await ann.next(type: "error")?["code"] == "FORBIDDEN")
+                ann.send(["type": "subscribe", "channel": "has space"])
+                #expect(await ann.next(type: "error")?["code"] == "INVALID_CHANNEL")
+            }
+            // Domain modules open their channels with a rule; operators see everything.
+            session.runtime.realtime.channels.allow(prefix: "trip") { identity, channel in
+                channel == "trip:t1" && identity.userID == "ann"
+            }
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                ann.send(["type": "subscribe", "channel": "trip:t1"])
+                #expect(await ann.next(type: "subscribed")?["channel"] == "trip:t1")
+            }
+            try await withNativeClient(session, token: try await session.token("ops", .operator)) { ops in
+                ops.send(["type": "subscribe", "channel": "user:bob"])
+                #expect(await ops.next(type: "subscribed")?["channel"] == "user:bob")
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func subscribingWithALastEventIDReplaysWhatWasMissed(engine: TestEngine) async throws {
+        try await TestServer.run(engine, setup: .live) { session in
+            let hub = session.runtime.realtime.hub
+            for index in 1...5 {
+                try await hub.publish("tick", payload: .number(Double(index)), to: "user:ann")
+            }
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                ann.send(["type": "subscribe", "channel": "user:ann", "last_event_id": "evt_3"])
+                let subscribed = await ann.next(type: "subscribed")
+                #expect(subscribed?["recovered"] == true)
+                #expect(subscribed?["replay_from"] == "evt_4")
+                #expect(subscribed?["latest_event_id"] == "evt_5")
+                #expect(await ann.next(type: "tick")?["event_id"] == "evt_4")
+                #expect(await ann.next(type: "tick")?["event_id"] == "evt_5")
+                try await hub.publish("tick", payload: 6, to: "user:ann")
+                #expect(await ann.next(type: "tick")?["event_id"] == "evt_6")
+            }
+        }
+    }
+
+    @Test func aGapOlderThanTheHistoryIsReportedNotPartlyReplayed() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let hub = session.runtime.realtime.hub
+            for index in 1...5 {
+                try await hub.publish("tick", payload: .number(Double(index)), to: "user:ann")
+            }
+            try await hub.database.withConnection { db in try await RealtimeEventStore().trim(db, before: 0, keepPerRoom: 2) }
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                ann.send(["type": "subscribe", "channel": "user:ann", "last_event_id": "evt_1"])
+                let subscribed = await ann.next(type: "subscribed")
+                #expect(subscribed?["recovered"] == false)
+                #expect(subscribed?["latest_event_id"] == "evt_5")
+                #expect(await ann.next(type: "tick", timeout: .milliseconds(200)) == nil)
+            }
+        }
+    }
+
+    @Test func reconnectAnswersWithStateSync() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let realtime = session.runtime.realtime
+            realtime.channels.allow(prefix: "trip") { identity, _ in identity.userID == "rider" }
+            realtime.native.stateSync(prefix: "trip") { _, channel, clientState in
+                ["current_state": "IN_PROGRESS", "latest_driver_location": ["latitude": -33.86], "client_state_was": clientState ?? .null, "echo": .string(channel)]
+            }
+            for index in 1...3 {
+                try await realtime.hub.publish("driver_location", payload: ["n": .number(Double(index))], to: "trip:tr_1")
+            }
+            try await withNativeClient(session, token: try await session.token("rider")) { rider in
+                rider.send(["type": "reconnect", "last_event_id": "evt_1", "trip_id": "tr_1", "client_state": "ACCEPTED"])
+                let sync = await rider.next(type: "state_sync")
+                #expect(sync?["channel"] == "trip:tr_1")
+                #expect(sync?["current_state"] == "IN_PROGRESS")
+                #expect(sync?["latest_driver_location"] == ["latitude": -33.86])
+                #expect(sync?["client_state_was"] == "ACCEPTED")
+                #expect(sync?["recovered"] == true)
+                guard case .array(let missed)? = sync?["missed_events"] else {
+                    Issue.record("missed_events missing")
+                    return
+                }
+                #expect(missed.map { $0["event_id"] } == ["evt_2", "evt_3"])
+                #expect(missed.first?["payload"] == ["n": 2])
+                // The channel is live afterwards.
+                try await realtime.hub.publish("eta_update", payload: [:], to: "trip:tr_1")
+                #expect(await rider.next(type: "eta_update")?["event_id"] == "evt_4")
+            }
+        }
+    }
+
+    @Test func messagesAreRateLimitedAndMalformedOnesAnswered() async throws {
+        // A frozen clock: the budget of 3 messages refills only when the test says so.
+        let clock = ManualClock(Date())
+        try await TestServer.run(.sqlite, setup: .live, clock: clock, configure: { $0.realtime.clientMessagesPerSecond = 3 }) { session in
+            try await withNativeClient(session, token: try await session.token("ann", ttl: 86_400)) { ann in
+                _ = await ann.next(type: "connected")
+                ann.sendRaw("not json")
+                #expect(await ann.next(type: "error")?["code"] == "INVALID_MESSAGE")
+                for _ in 0..<5 { ann.send(["type": "ping"]) }
+                var pongs = 0
+                var limited: [JSONValue] = []
+                while pongs + limited.count < 5, let message = await ann.next(timeout: .seconds(10)) {
+                    if message["type"] == "pong" { pongs += 1 }
+                    if message["code"] == "RATE_LIMITED" { limited.append(message) }
+                }
+                #expect(pongs == 2)
+                #expect(limited.count == 3)
+                #expect(limited.allSatisfy { ($0["retry_after_ms"]?.doubleValue ?? 0) > 0 })
+                clock.advance(by: 1)
+                ann.send(["type": "dance"])
+                #expect(await ann.next(type: "error")?["code"] == "UNKNOWN_TYPE")
+            }
+        }
+    }
+
+    @Test func withoutAValidTokenTheUpgradeIsRefused() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let plain = try await session.request(.get, "/api/v1/realtime?token=garbage")
+            #expect(plain.status == 401)
+            #expect(plain.errorCode == "UNAUTHORIZED")
+            let noUpgrade = try await session.request(.get, "/api/v1/realtime?token=\(try await session.token("ann"))")
+            #expect(noUpgrade.status == 426)
+            let probe = WebSocketProbe()
+            let port = try #require(session.client.port)
+            await #expect(throws: (any Error).self) { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=garbage") }
+        }
+    }
+}
