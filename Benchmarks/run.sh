@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Herald vs python-socketio realtime benchmarks, one reproducible run (loopback only).
 #
-#   Benchmarks/run.sh                 # everything (about 15 minutes on 2 cores)
+#   Benchmarks/run.sh                 # everything (about 10 minutes once built)
 #   ONLY="fanout memory" Benchmarks/run.sh
 #
-# Builds (once): the generator (Benchmarks/SocketIOLoad, release) and Herald in release into
-# .build-release (about 13 minutes the first time), and a venv with python-socketio.
+# Builds first (incremental, seconds when up to date): the generator (Benchmarks/SocketIOLoad,
+# release) and Herald in release into .build-release (about 13 minutes the first time), and
+# a venv with python-socketio. SKIP_BUILD=1 uses the binaries as they are.
 # Every server gets a fresh process (and Herald a fresh data dir) per measurement, pinned to
 # CPU 0 with taskset; the generator is pinned to CPU 1 with one event-loop thread.
 # Results: one JSON line per measurement in $OUT/results.jsonl, server logs beside it.
@@ -34,13 +35,11 @@ RESULTS=$OUT/results.jsonl
 log() { echo "[run.sh $(date +%H:%M:%S)] $*" >&2; }
 
 # ---------------------------------------------------------------- builds
-if [[ ! -x $GEN ]]; then
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
     log "building the generator (release)"
-    swift build -c release --package-path "$BENCH/SocketIOLoad"
-fi
-if [[ ! -x $HERALD_BIN ]]; then
-    log "building Herald (release, about 13 minutes the first time)"
-    (cd "$ROOT" && swift build -c release --product herald --scratch-path "$ROOT/.build-release")
+    swift build -c release --package-path "$BENCH/SocketIOLoad" >&2
+    log "building Herald (release into .build-release; about 13 minutes the first time)"
+    (cd "$ROOT" && swift build -c release --product herald --scratch-path "$ROOT/.build-release") >&2
 fi
 if [[ ! -x $BENCH/.venv/bin/uvicorn ]]; then
     log "creating the python-socketio venv"
@@ -51,9 +50,20 @@ fi
 # ---------------------------------------------------------------- servers
 SERVER_PID=""
 HERALD_DIR=""
-cleanup() {
+cleanup() { # SIGTERM, then SIGKILL after 30 s (a server tearing down 20,000 sockets can be slow)
     if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        local started=$SECONDS
         kill "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 1 300); do
+            kill -0 "$SERVER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$SERVER_PID" 2>/dev/null; then
+            log "server $SERVER_PID still running 30 s after SIGTERM: SIGKILL"
+            kill -9 "$SERVER_PID" 2>/dev/null || true
+        else
+            log "server stopped $((SECONDS - started)) s after SIGTERM"
+        fi
         wait "$SERVER_PID" 2>/dev/null || true
     fi
     SERVER_PID=""
@@ -121,7 +131,7 @@ python_pub() { echo --room bench; }
 {
     echo "# $(date -Is) $(uname -srm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
     echo "# herald: $HERALD_BIN built $(date -r "$HERALD_BIN" -Is) from $(cd "$ROOT" && git rev-parse --short HEAD) + working tree (git diff sha1 $(cd "$ROOT" && git diff HEAD -- Sources Package.swift | sha1sum | cut -c1-12))"
-    echo "# python-socketio, python-engineio, uvicorn: $("$PY" -c 'import socketio,engineio,uvicorn;print(socketio.__version__ if hasattr(socketio,"__version__") else "?", engineio.__version__ if hasattr(engineio,"__version__") else "?", uvicorn.__version__)' 2>/dev/null)"
+    echo "# generator: $GEN (swift-nio $(grep -A6 '"identity" : "swift-nio"' "$BENCH/SocketIOLoad/Package.resolved" 2>/dev/null | grep -o '"version" : "[^"]*"' | head -1 | cut -d'"' -f4))"
 } > "$OUT/machine.txt"
 "$BENCH/.venv/bin/pip" list 2>/dev/null | grep -iE 'socketio|engineio|uvicorn|uvloop|websockets|httptools' >> "$OUT/machine.txt" || true
 cat "$OUT/machine.txt" >&2

@@ -32,16 +32,22 @@ def fmt(v, unit=""):
 def ratio(h, p, higher_is_better=True):
     if h is None or p is None or not isinstance(h, (int, float)) or not isinstance(p, (int, float)):
         return "–"
+    if h <= 0 or p <= 0:
+        return "–"
     if higher_is_better:
-        return f"{h / p:.1f}×" if p else "∞"
-    return f"{p / h:.1f}× less" if h else "–"
+        return f"{h / p:.1f}×"
+    return f"{p / h:.1f}× less"
 
 
 def main():
     rows = load(sys.argv[1])
     groups = {}
+    died = []
     for r in rows:
         key = r["test"]
+        if key == "server-died":
+            died.append(r.get("label", "?"))
+            continue
         if key == "fanout":
             key = f"fanout {r['connections']:,} clients @ {r['rate']:g} ev/s"
         elif key == "memory":
@@ -91,11 +97,20 @@ def main():
                 print(f"| {key} | {label} | {hv} | {pv} | |")
                 continue
             hv, pv = (h or {}).get(field), (p or {}).get(field)
+            if kind == "storm" and field.startswith("catch_up_"):
+                # No client caught up: no time to report.
+                hv = hv if (h or {}).get("catch_up_samples") else None
+                pv = pv if (p or {}).get("catch_up_samples") else None
+            if kind == "memory" and field != "connected":
+                hv = hv if (h or {}).get("server_alive", True) else "server gone"
+                pv = pv if (p or {}).get("server_alive", True) else "server gone"
             if field.endswith("_bytes") and "per" not in field:
                 hv = hv / 2**20 if isinstance(hv, (int, float)) else hv
                 pv = pv / 2**20 if isinstance(pv, (int, float)) else pv
             r = ratio(hv, pv, better) if better is not None else ""
             print(f"| {key} | {label} | {fmt(hv)} | {fmt(pv)} | {r} |")
+    for name in died:
+        print(f"\nSERVER DIED during {name} (see its log in this results folder).")
 
 
 if __name__ == "__main__":

@@ -65,10 +65,13 @@ final class SocketIOClient: EngineSessionDelegate {
                 pid: socket.pid, socketID: socket.id, userID: socket.userID, namespace: socket.namespace,
                 rooms: rooms, disconnectedAt: now)
             do {
-                // Bounded: during a shutdown with the database gone this must not hang.
+                // Bounded: a shutdown with the database gone must not hang. An ordinary mass
+                // disconnect queues thousands of saves behind one another, so it gets long
+                // enough for all of them.
                 let sessions = server.sessions
                 let database = server.hub.database
-                try await withDeadline(.seconds(2)) { try await sessions.save(saved, in: database) }
+                let bound: Duration = reason == .serverShutdown ? .seconds(2) : .seconds(60)
+                try await withDeadline(bound) { try await sessions.save(saved, in: database) }
             } catch {
                 server.logger.warning("saving a recoverable session failed", metadata: ["error": "\(String(reflecting: error))"])
             }

@@ -340,6 +340,8 @@ struct Memory: AsyncParsableCommand {
         }
         log("memory: \(connected) connected, \(failed) failed; settling \(settle) s")
         await sleepSeconds(settle)
+        let alive = probe.rss != nil
+        if !alive { log("memory: the server process \(client.serverPID ?? 0) is gone (crashed?)") }
         let rssConnected = probe.rss ?? 0
         let fdsConnected = probe.fds ?? 0
         let stillConnected: Int
@@ -360,8 +362,10 @@ struct Memory: AsyncParsableCommand {
         let rssAfterClose = probe.rss ?? 0
         let fdsAfterClose = probe.fds ?? 0
         let growth = rssConnected - rssBefore
+        func bytes(_ v: Int) -> JSON { alive ? .int(v) : .null }
         var out: [(String, JSON)] = [("test", .string("memory"))] + client.header
         out += [
+            ("server_alive", .bool(alive)),
             ("connections", .int(connections)),
             ("processes", .int(processes)),
             ("source_ips", .string(client.sourceIPs ?? "")),
@@ -370,10 +374,10 @@ struct Memory: AsyncParsableCommand {
             ("connect_seconds", .double(connectSeconds)),
             ("still_connected_at_measure", .int(stillConnected)),
             ("server_rss_before_bytes", .int(rssBefore)),
-            ("server_rss_connected_bytes", .int(rssConnected)),
-            ("server_rss_after_close_bytes", .int(rssAfterClose)),
-            ("rss_growth_bytes", .int(growth)),
-            ("bytes_per_connection", .int(connected > 0 ? growth / connected : 0)),
+            ("server_rss_connected_bytes", bytes(rssConnected)),
+            ("server_rss_after_close_bytes", bytes(rssAfterClose)),
+            ("rss_growth_bytes", bytes(growth)),
+            ("bytes_per_connection", bytes(connected > 0 ? growth / connected : 0)),
             ("server_fds_before", .int(fdsBefore)),
             ("server_fds_connected", .int(fdsConnected)),
             ("server_fds_after_close", .int(fdsAfterClose)),

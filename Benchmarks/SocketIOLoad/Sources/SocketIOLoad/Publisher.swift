@@ -44,6 +44,7 @@ final class Publisher {
     var failed = 0
     var droppedBacklog = 0
     var unsentAtEnd = 0
+    var reconnects = 0
     var statusCounts: [UInt: Int] = [:]
     var okSeqs = SeqSet()
     var requestLatency = Histogram()
@@ -63,24 +64,35 @@ final class Publisher {
 
     /// Opens the keep-alive connections.
     func connect() -> EventLoopFuture<Void> {
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let futures = (0..<config.connections).map { _ in
-            ClientBootstrap(group: loop)
-                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-                .connectTimeout(.seconds(10))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let handler = PublishHandler(publisher: bound.value)
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(handler)
-                        bound.value.all.append(handler)
-                        bound.value.idle.append(handler)
-                    }
-                }
-                .connect(to: config.server)
-                .map { _ in () }
-        }
+        let futures = (0..<config.connections).map { _ in openConnection() }
         return EventLoopFuture.andAllSucceed(futures, on: loop)
+    }
+
+    /// Opens one keep-alive connection; it joins the idle pool once connected.
+    private func openConnection() -> EventLoopFuture<Void> {
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        return ClientBootstrap(group: loop)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = PublishHandler(publisher: bound.value)
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    bound.value.all.append(handler)
+                }
+            }
+            .connect(to: config.server)
+            .map { _ in () }
+    }
+
+    /// A connection is free: it takes the oldest waiting publish, or joins the pool.
+    func becameIdle(_ handler: PublishHandler) {
+        if let next = backlog.popFirst() {
+            send(next, on: handler)
+        } else {
+            idle.append(handler)
+        }
     }
 
     /// Publishes `rate` events per second for `duration`; the future completes when the last
@@ -169,20 +181,18 @@ final class Publisher {
         } else {
             failed += 1
         }
-        if handler.isUsable {
-            if let next = backlog.popFirst() {
-                send(next, on: handler)
-            } else {
-                idle.append(handler)
-            }
-        }
+        if handler.isUsable { becameIdle(handler) }
         maybeFinish()
     }
 
+    /// A connection closed (the server's keep-alive timeout, say): replace it.
     func lost(_ handler: PublishHandler, error: String) {
-        if !closing { lastFailure = error }
         idle.removeAll { $0 === handler }
         all.removeAll { $0 === handler }
+        guard !closing else { return }
+        reconnects += 1
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        openConnection().whenFailure { error in bound.value.lastFailure = "reconnecting: \(error)" }
     }
 
     private func maybeFinish() {
@@ -212,6 +222,7 @@ final class Publisher {
             ("publish_failed", .int(failed)),
             ("publish_dropped_backlog", .int(droppedBacklog)),
             ("publish_unsent_at_end", .int(unsentAtEnd)),
+            ("publish_reconnects", .int(reconnects)),
             ("publish_rate_achieved", .double(seconds > 0 ? Double(sent - 1) / seconds : 0)),
             ("publish_status", .object(statuses)),
         ]
@@ -240,6 +251,12 @@ final class PublishHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if context.channel.isActive { publisher.becameIdle(self) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        publisher.becameIdle(self)
+        context.fireChannelActive()
     }
 
     func send(seq: Int, body: String, at now: UInt64) {
