@@ -135,17 +135,11 @@ public final class EngineServer: Service, Sendable {
             if session.transport == .websocket { return .error(3, "Bad request") }
             return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: "6")
         }
-        switch session.beginPoll() {
-        case .ok: break
-        case .concurrent:
-            // Two GETs at once on one session is a protocol error: the session ends.
-            await close(session, reason: .transportError)
-            return .error(3, "Bad request")
-        case .wrongTransport, .closed:
-            return .error(3, "Bad request")
-        }
+        if let refusal = await refusal(session.beginPoll(), session) { return refusal }
         defer { session.endPoll() }
         await session.queue.waitUntilReadable()
+        // Upgraded while this poll waited: the WebSocket owns the queue now.
+        if session.transport == .websocket { return .error(3, "Bad request") }
         if session.queue.closeReason == .slowConsumer {
             await close(session, reason: .slowConsumer)
             return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: EngineCodec.encodeText(.close))
@@ -167,19 +161,26 @@ public final class EngineServer: Service, Sendable {
         return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: packets.joined(separator: "\u{1e}"))
     }
 
-    private func post(_ session: EngineSession, body: ByteBuffer?) async -> EngineHTTPResponse {
-        if session.isPongOverdue(now: now, pingTimeout: configuration.pingTimeoutMilliseconds) {
-            await close(session, reason: .pingTimeout)
-            return .error(1, "Session ID unknown")
-        }
-        switch session.beginPost() {
-        case .ok: break
+    /// The answer when a poll or post may not start: two at once on one session is a protocol
+    /// error that ends the session; a closed or upgraded session is a bad request.
+    private func refusal(_ start: EngineSession.PollStart, _ session: EngineSession) async -> EngineHTTPResponse? {
+        switch start {
+        case .ok:
+            return nil
         case .concurrent:
             await close(session, reason: .transportError)
             return .error(3, "Bad request")
         case .wrongTransport, .closed:
             return .error(3, "Bad request")
         }
+    }
+
+    private func post(_ session: EngineSession, body: ByteBuffer?) async -> EngineHTTPResponse {
+        if session.isPongOverdue(now: now, pingTimeout: configuration.pingTimeoutMilliseconds) {
+            await close(session, reason: .pingTimeout)
+            return .error(1, "Session ID unknown")
+        }
+        if let refusal = await refusal(session.beginPost(), session) { return refusal }
         defer { session.endPost() }
         guard let body, body.readableBytes <= configuration.maxPayload else {
             await close(session, reason: .transportError)
@@ -286,30 +287,38 @@ public final class EngineServer: Service, Sendable {
         }
     }
 
-    /// The upgrade probe: `2probe` → `3probe`, a noop to release the pending poll, then `5`.
+    /// The upgrade probe: `2probe` → `3probe`, then `5`. A poll that is waiting is released
+    /// with a noop if `5` does not follow within 50 ms (as the reference server's 100 ms check
+    /// does); when `5` comes first, the poll is answered 400 instead, because the session has
+    /// moved to the WebSocket.
     private func probe<Iterator: AsyncIteratorProtocol>(
         _ session: EngineSession, iterator: inout Iterator, writer: some EngineWebSocketWriter
     ) async -> Bool where Iterator.Element == InboundFrame {
-        do {
-            while let frame = try await iterator.next() {
-                guard case .text(let text) = frame, let packet = try? EngineCodec.decode(text: Substring(text)) else { return false }
-                switch packet {
-                case .ping("probe"):
-                    try await writer.write(.text(EngineCodec.encodeText(.pong("probe"))))
-                    // Release a poll that is waiting, so the client can stop polling.
-                    if session.isPollInFlight { session.send(.noop) }
-                case .upgrade:
-                    return true
-                case .noop:
-                    continue
-                default:
-                    return false
+        await withTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
+            do {
+                while let frame = try await iterator.next() {
+                    guard case .text(let text) = frame, let packet = try? EngineCodec.decode(text: Substring(text)) else { return false }
+                    switch packet {
+                    case .ping("probe"):
+                        try await writer.write(.text(EngineCodec.encodeText(.pong("probe"))))
+                        group.addTask {
+                            try? await Task.sleep(for: .milliseconds(50))
+                            if !Task.isCancelled, session.isUpgrading, session.isPollInFlight { session.send(.noop) }
+                        }
+                    case .upgrade:
+                        return true
+                    case .noop:
+                        continue
+                    default:
+                        return false
+                    }
                 }
+            } catch {
+                return false
             }
-        } catch {
             return false
         }
-        return false
     }
 
     // MARK: Lifecycle

@@ -189,8 +189,10 @@ public final class EngineSession: Sendable {
             state.upgrading = false
             state.upgradeDeadline = nil
         }
-        // A noop meant to release a poll must not reach the WebSocket.
+        // A noop meant to release a poll must not reach the WebSocket; a poll still waiting
+        // is woken to be told the session moved.
         queue.removeAll { $0 == .text("6") }
+        queue.wakeReaders()
     }
 
     var isPollInFlight: Bool { state.withLock { $0.pollInFlight } }

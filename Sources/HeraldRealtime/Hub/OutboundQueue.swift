@@ -122,6 +122,15 @@ public final class OutboundQueue: Sendable {
         }
     }
 
+    /// Wakes a reader waiting in `waitUntilReadable` even though nothing was queued.
+    public func wakeReaders() {
+        let readable = state.withLock { state in
+            defer { state.readableWaiter = nil }
+            return state.readableWaiter
+        }
+        readable?.resume()
+    }
+
     /// Removes queued frames that match `predicate`.
     public func removeAll(where predicate: (OutboundFrame) -> Bool) {
         state.withLock { state in
