@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldRealtime
 import HummingbirdWSClient
 import Logging
 import Synchronization
@@ -33,7 +34,7 @@ final class WebSocketProbe: Sendable {
     }
 
     func send(_ value: JSONValue) {
-        outgoingContinuation.yield(JSONText.encode(value))
+        outgoingContinuation.yield(SocketPacketEncoder.json(value))
     }
 
     func sendRaw(_ text: String) {

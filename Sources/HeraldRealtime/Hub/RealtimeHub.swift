@@ -155,7 +155,7 @@ public final class RealtimeHub: Sendable {
     /// ephemeral one (`persist: false`, e.g. a high-rate location) is only delivered.
     @discardableResult
     public func publish(_ name: String, payload: JSONValue, to room: String, persist: Bool = true) async throws -> RealtimeEvent {
-        try await bus.publish(room: room, name: name, payloadJSON: JSONText.encode(payload), persist: persist)
+        try await bus.publish(room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist)
     }
 
     /// Called by the bus for every event that reaches this node, in room order.

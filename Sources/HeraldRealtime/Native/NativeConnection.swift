@@ -38,11 +38,11 @@ public final class NativeConnection: RealtimeSubscriber {
     /// `{"type":…,"event_id":…,"channel":…,"payload":…}`, built around the shared payload text.
     static func frame(_ event: RealtimeEvent) -> String {
         var text = "{\"type\":"
-        text += JSONText.quoted(event.name)
+        text += SocketPacketEncoder.jsonString(event.name)
         text += ",\"event_id\":"
-        text += event.eventID.map(JSONText.quoted) ?? "null"
+        text += event.eventID.map(SocketPacketEncoder.jsonString) ?? "null"
         text += ",\"channel\":"
-        text += JSONText.quoted(event.room)
+        text += SocketPacketEncoder.jsonString(event.room)
         text += ",\"payload\":"
         text += event.payloadJSON
         text += "}"
@@ -54,7 +54,7 @@ public final class NativeConnection: RealtimeSubscriber {
     }
 
     func send(_ message: JSONValue) {
-        send(JSONText.encode(message))
+        send(SocketPacketEncoder.json(message))
     }
 
     func sendError(_ code: String, _ message: String, extra: [String: JSONValue] = [:]) {

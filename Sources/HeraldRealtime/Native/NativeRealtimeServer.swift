@@ -225,7 +225,7 @@ public final class NativeRealtimeServer: Service, Sendable {
                     reply[key] = value
                 }
             }
-            var text = JSONText.encode(.object(reply))
+            var text = SocketPacketEncoder.json(.object(reply))
             // missed_events carries the events exactly as they are sent live.
             text.removeLast()
             text += ",\"missed_events\":[" + events.map(NativeConnection.frame).joined(separator: ",") + "]}"

@@ -26,7 +26,7 @@ struct RealtimeRoutes {
             _ = try context.require(.service, .operator)
             let body = try await request.decodeJSON(PublishRequest.self, context: context)
             let payload = body.payload ?? .null
-            try Self.validate(body, payloadBytes: JSONText.encode(payload).utf8.count, maxPayload: maxPayload)
+            try Self.validate(body, payloadBytes: SocketPacketEncoder.json(payload).utf8.count, maxPayload: maxPayload)
             let event = try await gateway.hub.publish(body.event, payload: payload, to: body.room, persist: body.persist ?? true)
             var data: [String: JSONValue] = ["room": .string(event.room), "event": .string(event.name)]
             data["event_id"] = event.eventID.map(JSONValue.string) ?? .null
