@@ -74,12 +74,39 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HeraldPush",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HeraldNotifications",
+            dependencies: [
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldStorage",
+                "HeraldRealtime",
+                "HeraldPush",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
                 "HeraldAuth",
                 "HeraldStorage",
                 "HeraldRealtime",
+                "HeraldPush",
+                "HeraldNotifications",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -126,6 +153,7 @@ let package = Package(
             dependencies: ["HeraldAuth", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        .testTarget(name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",

@@ -22,6 +22,8 @@ public struct HeraldRuntime: Sendable {
     public let routes: [String]
     /// The realtime hub and protocols (publish to rooms, Socket.IO handlers).
     public let realtime: RealtimeGateway
+    /// The inbox, sending and push delivery.
+    public let notifications: NotificationModule
 }
 
 public enum HeraldApplication {
@@ -50,12 +52,14 @@ public enum HeraldApplication {
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
+            + NotificationModule.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
-        SystemRoutes(database: database, metrics: metrics, realtime: realtime).addRoutes(to: router)
+        let notifications = try NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
+        SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications).addRoutes(to: router)
         realtime.addRoutes(to: router)
 
         let api = router.group("/api/v1")
@@ -71,6 +75,7 @@ public enum HeraldApplication {
         MeRoutes(database: database, clock: clock).addRoutes(to: api)
         RealtimeRoutes(gateway: realtime, maxPayload: config.realtime.maxPayload).addRoutes(to: api)
         realtime.addNativeRoutes(to: api)
+        notifications.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -78,6 +83,7 @@ public enum HeraldApplication {
         if let databaseService = database.service { services.append(databaseService) }
         services.append(IdempotencyJanitor(database: database, clock: clock, interval: .seconds(300), logger: logger))
         services.append(contentsOf: realtime.services)
+        services.append(contentsOf: notifications.services)
 
         var application = Application(
             router: router,
@@ -95,7 +101,8 @@ public enum HeraldApplication {
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
-            metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime)
+            metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime,
+            notifications: notifications)
         return (application, runtime)
     }
 }

@@ -3,42 +3,69 @@ import HeraldCore
 import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// Two hubs, each with its own PostgreSQL pool and LISTEN connection, on one database: the
 /// multi-node setup without processes.
 @Suite struct TwoNodeBusTests {
     @Test func anEventPublishedOnOneNodeReachesMembersOnTheOther() async throws {
-        let url = try await TestDatabase.makeURL(.postgres)
-        guard case .postgres(let location) = try DatabaseURL(parsing: url) else { return }
-        let first = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
-        let second = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
-        try await DatabaseFactoryForTests.running([first, second]) {
-            try await Migrator().migrate(first, logger: testLogger)
-            try await withHub(first) { nodeA in
-                try await withHub(second) { nodeB in
-                    let onA = RecordingSubscriber(1)
-                    let onB = RecordingSubscriber(2)
-                    nodeA.join(onA, room: "trip:1")
-                    nodeB.join(onB, room: "trip:1")
-                    try await nodeA.publish("from-a", payload: ["x": 1], to: "trip:1")
-                    try await nodeB.publish("from-b", payload: .string(String(repeating: "y", count: 9000)), to: "trip:1")
-                    try await nodeB.publish("ephemeral", payload: ["lat": 1], to: "trip:1", persist: false)
-                    let seenOnA = await onA.waitFor(3)
-                    let seenOnB = await onB.waitFor(3)
-                    #expect(seenOnA.map(\.name) == ["from-a", "from-b", "ephemeral"])
-                    #expect(seenOnB.map(\.name) == ["from-a", "from-b", "ephemeral"])
-                    #expect(seenOnB.map(\.seq) == [1, 2, nil])
-                    // The large payload travelled by reference and arrives whole.
-                    #expect(seenOnA[1].payloadJSON.utf8.count == 9002)
-                    // B replays what A wrote.
-                    if case .recovered(let events) = try await nodeB.replay(room: "trip:1", after: 0) {
-                        #expect(events.map(\.name) == ["from-a", "from-b"])
-                    } else {
-                        Issue.record("expected a replay")
-                    }
-                }
+        try await withTwoNodes { nodeA, nodeB in
+            let onA = RecordingSubscriber(1)
+            let onB = RecordingSubscriber(2)
+            nodeA.join(onA, room: "trip:1")
+            nodeB.join(onB, room: "trip:1")
+            try await nodeA.publish("from-a", payload: ["x": 1], to: "trip:1")
+            try await nodeB.publish("from-b", payload: .string(String(repeating: "y", count: 9000)), to: "trip:1")
+            try await nodeB.publish("ephemeral", payload: ["lat": 1], to: "trip:1", persist: false)
+            let seenOnA = await onA.waitFor(3)
+            let seenOnB = await onB.waitFor(3)
+            #expect(seenOnA.map(\.name) == ["from-a", "from-b", "ephemeral"])
+            #expect(seenOnB.map(\.name) == ["from-a", "from-b", "ephemeral"])
+            #expect(seenOnB.map(\.seq) == [1, 2, nil])
+            // The large payload travelled by reference and arrives whole.
+            #expect(seenOnA[1].payloadJSON.utf8.count == 9002)
+            // B replays what A wrote.
+            if case .recovered(let events) = try await nodeB.replay(room: "trip:1", after: 0) {
+                #expect(events.map(\.name) == ["from-a", "from-b"])
+            } else {
+                Issue.record("expected a replay")
             }
+        }
+    }
+
+    /// A publisher on node A waits for an ack that a client on node B sends: the ack crosses
+    /// the bus; without any ack the wait ends at the timeout.
+    @Test func anAckOnAnotherNodeReachesTheWaitingPublisher() async throws {
+        try await withTwoNodes { nodeA, nodeB in
+            let onB = RecordingSubscriber(2, user: "ann")
+            nodeB.join(onB, room: "user:ann")
+            let observed = Observed()
+            nodeB.onAcknowledge { token in observed.add(token) }
+            async let acknowledged = nodeA.publish("offer", payload: ["job": "j1"], to: "user:ann", ackTimeout: .seconds(10))
+            let delivered = await onB.waitFor(1)
+            let token = try #require(delivered.first?.ackToken)
+            await nodeB.acknowledge(token)
+            #expect(try await acknowledged)
+            #expect(observed.tokens == [token])
+            let started = ContinuousClock.now
+            let unanswered = try await nodeA.publish("offer", payload: ["job": "j2"], to: "user:ann", ackTimeout: .milliseconds(300))
+            #expect(!unanswered)
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+}
+
+/// Runs `body` with two hubs on one fresh PostgreSQL database, each with its own pool and bus.
+func withTwoNodes(_ body: @Sendable @escaping (RealtimeHub, RealtimeHub) async throws -> Void) async throws {
+    let url = try await TestDatabase.makeURL(.postgres)
+    guard case .postgres(let location) = try DatabaseURL(parsing: url) else { return }
+    let first = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
+    let second = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
+    try await DatabaseFactoryForTests.running([first, second]) {
+        try await Migrator().migrate(first, logger: testLogger)
+        try await withHub(first) { nodeA in
+            try await withHub(second) { nodeB in try await body(nodeA, nodeB) }
         }
     }
 }
@@ -65,4 +92,11 @@ enum DatabaseFactoryForTests {
             }
         }
     }
+}
+
+/// Collects ack tokens seen by an observer.
+final class Observed: Sendable {
+    private let seen = Mutex<[String]>([])
+    func add(_ token: String) { seen.withLock { $0.append(token) } }
+    var tokens: [String] { seen.withLock { $0 } }
 }

@@ -142,7 +142,7 @@ final class PollingClient: Sendable {
             let connected = try #require(try await first.connect(token: token))
             let pid = try #require(connected["pid"]?.stringValue)
             try await hub.publish("e", payload: 1, to: "user:ann")
-            let seen = try #require(try await first.poll(until: "42"))
+            let seen = try #require(try await first.poll(until: #"42["e""#))
             #expect(seen == #"42["e",1,"1"]"#)
 
             // The transport dies: no pong, the heartbeat gives up.

@@ -357,9 +357,13 @@ class RawSocketIO:
     it sees every frame the server sends, so tests can check recovery replays exactly.
 
     Frames other than pings are kept in `pending` until a reader asks for them; pings ("2")
-    are answered ("3") whenever the socket is read. Every text frame received is in `log`."""
+    are answered ("3") whenever the socket is read. Every text frame received is in `log`.
+    Events named in `ignore_events` (by default the notifications module's `sync`, which the
+    server sends on every fresh connect) are logged but never kept or returned."""
 
-    def __init__(self, server: HeraldServer, timeout: float = 5.0, query: str = ""):
+    def __init__(self, server: HeraldServer, timeout: float = 5.0, query: str = "",
+                 ignore_events: tuple[str, ...] = ("sync",)):
+        self.ignored_prefixes = tuple(f'42["{name}",' for name in ignore_events)
         import websocket  # websocket-client
 
         self.timeout = timeout
@@ -397,6 +401,8 @@ class RawSocketIO:
             self.log.append(frame)
             if frame == "2":
                 self.ws.send("3")
+                continue
+            if self.ignored_prefixes and frame.startswith(self.ignored_prefixes):
                 continue
             return frame
 

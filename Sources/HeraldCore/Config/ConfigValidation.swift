@@ -50,6 +50,49 @@ extension HeraldConfig {
         for namespace in realtime.namespaces {
             check(namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "realtime.namespaces", "\(namespace) must start with / and contain no comma")
         }
+        validateNotifications(check)
         return errors
+    }
+
+    private func validateNotifications(_ check: (Bool, String, String) -> Void) {
+        let n = notifications
+        check((50...600_000).contains(n.ackTimeoutMs), "notifications.ack_timeout_ms", "must be between 50 and 600000")
+        check(n.dedupeCooldownSeconds >= 0, "notifications.dedupe_cooldown_seconds", "must not be negative")
+        check((1...100_000).contains(n.maxRecipients), "notifications.max_recipients", "must be between 1 and 100000")
+        check((1...1000).contains(n.syncLimit), "notifications.sync_limit", "must be between 1 and 1000")
+        for (name, type) in n.types.sorted(by: { $0.key < $1.key }) {
+            let path = "notifications.types.\(name)"
+            check(NotificationTypeConfig.isValidName(name), path, "a type name is 1 to 64 characters of a-z, 0-9 and _")
+            check(["info", "warning", "alert"].contains(type.severity), path + ".severity", "must be info, warning or alert")
+            check(["push", "in_app"].contains(type.delivery), path + ".delivery", "must be push or in_app")
+            if let level = type.interruptionLevel {
+                check(NotificationTypeConfig.interruptionLevels.contains(level), path + ".interruption_level", "must be passive, active, time-sensitive or critical")
+            }
+            if let category = type.category {
+                check((1...64).contains(category.utf8.count), path + ".category", "must be 1 to 64 bytes")
+            }
+            if let cooldown = type.dedupeCooldownSeconds {
+                check(cooldown >= 0, path + ".dedupe_cooldown_seconds", "must not be negative")
+            }
+        }
+        let p = push
+        check((1...10_000).contains(p.concurrency), "push.concurrency", "must be between 1 and 10000")
+        check((1...10_000).contains(p.batchSize), "push.batch_size", "must be between 1 and 10000")
+        check((10...60_000).contains(p.pollIntervalMs), "push.poll_interval_ms", "must be between 10 and 60000")
+        check(p.leaseSeconds >= 1, "push.lease_seconds", "must be positive")
+        check((100...300_000).contains(p.requestTimeoutMs), "push.request_timeout_ms", "must be between 100 and 300000")
+        check(p.maxAttempts >= 1, "push.max_attempts", "must be positive")
+        check(p.maxAgeSeconds >= 1, "push.max_age_seconds", "must be positive")
+        check(p.retryBaseMs >= 1 && p.retryMaxMs >= p.retryBaseMs, "push.retry_base_ms", "must be positive and at most retry_max_ms")
+        check(p.leaseSeconds * 1000 > p.requestTimeoutMs, "push.lease_seconds", "must be longer than push.request_timeout_ms")
+    }
+}
+
+extension NotificationTypeConfig {
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 }

@@ -16,6 +16,8 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var idempotency = IdempotencyConfig()
     public var logging = LoggingConfig()
     public var realtime = RealtimeConfig()
+    public var notifications = NotificationsConfig()
+    public var push = PushConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -25,6 +27,8 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case idempotency
         case logging
         case realtime
+        case notifications
+        case push
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -45,6 +49,8 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         idempotency = try c.decodeIfPresent(IdempotencyConfig.self, forKey: .idempotency) ?? d.idempotency
         logging = try c.decodeIfPresent(LoggingConfig.self, forKey: .logging) ?? d.logging
         realtime = try c.decodeIfPresent(RealtimeConfig.self, forKey: .realtime) ?? d.realtime
+        notifications = try c.decodeIfPresent(NotificationsConfig.self, forKey: .notifications) ?? d.notifications
+        push = try c.decodeIfPresent(PushConfig.self, forKey: .push) ?? d.push
     }
 }
 

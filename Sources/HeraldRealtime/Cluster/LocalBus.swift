@@ -14,7 +14,7 @@ public final class LocalBus: ClusterBus {
         self.hub = hub
     }
 
-    public func publish(room: String, name: String, payloadJSON: String, persist: Bool) async throws -> RealtimeEvent {
+    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: String?) async throws -> RealtimeEvent {
         let hub = self.hub
         return try await gate.run {
             let now = hub.clock.now().epochMilliseconds
@@ -25,9 +25,12 @@ public final class LocalBus: ClusterBus {
                     try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
                 }
             }
-            let event = RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now)
+            let event = RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
             hub.deliverLocally(event)
             return event
         }
     }
+
+    /// One node: the hub already resolved it.
+    public func forwardAck(_ token: String) async throws {}
 }

@@ -42,29 +42,38 @@ public final class PostgresBus: ClusterBus, Service {
         var e: String?  // event name (inline only)
         var p: String?  // payload JSON (inline only)
         var t: Int64  // created at
+        var a: String? = nil  // ack token of this delivery
+        var k: String? = nil  // an acknowledgement of token k (no event)
     }
 
-    public func publish(room: String, name: String, payloadJSON: String, persist: Bool) async throws -> RealtimeEvent {
+    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: String?) async throws -> RealtimeEvent {
         let now = hub.clock.now().epochMilliseconds
         let inline = payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= Self.inlineLimit
         let store = hub.eventStore
         if !persist && inline {
-            let text = try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now))
+            let text = try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken))
             try await hub.database.withConnection { db in
                 try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
             }
-            return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now)
+            return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
         }
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
         let seq = try await hub.database.transaction { db in
             let seq = try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
             let notice = inline
-                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now)
-                : Notice(r: room, s: seq, e: nil, p: nil, t: now)
+                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken)
+                : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken)
             try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
             return seq
         }
-        return RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now)
+        return RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
+    }
+
+    public func forwardAck(_ token: String) async throws {
+        let text = try Self.encode(Notice(r: "", s: nil, e: nil, p: nil, t: hub.clock.now().epochMilliseconds, k: token))
+        try await hub.database.withConnection { db in
+            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
+        }
     }
 
     static func encode(_ notice: Notice) throws -> String {
@@ -127,16 +136,21 @@ public final class PostgresBus: ClusterBus, Service {
             logger.error("unreadable realtime notification")
             return
         }
+        if let token = notice.k {
+            hub.resolveAckWaiter(token)
+            return
+        }
         guard let seq = notice.s else {
             if let name = notice.e, let json = notice.p {
-                hub.deliverLocally(RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t))
+                hub.deliverLocally(
+                    RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.a))
             }
             return
         }
         do {
-            try await deliverInOrder(room: notice.r, upTo: seq) {
+            try await deliverInOrder(room: notice.r, upTo: seq, ackToken: notice.a) {
                 if let name = notice.e, let json = notice.p {
-                    return RealtimeEvent(room: notice.r, seq: seq, name: name, payloadJSON: json, createdAt: notice.t)
+                    return RealtimeEvent(room: notice.r, seq: seq, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.a)
                 }
                 return nil
             }
@@ -147,7 +161,7 @@ public final class PostgresBus: ClusterBus, Service {
 
     /// Delivers the room's events up to `seq`, reading from the table whatever this node has
     /// not delivered yet (a gap, or an event sent by reference).
-    private func deliverInOrder(room: String, upTo seq: Int64, inline: () -> RealtimeEvent?) async throws {
+    private func deliverInOrder(room: String, upTo seq: Int64, ackToken: String?, inline: () -> RealtimeEvent?) async throws {
         guard hub.hasLocalMembers(room) else {
             lastDelivered.withLock { $0[room] = nil }
             return
@@ -160,7 +174,14 @@ public final class PostgresBus: ClusterBus, Service {
             let missing = try await hub.database.withConnection { db in
                 try await store.events(db, room: room, after: last, limit: Int(min(seq - last, 10_000)))
             }
-            pending = missing.map(RealtimeEvent.init(stored:)).filter { $0.seq! <= seq }
+            pending = missing.filter { $0.seq <= seq }.map { stored in
+                // The notified event itself carries the publisher's ack token; the gap it closes does not.
+                stored.seq == seq
+                    ? RealtimeEvent(
+                        room: stored.room, seq: stored.seq, name: stored.event, payloadJSON: stored.payload,
+                        createdAt: stored.createdAt, ackToken: ackToken)
+                    : RealtimeEvent(stored: stored)
+            }
         } else if let event = inline() {
             pending = [event]
         }

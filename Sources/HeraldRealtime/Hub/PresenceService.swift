@@ -105,7 +105,10 @@ public final class PresenceService: Service, Sendable {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if sinceSync >= interval || dirty.exchange(false, ordering: .relaxed) {
                 do {
-                    try await sync()
+                    // A database that stopped answering must not hold up a shutdown.
+                    try await cancelWhenGracefulShutdown { try await self.sync() }
+                } catch is CancellationError {
+                    break
                 } catch {
                     logger.warning("presence sync failed", metadata: ["error": "\(String(reflecting: error))"])
                 }

@@ -21,6 +21,8 @@ public final class RealtimeCounters: Sendable {
         case recoveriesFailed
         /// Connections dropped because their outbound queue overflowed.
         case slowDisconnects
+        /// Client acknowledgements of events published with an ack token.
+        case acksReceived
 
         public var metricName: String {
             switch self {
@@ -31,6 +33,7 @@ public final class RealtimeCounters: Sendable {
             case .recoveries: "herald_realtime_recoveries_total"
             case .recoveriesFailed: "herald_realtime_recoveries_failed_total"
             case .slowDisconnects: "herald_realtime_slow_disconnects_total"
+            case .acksReceived: "herald_realtime_acks_received_total"
             }
         }
     }

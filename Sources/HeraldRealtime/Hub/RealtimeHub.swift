@@ -27,6 +27,8 @@ public final class RealtimeHub: Sendable {
     let eventStore = RealtimeEventStore()
     private let busBox = Mutex<(any ClusterBus)?>(nil)
     private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
+    private let ackObservers = Mutex<[@Sendable (String) async -> Void]>([])
+    private let ackWaiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
 
     /// The most events one replay returns; a longer gap is answered `unavailable`.
     public let maxReplay: Int
@@ -153,9 +155,78 @@ public final class RealtimeHub: Sendable {
     ///
     /// A persisted event gets the room's next sequence number and is kept for replay; an
     /// ephemeral one (`persist: false`, e.g. a high-rate location) is only delivered.
+    ///
+    /// With an `ackToken`, each receiving client is asked to acknowledge the delivery and the
+    /// first ack reaches `acknowledge(_:)` (and the `onAcknowledge` observers) on the node
+    /// holding that client.
     @discardableResult
-    public func publish(_ name: String, payload: JSONValue, to room: String, persist: Bool = true) async throws -> RealtimeEvent {
-        try await bus.publish(room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist)
+    public func publish(
+        _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackToken: String? = nil
+    ) async throws -> RealtimeEvent {
+        try await bus.publish(room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist, ackToken: ackToken)
+    }
+
+    /// Publishes and waits until some client in `room` (on any node) acknowledges the event,
+    /// or `timeout` passes: true when acknowledged. The event is delivered either way.
+    public func publish(
+        _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackTimeout timeout: Duration
+    ) async throws -> Bool {
+        let token = Identifier.make("ack", length: 16)
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    self.ackWaiters.withLock { $0[token] = continuation }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                self.resolveAckWaiter(token, acknowledged: false)
+                return false
+            }
+            do {
+                try await publish(name, payload: payload, to: room, persist: persist, ackToken: token)
+            } catch {
+                resolveAckWaiter(token, acknowledged: false)
+                group.cancelAll()
+                throw error
+            }
+            var acknowledged = false
+            for try await result in group {
+                if result { acknowledged = true }
+                group.cancelAll()
+                break
+            }
+            resolveAckWaiter(token, acknowledged: false)
+            return acknowledged
+        }
+    }
+
+    /// Runs `observer(token)` for every client acknowledgement of an event published with an
+    /// ack token, on the node that received the ack (domain modules record it durably).
+    public func onAcknowledge(_ observer: @escaping @Sendable (String) async -> Void) {
+        ackObservers.withLock { $0.append(observer) }
+    }
+
+    /// A client acknowledged the delivery `token`: tell the observers and the waiting
+    /// publisher, here or (through the bus) on its node.
+    public func acknowledge(_ token: String) async {
+        counters.add(.acksReceived)
+        for observer in ackObservers.withLock({ $0 }) { await observer(token) }
+        if !resolveAckWaiter(token) {
+            do {
+                try await bus.forwardAck(token)
+            } catch {
+                logger.warning("forwarding an ack failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
+    /// Resumes the publisher waiting for `token`, if it waits on this node.
+    @discardableResult
+    public func resolveAckWaiter(_ token: String, acknowledged: Bool = true) -> Bool {
+        guard let waiter = ackWaiters.withLock({ $0.removeValue(forKey: token) }) else { return false }
+        waiter.resume(returning: acknowledged)
+        return true
     }
 
     /// Called by the bus for every event that reaches this node, in room order.

@@ -17,6 +17,8 @@ public final class NativeConnection: RealtimeSubscriber {
         var tracker = SubscriptionTracker()
         var bucket: TokenBucket
         var closed = false
+        /// Ack tokens of deliveries sent to this connection and not yet acknowledged.
+        var pendingAcks: Set<String> = []
     }
 
     init(connectionID: UInt64, identity: Identity, outboundLimit: Int, messagesPerSecond: Int, now: Date) {
@@ -31,18 +33,38 @@ public final class NativeConnection: RealtimeSubscriber {
     // MARK: Outbound
 
     public func deliver(_ event: RealtimeEvent) {
-        let admitted = state.withLock { !$0.closed && $0.tracker.admit(event) == .send }
-        if admitted { send(Self.frame(event)) }
+        let (admitted, ackToken) = state.withLock { state -> (Bool, String?) in
+            guard !state.closed, state.tracker.admit(event) == .send else { return (false, nil) }
+            guard let token = event.ackToken, state.pendingAcks.count < 1024 else { return (true, nil) }
+            state.pendingAcks.insert(token)
+            return (true, token)
+        }
+        if admitted { send(Self.frame(event, ackID: ackToken)) }
+    }
+
+    /// Takes back an ack token sent to this connection; false for one it never got (a client
+    /// cannot acknowledge someone else's delivery).
+    func takeAck(_ token: String) -> Bool {
+        state.withLock { $0.pendingAcks.remove(token) != nil }
+    }
+
+    /// Sends a message to this client (domain handlers answer with it).
+    public func reply(_ message: JSONValue) {
+        send(message)
     }
 
     /// `{"type":…,"event_id":…,"channel":…,"payload":…}`, built around the shared payload text.
-    static func frame(_ event: RealtimeEvent) -> String {
+    static func frame(_ event: RealtimeEvent, ackID: String? = nil) -> String {
         var text = "{\"type\":"
         text += SocketPacketEncoder.jsonString(event.name)
         text += ",\"event_id\":"
         text += event.eventID.map(SocketPacketEncoder.jsonString) ?? "null"
         text += ",\"channel\":"
         text += SocketPacketEncoder.jsonString(event.room)
+        if let ackID {
+            text += ",\"ack_id\":"
+            text += SocketPacketEncoder.jsonString(ackID)
+        }
         text += ",\"payload\":"
         text += event.payloadJSON
         text += "}"

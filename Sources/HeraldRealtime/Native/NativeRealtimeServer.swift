@@ -28,6 +28,7 @@ public final class NativeRealtimeServer: Service, Sendable {
     let logger: Logger
     private let handlers = Mutex<[String: MessageHandler]>([:])
     private let providers = Mutex<[String: StateSyncProvider]>([:])
+    private let connectHandlers = Mutex<[@Sendable (NativeConnection) async -> Void]>([])
     private let connections = Mutex<[UInt64: NativeConnection]>([:])
     private let counter = Atomic<UInt64>(0)
 
@@ -41,6 +42,11 @@ public final class NativeRealtimeServer: Service, Sendable {
     /// Handles client messages of `type` (a domain module's, such as `location`).
     public func on(_ type: String, _ handler: @escaping MessageHandler) {
         handlers.withLock { $0[type] = handler }
+    }
+
+    /// Runs after a connection is set up and told `connected` (e.g. to send it a `sync`).
+    public func onConnect(_ handler: @escaping @Sendable (NativeConnection) async -> Void) {
+        connectHandlers.withLock { $0.append(handler) }
     }
 
     /// Supplies the domain fields of `state_sync` for channels `prefix:…`.
@@ -70,6 +76,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             "type": "connected", "user_id": .string(identity.userID), "role": .string(identity.role.rawValue),
             "channels": [.string(userRoom)],
         ])
+        for handler in connectHandlers.withLock({ $0 }) { await handler(connection) }
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -113,6 +120,13 @@ public final class NativeRealtimeServer: Service, Sendable {
         case "unsubscribe": unsubscribe(message, connection)
         case "reconnect": await reconnect(message, connection)
         case "ping": connection.send(["type": "pong"])
+        case "ack":
+            // {"type":"ack","ack_id":…} for an event that carried an ack_id.
+            guard case .string(let token)? = message["ack_id"], connection.takeAck(token) else {
+                connection.sendError("UNKNOWN_ACK", "No delivery with this ack_id is waiting for an ack.")
+                return
+            }
+            await hub.acknowledge(token)
         default:
             if let handler = handlers.withLock({ $0[type] }) {
                 await handler(connection, message)
@@ -228,7 +242,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             var text = SocketPacketEncoder.json(.object(reply))
             // missed_events carries the events exactly as they are sent live.
             text.removeLast()
-            text += ",\"missed_events\":[" + events.map(NativeConnection.frame).joined(separator: ",") + "]}"
+            text += ",\"missed_events\":[" + events.map { NativeConnection.frame($0) }.joined(separator: ",") + "]}"
             connection.send(text)
         } catch {
             logger.error("reconnect failed", metadata: ["error": "\(String(reflecting: error))"])

@@ -116,7 +116,7 @@ final class SocketIOClient: EngineSessionDelegate {
                 await close()
                 return
             }
-            socket.resolveAck(id, with: values)
+            await socket.received(ack: id, arguments: values)
         case .connectError:
             // Only servers send CONNECT_ERROR.
             await close()

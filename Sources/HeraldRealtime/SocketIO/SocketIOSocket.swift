@@ -27,6 +27,8 @@ public final class SocketIOSocket: RealtimeSubscriber {
         var rooms: [RecoverableSession.Room] = []
         var nextAckID = 0
         var pendingAcks: [Int: CheckedContinuation<[SocketValue]?, Never>] = [:]
+        /// Ack ids of broadcast deliveries that asked for an ack, to their hub ack tokens.
+        var deliveryAcks: [Int: String] = [:]
         var connected = true
     }
 
@@ -115,7 +117,14 @@ public final class SocketIOSocket: RealtimeSubscriber {
     public func deliver(_ event: RealtimeEvent) {
         let frame: String? = state.withLock { state in
             guard state.connected, state.tracker.admit(event) == .send else { return nil }
-            return Self.frame(for: event, namespace: namespace, offset: event.seq == nil || !offsets ? nil : Self.offset(state))
+            var ackID: Int?
+            if let token = event.ackToken, state.deliveryAcks.count < Self.maxDeliveryAcks {
+                ackID = state.nextAckID
+                state.nextAckID += 1
+                state.deliveryAcks[ackID!] = token
+            }
+            return Self.frame(
+                for: event, namespace: namespace, offset: event.seq == nil || !offsets ? nil : Self.offset(state), ackID: ackID)
         }
         if let frame { send(text: frame) }
     }
@@ -135,13 +144,17 @@ public final class SocketIOSocket: RealtimeSubscriber {
         state.rooms.map { String(state.tracker.lastSeq($0.room) ?? $0.base) }.joined(separator: ".")
     }
 
-    static func frame(for event: RealtimeEvent, namespace: String, offset: String?) -> String {
+    /// Unanswered delivery acks kept per socket; beyond it events go without an ack id (the
+    /// publisher's timeout then decides), so a client that never acks cannot grow memory.
+    static let maxDeliveryAcks = 1024
+
+    static func frame(for event: RealtimeEvent, namespace: String, offset: String?, ackID: Int? = nil) -> String {
         var arguments = event.payloadJSON
         if let offset {
             arguments += ","
             arguments += SocketPacketEncoder.jsonString(offset)
         }
-        return "4" + SocketPacketEncoder.eventText(namespace: namespace, event: event.name, argumentsJSON: arguments)
+        return "4" + SocketPacketEncoder.eventText(namespace: namespace, event: event.name, argumentsJSON: arguments, ackID: ackID)
     }
 
     private func send(text: String) {
@@ -195,6 +208,15 @@ public final class SocketIOSocket: RealtimeSubscriber {
         continuation?.resume(returning: arguments)
     }
 
+    /// A client ACK packet: answers `emitWithAck`, or acknowledges a broadcast delivery.
+    func received(ack id: Int, arguments: [SocketValue]) async {
+        if let token = state.withLock({ $0.deliveryAcks.removeValue(forKey: id) }) {
+            await hub.acknowledge(token)
+        } else {
+            resolveAck(id, with: arguments)
+        }
+    }
+
     func send(_ packet: SocketPacket) {
         let (text, attachments) = SocketPacketEncoder.encode(packet)
         send(text: "4" + text)
@@ -223,6 +245,7 @@ public final class SocketIOSocket: RealtimeSubscriber {
             state.connected = false
             let pending = Array(state.pendingAcks.values)
             state.pendingAcks = [:]
+            state.deliveryAcks = [:]
             return (pending, state.rooms)
         }
         hub.unregister(self)

@@ -133,10 +133,24 @@ struct IdempotencyMiddleware: RouterMiddleware {
         )
     }
 
+    /// Hashes the request. A JSON body is hashed in a canonical form (sorted keys, no
+    /// insignificant whitespace), so a client that re-encodes the same object for its retry —
+    /// Swift's JSONEncoder and many others do not keep key order — is still recognised.
+    static let canonicalEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
     static func requestHash(method: String, path: String, body: ByteBuffer) -> String {
         var hasher = SHA256()
         hasher.update(data: Data("\(method) \(path)\n".utf8))
-        body.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        let bytes = Data(buffer: body)
+        if let value = try? JSONDecoder().decode(JSONValue.self, from: bytes), let canonical = try? Self.canonicalEncoder.encode(value) {
+            hasher.update(data: canonical)
+        } else {
+            hasher.update(data: bytes)
+        }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -10,6 +10,7 @@ struct SystemRoutes {
     let database: any Database
     let metrics: HeraldMetrics
     let realtime: RealtimeGateway
+    let notifications: NotificationModule
 
     func addRoutes(to router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -27,7 +28,7 @@ struct SystemRoutes {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics()))
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics() + notifications.renderMetrics()))
             )
         }
     }

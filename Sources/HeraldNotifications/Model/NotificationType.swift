@@ -1,0 +1,79 @@
+import HeraldCore
+
+/// A kind of notification (`job_new`, `service_alert`) with the defaults every notification
+/// of that kind starts from.
+public struct NotificationType: Sendable, Equatable {
+    public var name: String
+    public var severity: Severity
+    public var delivery: DeliveryMode
+    /// Whether a user who never chose receives it (false: opt-in).
+    public var defaultEnabled: Bool
+    public var category: String?
+    public var interruptionLevel: String?
+    /// Users cannot opt out; quiet hours and the severity floor do not hold it back.
+    public var critical: Bool
+    public var dedupeCooldownSeconds: Int
+
+    public init(
+        name: String, severity: Severity, delivery: DeliveryMode, defaultEnabled: Bool = true, category: String? = nil,
+        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int = 1800
+    ) {
+        self.name = name
+        self.severity = severity
+        self.delivery = delivery
+        self.defaultEnabled = defaultEnabled
+        self.category = category
+        self.interruptionLevel = interruptionLevel
+        self.critical = critical
+        self.dedupeCooldownSeconds = dedupeCooldownSeconds
+    }
+}
+
+/// The notification types in force: the built-in ones of Herald's flows, overridden or
+/// extended by the config file's `notifications.types`.
+///
+/// Why types are configuration, not API input: a type's defaults (severity, opt-out rules,
+/// category) are a product decision reviewed with the app; backends only name the type.
+public struct NotificationTypeCatalog: Sendable {
+    public let types: [String: NotificationType]
+
+    public static func builtIn(cooldown: Int) -> [String: NotificationType] {
+        let list = [
+            NotificationType(
+                name: "job_new", severity: .alert, delivery: .push, category: "JOB_OFFER", interruptionLevel: "time-sensitive",
+                dedupeCooldownSeconds: cooldown),
+            NotificationType(
+                name: "job_update", severity: .warning, delivery: .push, category: "JOB_UPDATE", interruptionLevel: "active",
+                dedupeCooldownSeconds: cooldown),
+            NotificationType(
+                name: "driver_assigned", severity: .alert, delivery: .push, category: "DRIVER_ASSIGNED",
+                interruptionLevel: "time-sensitive", dedupeCooldownSeconds: cooldown),
+            NotificationType(
+                name: "volume_adjustment", severity: .alert, delivery: .push, category: "VOLUME_ADJUSTMENT",
+                interruptionLevel: "time-sensitive", critical: true, dedupeCooldownSeconds: cooldown),
+            NotificationType(
+                name: "trip_update", severity: .warning, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "active",
+                dedupeCooldownSeconds: cooldown),
+            NotificationType(
+                name: "service_alert", severity: .warning, delivery: .push, category: "SERVICE_ALERT", interruptionLevel: "active",
+                dedupeCooldownSeconds: cooldown),
+        ]
+        return Dictionary(uniqueKeysWithValues: list.map { ($0.name, $0) })
+    }
+
+    public init(config: NotificationsConfig) {
+        var types = Self.builtIn(cooldown: config.dedupeCooldownSeconds)
+        for (name, entry) in config.types {
+            types[name] = NotificationType(
+                name: name, severity: Severity(rawValue: entry.severity) ?? .info,
+                delivery: DeliveryMode(rawValue: entry.delivery) ?? .push, defaultEnabled: entry.defaultEnabled,
+                category: entry.category, interruptionLevel: entry.interruptionLevel, critical: entry.critical,
+                dedupeCooldownSeconds: entry.dedupeCooldownSeconds ?? config.dedupeCooldownSeconds)
+        }
+        self.types = types
+    }
+
+    public subscript(name: String) -> NotificationType? { types[name] }
+
+    public var names: [String] { types.keys.sorted() }
+}

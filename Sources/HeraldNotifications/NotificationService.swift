@@ -1,0 +1,210 @@
+import Foundation
+import HeraldCore
+import HeraldRealtime
+import HeraldStorage
+import Logging
+import SQLKit
+
+/// Sends notifications: persists them with their planned deliveries in one transaction (the
+/// outbox), then delivers over the realtime gateway or leaves them to the push worker.
+///
+/// Routing (seed 004's "opportunistic fallforward", plus an ack): a `push` notification for
+/// a user who is online goes to their sockets and waits for the app's ack; without one in
+/// `ack_timeout_ms` (the app was backgrounded with its socket still open) the fallback
+/// sweeper turns it into pushes. An offline user gets one push per active device. `in_app`
+/// never pushes. Because the plan is written before anything is sent, a crash at any point
+/// leaves rows that the worker or the sweeper finish after restart.
+public final class NotificationService: Sendable {
+    public let database: any Database
+    public let catalog: NotificationTypeCatalog
+    let hub: RealtimeHub
+    let presence: PresenceService
+    let config: NotificationsConfig
+    let clock: any HeraldClock
+    let logger: Logger
+    /// Called after push deliveries were written (wakes the push worker).
+    let pushQueued: @Sendable () -> Void
+
+    public init(
+        database: any Database, hub: RealtimeHub, presence: PresenceService, config: NotificationsConfig, clock: any HeraldClock,
+        logger: Logger, pushQueued: @escaping @Sendable () -> Void
+    ) {
+        self.database = database
+        self.hub = hub
+        self.presence = presence
+        self.config = config
+        self.catalog = NotificationTypeCatalog(config: config)
+        self.clock = clock
+        self.logger = logger
+        self.pushQueued = pushQueued
+        hub.onAcknowledge { [weak self] token in
+            guard token.hasPrefix("dlv_") else { return }
+            await self?.acknowledged(deliveryID: token)
+        }
+    }
+
+    public static func userRoom(_ userID: String) -> String { "user:\(userID)" }
+
+    // MARK: Sending
+
+    /// Validates the draft and sends it to each of its users (duplicates in the list once).
+    public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
+        try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
+        var seen = Set<String>()
+        var outcomes: [SendOutcome] = []
+        for user in draft.userIDs where seen.insert(user).inserted {
+            outcomes.append(try await send(draft, to: user))
+        }
+        return outcomes
+    }
+
+    enum Written {
+        case created(NotificationRecord, socket: DeliveryRecord?, pushes: Int)
+        case duplicate(NotificationRecord)
+    }
+
+    func send(_ draft: NotificationDraft, to userID: String) async throws -> SendOutcome {
+        guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
+        let now = clock.now()
+        let nowMs = now.epochMilliseconds
+        let severity = draft.severity ?? type.severity
+        let delivery = draft.delivery ?? type.delivery
+        let settings = try await settings(for: userID)
+        let decision = DeliveryPolicy.decide(type: type, severity: severity, delivery: delivery, settings: settings, at: now)
+        let online: Bool
+        do {
+            online = try await presence.isOnline(userID)
+        } catch {
+            // Without presence, push is the side that still reaches the user.
+            logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
+            online = false
+        }
+        let socketStatus: String? =
+            decision.push ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
+        let pushNow = decision.push && socketStatus == nil
+        let dataJSON = SocketPacketEncoder.json(.object(draft.data))
+        let record = NotificationRecord(
+            id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
+            title: draft.title, body: draft.body, data: dataJSON, category: draft.category ?? type.category,
+            threadID: draft.threadID, collapseKey: draft.collapseKey, dedupeKey: draft.dedupeKey,
+            interruptionLevel: decision.interruptionLevel, expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 },
+            createdAt: nowMs, sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed)
+        let ackDeadline = nowMs + Int64(config.ackTimeoutMs)
+        let cooldownStart = nowMs - Int64(type.dedupeCooldownSeconds) * 1000
+        let written = try await database.transaction { db -> Written in
+            let store = NotificationStore()
+            if let key = draft.dedupeKey,
+                let existingID = try await store.claimDedupe(
+                    db, userID: userID, key: key, notificationID: record.id, now: nowMs, heldSince: cooldownStart),
+                let existing = try await store.find(db, id: existingID, userID: nil)
+            {
+                return .duplicate(existing)
+            }
+            try await store.insert(db, record)
+            var socket: DeliveryRecord?
+            if let socketStatus {
+                let row = DeliveryRecord(
+                    id: Identifier.make("dlv"), notificationID: record.id, userID: userID, channel: "socket", status: socketStatus,
+                    nextAttemptAt: socketStatus == "awaiting_ack" ? ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
+                    completedAt: socketStatus == "published" ? nowMs : nil)
+                try await DeliveryStore().insert(db, row)
+                socket = row
+            }
+            let pushes = pushNow ? try await Self.planPushes(db, notificationID: record.id, userID: userID, now: nowMs) : 0
+            return .created(record, socket: socket, pushes: pushes)
+        }
+        switch written {
+        case .duplicate(let existing):
+            return SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil)
+        case .created(let record, let socket, let pushes):
+            if let socket { await publishLive(record, delivery: socket) }
+            if pushes > 0 { pushQueued() }
+            let channel = socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
+            return SendOutcome(
+                notification: record, deduplicated: false, channel: channel, pushDeliveries: pushes, pushSuppressed: decision.pushSuppressed)
+        }
+    }
+
+    /// One pending push delivery per active device of the user; returns how many.
+    static func planPushes(_ db: any SQLDatabase, notificationID: String, userID: String, now: Int64) async throws -> Int {
+        let devices = try await DeviceStore().devices(db, userID: userID, activeOnly: true)
+        for device in devices {
+            try await DeliveryStore().insert(
+                db,
+                DeliveryRecord(
+                    id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: "push", deviceID: device.id,
+                    provider: device.provider, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
+        }
+        return devices.count
+    }
+
+    /// Sends `notification` to the user's sockets; when the delivery waits for an ack, the
+    /// delivery id is the ack token. A failure here is not fatal: the sweeper falls back.
+    func publishLive(_ record: NotificationRecord, delivery: DeliveryRecord) async {
+        do {
+            let unread = try await database.withConnection { db in try await NotificationStore().unreadCount(db, userID: record.userID) }
+            guard case .object(var payload) = NotificationJSON.object(record) else { return }
+            payload["unread_count"] = .number(Double(unread))
+            try await hub.publish(
+                "notification", payload: .object(payload), to: Self.userRoom(record.userID),
+                ackToken: delivery.status == "awaiting_ack" ? delivery.id : nil)
+        } catch {
+            logger.error("publishing a notification failed", metadata: ["notification_id": "\(record.id)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// The app acknowledged the socket delivery: it was shown in the app, no push needed.
+    func acknowledged(deliveryID: String) async {
+        let now = clock.now().epochMilliseconds
+        do {
+            try await database.transaction { db in
+                if let notificationID = try await DeliveryStore().acknowledge(db, id: deliveryID, now: now) {
+                    try await NotificationStore().setSentVia(db, id: notificationID, channel: "socket")
+                }
+            }
+        } catch {
+            logger.error("recording an ack failed", metadata: ["delivery_id": "\(deliveryID)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Turns socket deliveries whose ack did not come in time into pushes; returns how many.
+    /// Several nodes may run this at once: the conditional update lets one of them win each.
+    @discardableResult
+    public func fallBackOverdueAcks(limit: Int = 200) async throws -> Int {
+        let now = clock.now().epochMilliseconds
+        let overdue = try await database.withConnection { db in try await DeliveryStore().overdueAcks(db, now: now, limit: limit) }
+        var planned = 0
+        for delivery in overdue {
+            planned += try await database.transaction { db -> Int in
+                guard try await DeliveryStore().markUnacknowledged(db, id: delivery.id, now: now) else { return 0 }
+                return try await Self.planPushes(db, notificationID: delivery.notificationID, userID: delivery.userID, now: now)
+            }
+        }
+        if planned > 0 { pushQueued() }
+        return planned
+    }
+
+    // MARK: Settings
+
+    /// The user's settings with defaults filled in (UTC and no quiet hours for a user Herald
+    /// has not seen yet).
+    public func settings(for userID: String) async throws -> UserNotificationSettings {
+        try await database.withConnection { db in
+            let user = try await UserStore().find(db, id: userID)
+            let stored = try await NotificationPreferenceStore().settings(db, userID: userID)
+            let types = try await NotificationPreferenceStore().typePreferences(db, userID: userID)
+            var settings = UserNotificationSettings(timeZone: TimeZone(identifier: user?.timeZone ?? "UTC") ?? .gmt)
+            if let stored {
+                if stored.quietHoursEnabled, let start = stored.quietStart.flatMap(LocalTime.init(parsing:)),
+                    let end = stored.quietEnd.flatMap(LocalTime.init(parsing:))
+                {
+                    settings.quietHours = QuietHours(start: start, end: end)
+                }
+                settings.severityFloor = Severity(rawValue: stored.severityFloor) ?? .info
+                settings.timeSensitiveAllowed = stored.timeSensitiveAllowed
+            }
+            settings.types = types.mapValues { (inApp: $0.inAppEnabled, push: $0.pushEnabled) }
+            return settings
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+
+/// Reads and changes a user's notification preferences.
+///
+/// `PUT` takes any part of the document `GET` returns — `quiet_hours`, `severity_floor`,
+/// `time_sensitive_allowed`, `time_zone` (the same field as `/me`) and `types` — or seed
+/// 004's single-type form `{type, in_app_enabled, push_enabled}`. Fields left out keep
+/// their values. Turning off a critical type is refused, so the app can say why.
+public struct PreferenceEditor: Sendable {
+    let service: NotificationService
+
+    public init(service: NotificationService) {
+        self.service = service
+    }
+
+    public func document(userID: String) async throws -> JSONValue {
+        let (user, stored, choices) = try await service.database.withConnection { db in
+            (
+                try await UserStore().find(db, id: userID),
+                try await NotificationPreferenceStore().settings(db, userID: userID),
+                try await NotificationPreferenceStore().typePreferences(db, userID: userID)
+            )
+        }
+        var types: [String: JSONValue] = [:]
+        for name in service.catalog.names {
+            guard let type = service.catalog[name] else { continue }
+            let choice = choices[name]
+            types[name] = .object([
+                "in_app_enabled": .bool(type.critical || (choice?.inAppEnabled ?? type.defaultEnabled)),
+                "push_enabled": .bool(type.critical || (choice?.pushEnabled ?? type.defaultEnabled)),
+                "critical": .bool(type.critical),
+                "default_enabled": .bool(type.defaultEnabled),
+                "severity": .string(type.severity.rawValue),
+                "delivery": .string(type.delivery.rawValue),
+            ])
+        }
+        return .object([
+            "time_zone": .string(user?.timeZone ?? "UTC"),
+            "quiet_hours": .object([
+                "enabled": .bool(stored?.quietHoursEnabled ?? false),
+                "start": stored?.quietStart.map(JSONValue.string) ?? .null,
+                "end": stored?.quietEnd.map(JSONValue.string) ?? .null,
+            ]),
+            "severity_floor": .string(stored?.severityFloor ?? Severity.info.rawValue),
+            "time_sensitive_allowed": .bool(stored?.timeSensitiveAllowed ?? true),
+            "types": .object(types),
+        ])
+    }
+
+    public func update(userID: String, role: String, body: [String: JSONValue]) async throws -> JSONValue {
+        var r = FieldReader(body)
+        r.refuseUnknown(["type", "in_app_enabled", "push_enabled", "quiet_hours", "severity_floor", "time_sensitive_allowed", "time_zone", "types"])
+        var typeChanges: [(name: String, field: String, inApp: Bool?, push: Bool?)] = []
+        if let single = r.string("type", maxLength: 64) {
+            typeChanges.append((single, "type", r.bool("in_app_enabled"), r.bool("push_enabled")))
+        } else if body["in_app_enabled"] != nil || body["push_enabled"] != nil {
+            r.fail("type", "is required with in_app_enabled / push_enabled")
+        }
+        if let types = r.object("types") {
+            for name in types.keys.sorted() {
+                guard case .object(let entry)? = types[name] else {
+                    r.fail("types.\(name)", "must be an object {in_app_enabled, push_enabled}")
+                    continue
+                }
+                var e = FieldReader(entry)
+                e.refuseUnknown(["in_app_enabled", "push_enabled"], prefix: "types.\(name).")
+                typeChanges.append((name, "types.\(name)", e.bool("in_app_enabled", prefix: "types.\(name)."), e.bool("push_enabled", prefix: "types.\(name).")))
+                r.merge(e)
+            }
+        }
+        for change in typeChanges {
+            guard let type = service.catalog[change.name] else {
+                r.fail(change.field, "is not a notification type; known types: \(service.catalog.names.joined(separator: ", "))")
+                continue
+            }
+            if type.critical && (change.inApp == false || change.push == false) {
+                r.fail(change.field, "\(change.name) is critical; it cannot be turned off")
+            }
+        }
+        var quiet: (enabled: Bool?, start: String??, end: String??)?
+        if let q = r.object("quiet_hours") {
+            var e = FieldReader(q)
+            e.refuseUnknown(["enabled", "start", "end"], prefix: "quiet_hours.")
+            var start: String??
+            var end: String??
+            for key in ["start", "end"] {
+                var value: String??
+                if case .null? = q[key] {
+                    value = .some(nil)
+                } else if let text = e.string(key, maxLength: 5, prefix: "quiet_hours.") {
+                    if LocalTime(parsing: text) == nil { e.fail("quiet_hours.\(key)", "must be a local time HH:MM, like 22:00") }
+                    value = .some(text)
+                }
+                if key == "start" { start = value } else { end = value }
+            }
+            quiet = (e.bool("enabled", prefix: "quiet_hours."), start, end)
+            r.merge(e)
+        }
+        var floor: Severity?
+        if let text = r.string("severity_floor", maxLength: 16) {
+            floor = Severity(rawValue: text)
+            if floor == nil { r.fail("severity_floor", "must be info, warning or alert") }
+        }
+        let timeSensitive = r.bool("time_sensitive_allowed")
+        let timeZone = r.string("time_zone", maxLength: 64)
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            r.fail("time_zone", "must be an IANA time zone such as Australia/Sydney")
+        }
+        try r.validate()
+
+        let now = service.clock.now().epochMilliseconds
+        let nothingSettingWise = quiet == nil && floor == nil && timeSensitive == nil
+        let (quietChange, floorChange, changes) = (quiet, floor, typeChanges)
+        try await service.database.transaction { db in
+            let prefs = NotificationPreferenceStore()
+            if !nothingSettingWise {
+                var s = try await prefs.settings(db, userID: userID)
+                    ?? NotificationSettingsRecord(
+                        userID: userID, quietHoursEnabled: false, quietStart: nil, quietEnd: nil, severityFloor: Severity.info.rawValue,
+                        timeSensitiveAllowed: true, updatedAt: now)
+                if let quiet = quietChange {
+                    if let enabled = quiet.enabled { s.quietHoursEnabled = enabled }
+                    if let start = quiet.start { s.quietStart = start }
+                    if let end = quiet.end { s.quietEnd = end }
+                    if s.quietHoursEnabled && (s.quietStart == nil || s.quietEnd == nil) {
+                        throw APIError.validation([FieldError(field: "quiet_hours", message: "start and end are required when quiet hours are enabled")])
+                    }
+                }
+                if let floor = floorChange { s.severityFloor = floor.rawValue }
+                if let timeSensitive { s.timeSensitiveAllowed = timeSensitive }
+                s.updatedAt = now
+                try await prefs.saveSettings(db, s)
+            }
+            let current = try await prefs.typePreferences(db, userID: userID)
+            for change in changes {
+                guard let type = service.catalog[change.name] else { continue }
+                let existing = current[change.name]
+                let record = TypePreferenceRecord(
+                    type: change.name, inAppEnabled: change.inApp ?? existing?.inAppEnabled ?? type.defaultEnabled,
+                    pushEnabled: change.push ?? existing?.pushEnabled ?? type.defaultEnabled)
+                try await prefs.saveTypePreference(db, userID: userID, record, now: now)
+            }
+            if let timeZone {
+                try await UserStore().ensure(db, id: userID, role: role, now: now)
+                _ = try await UserStore().update(db, id: userID, changes: UserChanges(timeZone: timeZone), now: now)
+            }
+        }
+        return try await document(userID: userID)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HeraldCore
+import Logging
+import Synchronization
+
+/// The sender in force until a provider is configured: it accepts every push, logs it (ids only,
+/// never the token or the content) and, when given a file, appends one JSON line per
+/// send (device id, never the token) so tests and operators can see exactly what would have gone out.
+public final class LogPushSender: PushSender {
+    private let logger: Logger
+    private let file: Mutex<FileHandle?>
+
+    public init(logger: Logger, file path: String? = nil) throws {
+        self.logger = logger
+        guard let path else {
+            file = Mutex(nil)
+            return
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        file = Mutex(handle)
+    }
+
+    public func send(_ message: PushMessage) async throws -> PushResult {
+        logger.info(
+            "push recorded by the log sender",
+            metadata: [
+                "delivery_id": "\(message.deliveryID)", "notification_id": "\(message.notificationID)",
+                "provider": "\(message.provider)", "attempt": "\(message.attempt)",
+            ])
+        let line: JSONValue = [
+            "delivery_id": .string(message.deliveryID), "notification_id": .string(message.notificationID),
+            "user_id": .string(message.userID), "provider": .string(message.provider), "device_id": .string(message.deviceID),
+            "title": .string(message.title), "body": message.body.map(JSONValue.string) ?? .null,
+            "badge": .number(Double(message.badge)), "collapse_key": message.collapseKey.map(JSONValue.string) ?? .null,
+            "category": message.category.map(JSONValue.string) ?? .null,
+            "interruption_level": message.interruptionLevel.map(JSONValue.string) ?? .null,
+            "attempt": .number(Double(message.attempt)), "data": message.data,
+        ]
+        let data = try JSONEncoder().encode(line) + Data("\n".utf8)
+        try file.withLock { handle in try handle?.write(contentsOf: data) }
+        return .delivered(providerMessageID: "log-\(message.deliveryID)")
+    }
+}

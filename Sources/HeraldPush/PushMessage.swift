@@ -1,0 +1,81 @@
+import HeraldCore
+
+/// Everything a provider sender needs for one push to one device, resolved at send time
+/// (the badge is the user's unread count at that moment, not when the notification was made).
+public struct PushMessage: Sendable, Equatable {
+    /// Also the APNs `apns-id`: a resend after a crash is the same notification to the device.
+    public var deliveryID: String
+    public var notificationID: String
+    public var userID: String
+    /// Herald's device record id (not the provider token).
+    public var deviceID: String
+    public var type: String
+    public var severity: String
+    public var provider: String
+    public var platform: String
+    public var token: String
+    public var webpushP256dh: String?
+    public var webpushAuth: String?
+    public var title: String
+    public var body: String?
+    /// The notification's data object, plus `notification_id` and `type` for the app.
+    public var data: JSONValue
+    public var category: String?
+    public var threadID: String?
+    public var collapseKey: String?
+    /// `passive`, `active`, `time-sensitive` or `critical` (APNs interruption levels).
+    public var interruptionLevel: String?
+    /// The user's unread count (absolute, per Apple's guidance).
+    public var badge: Int
+    /// Epoch ms after which providers should drop the message; nil means the provider default.
+    public var expiresAt: Int64?
+    /// The attempt number (1 for the first send).
+    public var attempt: Int
+
+    public init(
+        deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: String,
+        platform: String, token: String, webpushP256dh: String? = nil, webpushAuth: String? = nil, title: String,
+        body: String?, data: JSONValue, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil,
+        interruptionLevel: String? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1
+    ) {
+        self.deliveryID = deliveryID
+        self.notificationID = notificationID
+        self.userID = userID
+        self.deviceID = deviceID
+        self.type = type
+        self.severity = severity
+        self.provider = provider
+        self.platform = platform
+        self.token = token
+        self.webpushP256dh = webpushP256dh
+        self.webpushAuth = webpushAuth
+        self.title = title
+        self.body = body
+        self.data = data
+        self.category = category
+        self.threadID = threadID
+        self.collapseKey = collapseKey
+        self.interruptionLevel = interruptionLevel
+        self.badge = badge
+        self.expiresAt = expiresAt
+        self.attempt = attempt
+    }
+}
+
+/// How a provider answered one push, classified for the worker.
+public enum PushResult: Sendable, Equatable {
+    /// Accepted; the provider's message id when it gives one.
+    case delivered(providerMessageID: String?)
+    /// Try again later (throttled, provider unavailable); `after` honours `Retry-After`.
+    case retry(reason: String, after: Duration?)
+    /// The token will never work again: deactivate the device.
+    case tokenGone(reason: String)
+    /// This message cannot be delivered (bad payload, bad topic): dead-letter it.
+    case failed(reason: String)
+}
+
+/// Sends one push through one provider. Implementations classify every answer; a thrown
+/// error counts as a retryable failure.
+public protocol PushSender: Sendable {
+    func send(_ message: PushMessage) async throws -> PushResult
+}

@@ -1,0 +1,143 @@
+import HeraldCore
+
+/// OpenAPI descriptions of the notification and push routes.
+extension NotificationRoutes {
+    static let notificationSchema = Schema.object([
+        "id": Schema.string(), "user_id": Schema.string(), "type": Schema.string(),
+        "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
+        "title": Schema.string(maxLength: 255), "body": Schema.string(nullable: true), "data": ["type": "object"],
+        "category": Schema.string(nullable: true), "thread_id": Schema.string(nullable: true),
+        "collapse_key": Schema.string(nullable: true), "created_at": Schema.string(format: "date-time"),
+        "read_at": Schema.string(format: "date-time", nullable: true),
+        "sent_via": ["type": ["string", "null"], "enum": ["socket", "push", .null]],
+    ])
+
+    static let preferencesSchema = Schema.object([
+        "time_zone": Schema.string("IANA time zone (the same field as /me)"),
+        "quiet_hours": Schema.object([
+            "enabled": ["type": "boolean"], "start": Schema.string("HH:MM local", nullable: true),
+            "end": Schema.string("HH:MM local; before start means the window spans midnight", nullable: true),
+        ]),
+        "severity_floor": Schema.enumeration(["info", "warning", "alert"], description: "Pushes below this severity are held back"),
+        "time_sensitive_allowed": ["type": "boolean"],
+        "types": [
+            "type": "object",
+            "additionalProperties": Schema.object([
+                "in_app_enabled": ["type": "boolean"], "push_enabled": ["type": "boolean"], "critical": ["type": "boolean"],
+            ]),
+        ],
+    ])
+
+    static let pageParameters: [JSONValue] = [
+        ["name": "offset", "in": "query", "schema": ["type": "integer", "minimum": 0, "default": 0]],
+        ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 100, "default": 20]],
+        ["name": "unread_only", "in": "query", "schema": ["type": "boolean", "default": false]],
+    ]
+
+    static let operations: [APIOperation] = [
+        APIOperation(
+            "POST", "/api/v1/notifications", summary: "Send a notification to one or many users",
+            description: "For backends (service and operator roles). Persisted in the inbox with its planned deliveries in one transaction; delivered over the user's sockets when online (a push-type notification falls back to push if the app does not ack within notifications.ack_timeout_ms) and as pushes to every active device when offline. Preferences, quiet hours (in the user's time zone) and the severity floor may hold back pushes. The same dedupe_key for a user within the type's cooldown returns the first notification (deduplicated: true). 201 when something was created, 200 when every recipient was deduplicated.",
+            tag: "notifications", access: .authenticated(roles: ["service", "operator"]),
+            requestBody: Schema.object(
+                [
+                    "user_id": Schema.string(), "user_ids": ["type": "array", "items": Schema.string(), "maxItems": 1000],
+                    "type": Schema.string("A configured notification type"), "title": Schema.string(maxLength: 255),
+                    "body": Schema.string(maxLength: 4000), "data": ["type": "object", "description": "At most 16 KiB of JSON"],
+                    "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
+                    "category": Schema.string(maxLength: 64), "thread_id": Schema.string(maxLength: 64),
+                    "collapse_key": Schema.string("apns-collapse-id / FCM collapse key / Web Push Topic", maxLength: 64),
+                    "dedupe_key": Schema.string(maxLength: 200), "ttl_seconds": Schema.integer("0 to 2419200"),
+                ], required: ["type", "title"]),
+            response: Schema.object([
+                "results": [
+                    "type": "array",
+                    "items": Schema.object([
+                        "notification": notificationSchema, "deduplicated": ["type": "boolean"],
+                        "channel": Schema.enumeration(["socket", "push", "inbox", "deduplicated"]),
+                        "push_deliveries": Schema.integer(), "push_suppressed": Schema.string(nullable: true),
+                    ]),
+                ]
+            ]),
+            successStatus: 201, acceptsIdempotencyKey: true),
+        APIOperation(
+            "GET", "/api/v1/notifications", summary: "The caller's inbox, newest first", tag: "notifications",
+            access: .authenticated(roles: []),
+            response: Schema.object([
+                "notifications": ["type": "array", "items": notificationSchema], "total": Schema.integer(),
+                "unread_count": Schema.integer(), "offset": Schema.integer(), "limit": Schema.integer(),
+            ]), parameters: pageParameters),
+        APIOperation(
+            "GET", "/api/v1/notifications/unread-count", summary: "How many of the caller's notifications are unread",
+            tag: "notifications", access: .authenticated(roles: []), response: Schema.object(["count": Schema.integer()])),
+        APIOperation(
+            "POST", "/api/v1/notifications/{id}/read", summary: "Mark one notification read",
+            description: "The user's other connected devices get notification_read.", tag: "notifications",
+            access: .authenticated(roles: []), response: notificationSchema, errors: [404: "Not the caller's notification"]),
+        APIOperation(
+            "POST", "/api/v1/notifications/bulk-read", summary: "Mark several notifications read",
+            description: "Ids that are not the caller's, already read or deleted are skipped. Other devices get notifications_bulk_read.",
+            tag: "notifications", access: .authenticated(roles: []),
+            requestBody: Schema.object(["notification_ids": ["type": "array", "items": Schema.string(), "maxItems": 500]], required: ["notification_ids"]),
+            response: Schema.object([
+                "updated": Schema.integer(), "notification_ids": ["type": "array", "items": Schema.string()], "unread_count": Schema.integer(),
+            ])),
+        APIOperation(
+            "DELETE", "/api/v1/notifications/{id}", summary: "Delete a notification from the inbox (soft delete)",
+            tag: "notifications", access: .authenticated(roles: []),
+            response: Schema.object(["id": Schema.string(), "deleted": ["type": "boolean"]]), errors: [404: "Not the caller's notification"]),
+        APIOperation(
+            "GET", "/api/v1/notifications/preferences", summary: "The caller's notification preferences", tag: "notifications",
+            access: .authenticated(roles: []), response: preferencesSchema),
+        APIOperation(
+            "PUT", "/api/v1/notifications/preferences", summary: "Change notification preferences",
+            description: "Any part of the GET document, or seed 004's {type, in_app_enabled, push_enabled}. Critical types cannot be turned off.",
+            tag: "notifications", access: .authenticated(roles: []), requestBody: preferencesSchema, response: preferencesSchema),
+    ]
+}
+
+extension PushRoutes {
+    static let deviceSchema = Schema.object([
+        "id": Schema.string(), "token": Schema.string(), "provider": Schema.enumeration(["apns", "fcm", "webpush"]),
+        "platform": Schema.enumeration(["ios", "android", "web"]), "device_id": Schema.string(nullable: true),
+        "app_version": Schema.string(nullable: true), "os_version": Schema.string(nullable: true),
+        "locale": Schema.string(nullable: true), "user_agent": Schema.string(nullable: true), "active": ["type": "boolean"],
+        "created_at": Schema.string(format: "date-time"), "last_used_at": Schema.string(format: "date-time"),
+        "deactivated_at": Schema.string(format: "date-time", nullable: true), "deactivation_reason": Schema.string(nullable: true),
+    ])
+
+    static let operations: [APIOperation] = [
+        APIOperation(
+            "POST", "/api/v1/push/register", summary: "Register a device for push",
+            description: "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token.",
+            tag: "push", access: .authenticated(roles: []),
+            requestBody: Schema.object(
+                [
+                    "token": Schema.string(), "provider": Schema.enumeration(["apns", "fcm", "webpush"]),
+                    "platform": Schema.enumeration(["ios", "android", "web"]), "device_id": Schema.string(maxLength: 200),
+                    "app_version": Schema.string(maxLength: 64), "os_version": Schema.string(maxLength: 64),
+                    "locale": Schema.string(maxLength: 35),
+                    "subscription": Schema.object([
+                        "endpoint": Schema.string(format: "uri"),
+                        "keys": Schema.object(["p256dh": Schema.string("base64url, 65 bytes"), "auth": Schema.string("base64url, 16 bytes")]),
+                    ]),
+                ], required: ["platform"]),
+            response: deviceSchema, successStatus: 201),
+        APIOperation(
+            "DELETE", "/api/v1/push/unregister", summary: "Stop pushes to one of the caller's tokens", tag: "push",
+            access: .authenticated(roles: []), requestBody: Schema.object(["token": Schema.string()], required: ["token"]),
+            response: deviceSchema, errors: [404: "The caller has no device with this token"]),
+        APIOperation(
+            "GET", "/api/v1/push/devices", summary: "The caller's devices (active and deactivated)", tag: "push",
+            access: .authenticated(roles: []), response: Schema.object(["devices": ["type": "array", "items": deviceSchema]])),
+        APIOperation(
+            "GET", "/api/v1/deliveries", summary: "Delivery log (socket acks and pushes)", tag: "push",
+            access: .authenticated(roles: ["operator", "service"]),
+            response: Schema.object(["deliveries": ["type": "array"]]),
+            parameters: [
+                ["name": "notification_id", "in": "query", "schema": ["type": "string"]],
+                ["name": "status", "in": "query", "schema": ["type": "string"]],
+                ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 1000, "default": 100]],
+            ]),
+    ]
+}

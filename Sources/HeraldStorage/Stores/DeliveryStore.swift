@@ -1,0 +1,195 @@
+import Foundation
+import HeraldCore
+import SQLKit
+
+/// One planned delivery of a notification: to the user's sockets (waiting for the client's
+/// ack) or to one push device.
+public struct DeliveryRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var notificationID: String
+    public var userID: String
+    /// `socket` or `push`.
+    public var channel: String
+    public var deviceID: String?
+    public var provider: String?
+    /// socket: `awaiting_ack` → `acknowledged` | `unacknowledged`; or `published` (no ack wanted).
+    /// push: `pending` → `sending` → `sent` | `pending` (retry) | `failed` | `dead` | `skipped`.
+    public var status: String
+    public var attempts: Int
+    /// When the row is next due: the ack deadline, or the next push attempt.
+    public var nextAttemptAt: Int64
+    public var leaseUntil: Int64?
+    public var providerMessageID: String?
+    public var reason: String?
+    public var latencyMs: Int?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var completedAt: Int64?
+
+    public init(
+        id: String, notificationID: String, userID: String, channel: String, deviceID: String? = nil, provider: String? = nil,
+        status: String, attempts: Int = 0, nextAttemptAt: Int64, leaseUntil: Int64? = nil, providerMessageID: String? = nil,
+        reason: String? = nil, latencyMs: Int? = nil, createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.notificationID = notificationID
+        self.userID = userID
+        self.channel = channel
+        self.deviceID = deviceID
+        self.provider = provider
+        self.status = status
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.leaseUntil = leaseUntil
+        self.providerMessageID = providerMessageID
+        self.reason = reason
+        self.latencyMs = latencyMs
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.completedAt = completedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, channel, provider, status, attempts, reason
+        case notificationID = "notification_id"
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case nextAttemptAt = "next_attempt_at"
+        case leaseUntil = "lease_until"
+        case providerMessageID = "provider_message_id"
+        case latencyMs = "latency_ms"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case completedAt = "completed_at"
+    }
+}
+
+/// The delivery outbox.
+///
+/// Why every transition is a conditional UPDATE: several nodes run the same sweeper and
+/// workers; `WHERE status = …` lets exactly one of them move a row, so an ack racing its
+/// deadline, or two workers racing for a push, never both win.
+public struct DeliveryStore: Sendable {
+    public init() {}
+
+    public func insert(_ db: any SQLDatabase, _ d: DeliveryRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO notification_deliveries (id, notification_id, user_id, channel, device_id, provider, status, attempts,
+                next_attempt_at, lease_until, provider_message_id, reason, latency_ms, created_at, updated_at, completed_at)
+            VALUES (\(bind: d.id), \(bind: d.notificationID), \(bind: d.userID), \(bind: d.channel), \(bind: d.deviceID),
+                \(bind: d.provider), \(bind: d.status), \(bind: d.attempts), \(bind: d.nextAttemptAt), \(bind: d.leaseUntil),
+                \(bind: d.providerMessageID), \(bind: d.reason), \(bind: d.latencyMs), \(bind: d.createdAt), \(bind: d.updatedAt),
+                \(bind: d.completedAt))
+            """
+        ).run()
+    }
+
+    public func find(_ db: any SQLDatabase, id: String) async throws -> DeliveryRecord? {
+        try await db.raw("SELECT * FROM notification_deliveries WHERE id = \(bind: id)").first(decoding: DeliveryRecord.self)
+    }
+
+    public func forNotification(_ db: any SQLDatabase, notificationID: String) async throws -> [DeliveryRecord] {
+        try await db.raw(
+            "SELECT * FROM notification_deliveries WHERE notification_id = \(bind: notificationID) ORDER BY created_at, id"
+        ).all(decoding: DeliveryRecord.self)
+    }
+
+    /// Delivery log for operators, newest first.
+    public func list(_ db: any SQLDatabase, notificationID: String?, status: String?, limit: Int) async throws -> [DeliveryRecord] {
+        var query = SQLQueryString("SELECT * FROM notification_deliveries WHERE 1 = 1")
+        if let notificationID {
+            query.appendInterpolation(raw: " AND notification_id = ")
+            query.appendInterpolation(bind: notificationID)
+        }
+        if let status {
+            query.appendInterpolation(raw: " AND status = ")
+            query.appendInterpolation(bind: status)
+        }
+        query.appendInterpolation(raw: " ORDER BY created_at DESC, id DESC LIMIT ")
+        query.appendInterpolation(bind: limit)
+        return try await db.raw(query).all(decoding: DeliveryRecord.self)
+    }
+
+    // MARK: Socket deliveries
+
+    /// The client acknowledged a socket delivery; returns its notification id when this call
+    /// moved it (false when it was already acknowledged or had fallen back to push).
+    public func acknowledge(_ db: any SQLDatabase, id: String, now: Int64) async throws -> String? {
+        try await db.raw(
+            """
+            UPDATE notification_deliveries SET status = 'acknowledged', completed_at = \(bind: now), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND channel = 'socket' AND status = 'awaiting_ack' RETURNING notification_id
+            """
+        ).first()?.decode(column: "notification_id", as: String.self)
+    }
+
+    /// Socket deliveries whose ack deadline has passed.
+    public func overdueAcks(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [DeliveryRecord] {
+        try await db.raw(
+            """
+            SELECT * FROM notification_deliveries WHERE status = 'awaiting_ack' AND next_attempt_at <= \(bind: now)
+            ORDER BY next_attempt_at LIMIT \(bind: limit)
+            """
+        ).all(decoding: DeliveryRecord.self)
+    }
+
+    /// Gives up waiting for the ack; true when this call moved the row (then the caller plans
+    /// the push fallback in the same transaction).
+    public func markUnacknowledged(_ db: any SQLDatabase, id: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE notification_deliveries SET status = 'unacknowledged', reason = 'ack_timeout',
+                completed_at = \(bind: now), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND status = 'awaiting_ack' RETURNING id
+            """
+        ).first() != nil
+    }
+
+    // MARK: Push deliveries
+
+    /// Leases up to `limit` due push deliveries (pending and due, or sending with an expired
+    /// lease — its worker died) and counts the attempt. On PostgreSQL `SKIP LOCKED` lets
+    /// several nodes' workers claim disjoint rows without waiting on each other.
+    public func claimPush(_ db: any SQLDatabase, engine: DatabaseEngine, now: Int64, leaseUntil: Int64, limit: Int) async throws -> [DeliveryRecord] {
+        var query = SQLQueryString(
+            """
+            UPDATE notification_deliveries SET status = 'sending', attempts = attempts + 1,
+                lease_until = \(bind: leaseUntil), updated_at = \(bind: now)
+            WHERE id IN (
+                SELECT id FROM notification_deliveries
+                WHERE (status = 'pending' AND next_attempt_at <= \(bind: now)) OR (status = 'sending' AND lease_until < \(bind: now))
+                ORDER BY next_attempt_at LIMIT \(bind: limit)
+            """)
+        if engine == .postgres { query.appendInterpolation(raw: " FOR UPDATE SKIP LOCKED") }
+        query.appendInterpolation(raw: ") RETURNING *")
+        return try await db.raw(query).all(decoding: DeliveryRecord.self)
+    }
+
+    /// Records the end of one attempt: `status` `sent`, `failed`, `dead` or `skipped` ends the
+    /// delivery; `pending` with `retryAt` schedules another attempt. Only the lease holder's
+    /// row (still `sending`) is changed.
+    @discardableResult
+    public func finishAttempt(
+        _ db: any SQLDatabase, id: String, status: String, providerMessageID: String?, reason: String?, latencyMs: Int?,
+        retryAt: Int64?, now: Int64
+    ) async throws -> Bool {
+        let final = status != "pending"
+        return try await db.raw(
+            """
+            UPDATE notification_deliveries SET status = \(bind: status), provider_message_id = \(bind: providerMessageID),
+                reason = \(bind: reason), latency_ms = \(bind: latencyMs), lease_until = NULL,
+                next_attempt_at = \(bind: retryAt ?? now), completed_at = \(bind: final ? now : nil), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND status = 'sending' RETURNING id
+            """
+        ).first() != nil
+    }
+
+    /// Push deliveries not yet finished (for tests and the queue-depth gauge).
+    public func pendingPushCount(_ db: any SQLDatabase) async throws -> Int {
+        guard let row = try await db.raw(
+            "SELECT COUNT(*) AS n FROM notification_deliveries WHERE channel = 'push' AND status IN ('pending', 'sending')"
+        ).first() else { return 0 }
+        return Int(try row.decode(column: "n", as: Int64.self))
+    }
+}

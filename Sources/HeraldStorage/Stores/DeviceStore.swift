@@ -1,0 +1,151 @@
+import Foundation
+import HeraldCore
+import SQLKit
+
+/// A registered push target: an APNs or FCM token, or a Web Push subscription (whose token
+/// is its endpoint).
+public struct DeviceRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var userID: String
+    public var provider: String
+    public var token: String
+    public var platform: String
+    public var deviceID: String?
+    public var appVersion: String?
+    public var osVersion: String?
+    public var locale: String?
+    public var userAgent: String?
+    public var webpushP256dh: String?
+    public var webpushAuth: String?
+    public var createdAt: Int64
+    public var lastUsedAt: Int64
+    public var deactivatedAt: Int64?
+    public var deactivationReason: String?
+
+    public var isActive: Bool { deactivatedAt == nil }
+
+    public init(
+        id: String, userID: String, provider: String, token: String, platform: String, deviceID: String? = nil,
+        appVersion: String? = nil, osVersion: String? = nil, locale: String? = nil, userAgent: String? = nil,
+        webpushP256dh: String? = nil, webpushAuth: String? = nil, createdAt: Int64, lastUsedAt: Int64,
+        deactivatedAt: Int64? = nil, deactivationReason: String? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.provider = provider
+        self.token = token
+        self.platform = platform
+        self.deviceID = deviceID
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.locale = locale
+        self.userAgent = userAgent
+        self.webpushP256dh = webpushP256dh
+        self.webpushAuth = webpushAuth
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.deactivatedAt = deactivatedAt
+        self.deactivationReason = deactivationReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, token, platform, locale
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case appVersion = "app_version"
+        case osVersion = "os_version"
+        case userAgent = "user_agent"
+        case webpushP256dh = "webpush_p256dh"
+        case webpushAuth = "webpush_auth"
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+        case deactivatedAt = "deactivated_at"
+        case deactivationReason = "deactivation_reason"
+    }
+}
+
+/// The device registry.
+///
+/// Why a token moves on re-registration: a token identifies an app install, not a person;
+/// when another user signs in on the same phone, the token must follow the new user or the
+/// old one keeps receiving their pushes.
+public struct DeviceStore: Sendable {
+    public init() {}
+
+    /// Registers `device` (its id and timestamps are used only when the token is new) and
+    /// returns the stored device and whether it was new. Re-registering moves the token to
+    /// `device.userID` and reactivates it. Older tokens of the same user's same `device_id`
+    /// and provider are deactivated as `replaced` (the app got a new token). Run in a transaction.
+    public func register(_ db: any SQLDatabase, _ device: DeviceRecord, now: Int64) async throws -> (device: DeviceRecord, created: Bool) {
+        let existing = try await db.raw(
+            "SELECT id FROM push_devices WHERE provider = \(bind: device.provider) AND token = \(bind: device.token)"
+        ).first()
+        guard
+            let stored = try await db.raw(
+                """
+                INSERT INTO push_devices (id, user_id, provider, token, platform, device_id, app_version, os_version, locale,
+                    user_agent, webpush_p256dh, webpush_auth, created_at, last_used_at, deactivated_at, deactivation_reason)
+                VALUES (\(bind: device.id), \(bind: device.userID), \(bind: device.provider), \(bind: device.token),
+                    \(bind: device.platform), \(bind: device.deviceID), \(bind: device.appVersion), \(bind: device.osVersion),
+                    \(bind: device.locale), \(bind: device.userAgent), \(bind: device.webpushP256dh), \(bind: device.webpushAuth),
+                    \(bind: now), \(bind: now), NULL, NULL)
+                ON CONFLICT (provider, token) DO UPDATE SET
+                    user_id = excluded.user_id, platform = excluded.platform, device_id = excluded.device_id,
+                    app_version = excluded.app_version, os_version = excluded.os_version, locale = excluded.locale,
+                    user_agent = excluded.user_agent, webpush_p256dh = excluded.webpush_p256dh,
+                    webpush_auth = excluded.webpush_auth, last_used_at = excluded.last_used_at,
+                    deactivated_at = NULL, deactivation_reason = NULL
+                RETURNING *
+                """
+            ).first(decoding: DeviceRecord.self)
+        else { throw StoreError.noRowReturned }
+        if let deviceID = stored.deviceID {
+            try await db.raw(
+                """
+                UPDATE push_devices SET deactivated_at = \(bind: now), deactivation_reason = 'replaced'
+                WHERE user_id = \(bind: stored.userID) AND device_id = \(bind: deviceID) AND provider = \(bind: stored.provider)
+                AND id <> \(bind: stored.id) AND deactivated_at IS NULL
+                """
+            ).run()
+        }
+        return (stored, existing == nil)
+    }
+
+    /// Deactivates the user's device with `token` (any provider) as `unregistered`; nil when the
+    /// user has no such token (another user's token is never touched).
+    public func unregister(_ db: any SQLDatabase, userID: String, token: String, now: Int64) async throws -> DeviceRecord? {
+        try await db.raw(
+            """
+            UPDATE push_devices SET deactivated_at = COALESCE(deactivated_at, \(bind: now)),
+                deactivation_reason = COALESCE(deactivation_reason, 'unregistered')
+            WHERE user_id = \(bind: userID) AND token = \(bind: token) RETURNING *
+            """
+        ).first(decoding: DeviceRecord.self)
+    }
+
+    public func devices(_ db: any SQLDatabase, userID: String, activeOnly: Bool) async throws -> [DeviceRecord] {
+        var query = SQLQueryString("SELECT * FROM push_devices WHERE user_id = \(bind: userID)")
+        if activeOnly { query.appendInterpolation(raw: " AND deactivated_at IS NULL") }
+        query.appendInterpolation(raw: " ORDER BY created_at, id")
+        return try await db.raw(query).all(decoding: DeviceRecord.self)
+    }
+
+    public func find(_ db: any SQLDatabase, id: String) async throws -> DeviceRecord? {
+        try await db.raw("SELECT * FROM push_devices WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
+    }
+
+    /// Stops sending to a device (the provider said the token is gone); true when it was active.
+    @discardableResult
+    public func deactivate(_ db: any SQLDatabase, id: String, reason: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE push_devices SET deactivated_at = \(bind: now), deactivation_reason = \(bind: reason)
+            WHERE id = \(bind: id) AND deactivated_at IS NULL RETURNING id
+            """
+        ).first() != nil
+    }
+
+    public func touch(_ db: any SQLDatabase, id: String, now: Int64) async throws {
+        try await db.raw("UPDATE push_devices SET last_used_at = \(bind: now) WHERE id = \(bind: id)").run()
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HeraldCore
+import SQLKit
+
+/// A user's notification settings that apply to every type.
+public struct NotificationSettingsRecord: Sendable, Equatable {
+    public var userID: String
+    public var quietHoursEnabled: Bool
+    /// "HH:MM" local time, or nil.
+    public var quietStart: String?
+    public var quietEnd: String?
+    public var severityFloor: String
+    public var timeSensitiveAllowed: Bool
+    public var updatedAt: Int64
+
+    public init(
+        userID: String, quietHoursEnabled: Bool, quietStart: String?, quietEnd: String?, severityFloor: String,
+        timeSensitiveAllowed: Bool, updatedAt: Int64
+    ) {
+        self.userID = userID
+        self.quietHoursEnabled = quietHoursEnabled
+        self.quietStart = quietStart
+        self.quietEnd = quietEnd
+        self.severityFloor = severityFloor
+        self.timeSensitiveAllowed = timeSensitiveAllowed
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A user's choice for one notification type.
+public struct TypePreferenceRecord: Sendable, Equatable {
+    public var type: String
+    public var inAppEnabled: Bool
+    public var pushEnabled: Bool
+
+    public init(type: String, inAppEnabled: Bool, pushEnabled: Bool) {
+        self.type = type
+        self.inAppEnabled = inAppEnabled
+        self.pushEnabled = pushEnabled
+    }
+}
+
+/// Notification preferences. Booleans are stored as 0/1 integers so one schema serves both
+/// engines; a user without rows has the type defaults.
+public struct NotificationPreferenceStore: Sendable {
+    public init() {}
+
+    public func settings(_ db: any SQLDatabase, userID: String) async throws -> NotificationSettingsRecord? {
+        guard let row = try await db.raw("SELECT * FROM notification_settings WHERE user_id = \(bind: userID)").first() else {
+            return nil
+        }
+        return NotificationSettingsRecord(
+            userID: userID,
+            quietHoursEnabled: try row.decode(column: "quiet_hours_enabled", as: Int.self) != 0,
+            quietStart: try row.decode(column: "quiet_start", as: String?.self),
+            quietEnd: try row.decode(column: "quiet_end", as: String?.self),
+            severityFloor: try row.decode(column: "severity_floor", as: String.self),
+            timeSensitiveAllowed: try row.decode(column: "time_sensitive_allowed", as: Int.self) != 0,
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+
+    public func saveSettings(_ db: any SQLDatabase, _ s: NotificationSettingsRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO notification_settings (user_id, quiet_hours_enabled, quiet_start, quiet_end, severity_floor,
+                time_sensitive_allowed, updated_at)
+            VALUES (\(bind: s.userID), \(bind: s.quietHoursEnabled ? 1 : 0), \(bind: s.quietStart), \(bind: s.quietEnd),
+                \(bind: s.severityFloor), \(bind: s.timeSensitiveAllowed ? 1 : 0), \(bind: s.updatedAt))
+            ON CONFLICT (user_id) DO UPDATE SET quiet_hours_enabled = excluded.quiet_hours_enabled,
+                quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end, severity_floor = excluded.severity_floor,
+                time_sensitive_allowed = excluded.time_sensitive_allowed, updated_at = excluded.updated_at
+            """
+        ).run()
+    }
+
+    public func typePreferences(_ db: any SQLDatabase, userID: String) async throws -> [String: TypePreferenceRecord] {
+        var result: [String: TypePreferenceRecord] = [:]
+        for row in try await db.raw("SELECT * FROM notification_preferences WHERE user_id = \(bind: userID)").all() {
+            let type = try row.decode(column: "type", as: String.self)
+            result[type] = TypePreferenceRecord(
+                type: type, inAppEnabled: try row.decode(column: "in_app_enabled", as: Int.self) != 0,
+                pushEnabled: try row.decode(column: "push_enabled", as: Int.self) != 0)
+        }
+        return result
+    }
+
+    public func saveTypePreference(_ db: any SQLDatabase, userID: String, _ p: TypePreferenceRecord, now: Int64) async throws {
+        try await db.raw(
+            """
+            INSERT INTO notification_preferences (user_id, type, in_app_enabled, push_enabled, updated_at)
+            VALUES (\(bind: userID), \(bind: p.type), \(bind: p.inAppEnabled ? 1 : 0), \(bind: p.pushEnabled ? 1 : 0), \(bind: now))
+            ON CONFLICT (user_id, type) DO UPDATE SET in_app_enabled = excluded.in_app_enabled,
+                push_enabled = excluded.push_enabled, updated_at = excluded.updated_at
+            """
+        ).run()
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import HeraldCore
+import SQLKit
+
+/// One notification in a user's inbox, as stored. Severity and delivery are the
+/// notifications module's enums, kept here as their raw strings.
+public struct NotificationRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var userID: String
+    public var type: String
+    public var severity: String
+    public var delivery: String
+    public var title: String
+    public var body: String?
+    /// Type-specific payload as compact JSON text (an object).
+    public var data: String
+    public var category: String?
+    public var threadID: String?
+    public var collapseKey: String?
+    public var dedupeKey: String?
+    public var interruptionLevel: String?
+    /// Past this instant (epoch ms) the notification is no longer pushed.
+    public var expiresAt: Int64?
+    public var createdAt: Int64
+    public var readAt: Int64?
+    public var deletedAt: Int64?
+    /// `socket`, `push` or nil (not delivered by any channel yet).
+    public var sentVia: String?
+    /// Why push was not used (`type_disabled`, `severity_floor`, `quiet_hours`, `push_disabled`), if so.
+    public var pushSuppressed: String?
+
+    public init(
+        id: String, userID: String, type: String, severity: String, delivery: String, title: String, body: String?,
+        data: String, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil, dedupeKey: String? = nil,
+        interruptionLevel: String? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
+        deletedAt: Int64? = nil, sentVia: String? = nil, pushSuppressed: String? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.type = type
+        self.severity = severity
+        self.delivery = delivery
+        self.title = title
+        self.body = body
+        self.data = data
+        self.category = category
+        self.threadID = threadID
+        self.collapseKey = collapseKey
+        self.dedupeKey = dedupeKey
+        self.interruptionLevel = interruptionLevel
+        self.expiresAt = expiresAt
+        self.createdAt = createdAt
+        self.readAt = readAt
+        self.deletedAt = deletedAt
+        self.sentVia = sentVia
+        self.pushSuppressed = pushSuppressed
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, severity, delivery, title, body, data, category
+        case userID = "user_id"
+        case threadID = "thread_id"
+        case collapseKey = "collapse_key"
+        case dedupeKey = "dedupe_key"
+        case interruptionLevel = "interruption_level"
+        case expiresAt = "expires_at"
+        case createdAt = "created_at"
+        case readAt = "read_at"
+        case deletedAt = "deleted_at"
+        case sentVia = "sent_via"
+        case pushSuppressed = "push_suppressed"
+    }
+}
+
+/// The inbox: notifications, read state, soft deletion and dedupe groups.
+///
+/// Why every read takes the user: a notification id alone never reaches another user's
+/// inbox, so "not yours" and "does not exist" are the same answer (404).
+public struct NotificationStore: Sendable {
+    public init() {}
+
+    public func insert(_ db: any SQLDatabase, _ n: NotificationRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO notifications (id, user_id, type, severity, delivery, title, body, data, category, thread_id,
+                collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed)
+            VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity), \(bind: n.delivery), \(bind: n.title),
+                \(bind: n.body), \(bind: n.data), \(bind: n.category), \(bind: n.threadID), \(bind: n.collapseKey),
+                \(bind: n.dedupeKey), \(bind: n.interruptionLevel), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
+                \(bind: n.deletedAt), \(bind: n.sentVia), \(bind: n.pushSuppressed))
+            """
+        ).run()
+    }
+
+    /// Takes the (user, dedupe key) group for `notificationID` unless another notification took
+    /// it at or after `heldSince`; returns that other notification's id when it did.
+    ///
+    /// One statement decides, so concurrent senders of the same key agree on one winner.
+    public func claimDedupe(
+        _ db: any SQLDatabase, userID: String, key: String, notificationID: String, now: Int64, heldSince: Int64
+    ) async throws -> String? {
+        let taken = try await db.raw(
+            """
+            INSERT INTO notification_dedupe (user_id, dedupe_key, notification_id, created_at)
+            VALUES (\(bind: userID), \(bind: key), \(bind: notificationID), \(bind: now))
+            ON CONFLICT (user_id, dedupe_key) DO UPDATE
+                SET notification_id = excluded.notification_id, created_at = excluded.created_at
+                WHERE notification_dedupe.created_at < \(bind: heldSince)
+            RETURNING notification_id
+            """
+        ).first()
+        if taken != nil { return nil }
+        return try await db.raw(
+            "SELECT notification_id FROM notification_dedupe WHERE user_id = \(bind: userID) AND dedupe_key = \(bind: key)"
+        ).first()?.decode(column: "notification_id", as: String.self)
+    }
+
+    /// The notification if it is the user's and not deleted (any notification with `userID` nil).
+    public func find(_ db: any SQLDatabase, id: String, userID: String?) async throws -> NotificationRecord? {
+        if let userID {
+            return try await db.raw(
+                "SELECT * FROM notifications WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL"
+            ).first(decoding: NotificationRecord.self)
+        }
+        return try await db.raw("SELECT * FROM notifications WHERE id = \(bind: id)").first(decoding: NotificationRecord.self)
+    }
+
+    /// A page of the user's inbox, newest first.
+    public func list(_ db: any SQLDatabase, userID: String, offset: Int, limit: Int, unreadOnly: Bool) async throws -> [NotificationRecord] {
+        var query = SQLQueryString("SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL")
+        if unreadOnly { query.appendInterpolation(raw: " AND read_at IS NULL") }
+        query.appendInterpolation(raw: " ORDER BY created_at DESC, id DESC LIMIT ")
+        query.appendInterpolation(bind: limit)
+        query.appendInterpolation(raw: " OFFSET ")
+        query.appendInterpolation(bind: offset)
+        return try await db.raw(query).all(decoding: NotificationRecord.self)
+    }
+
+    /// (all notifications, unread ones) in the user's inbox.
+    public func counts(_ db: any SQLDatabase, userID: String) async throws -> (total: Int, unread: Int) {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN read_at IS NULL THEN 1 ELSE 0 END), 0) AS unread
+                FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL
+                """
+            ).first()
+        else { return (0, 0) }
+        return (Int(try row.decode(column: "total", as: Int64.self)), Int(try row.decode(column: "unread", as: Int64.self)))
+    }
+
+    public func unreadCount(_ db: any SQLDatabase, userID: String) async throws -> Int {
+        try await counts(db, userID: userID).unread
+    }
+
+    /// Unread notifications, newest first; with `since`, only those created after it.
+    public func unread(_ db: any SQLDatabase, userID: String, since: Int64?, limit: Int) async throws -> [NotificationRecord] {
+        try await db.raw(
+            """
+            SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND read_at IS NULL
+            AND created_at > \(bind: since ?? -1) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+            """
+        ).all(decoding: NotificationRecord.self)
+    }
+
+    /// Marks the user's notifications read; returns the ids that were unread until now
+    /// (already-read, deleted and other users' ids are left alone).
+    public func markRead(_ db: any SQLDatabase, userID: String, ids: [String], now: Int64) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        var query = SQLQueryString("UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID)")
+        query.appendInterpolation(raw: " AND read_at IS NULL AND deleted_at IS NULL AND id IN (")
+        for (index, id) in ids.enumerated() {
+            if index > 0 { query.appendInterpolation(raw: ", ") }
+            query.appendInterpolation(bind: id)
+        }
+        query.appendInterpolation(raw: ") RETURNING id")
+        return try await db.raw(query).all().map { try $0.decode(column: "id", as: String.self) }
+    }
+
+    /// Soft-deletes the user's notification; false when there is none to delete.
+    public func softDelete(_ db: any SQLDatabase, userID: String, id: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE notifications SET deleted_at = \(bind: now)
+            WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL RETURNING id
+            """
+        ).first() != nil
+    }
+
+    public func setSentVia(_ db: any SQLDatabase, id: String, channel: String) async throws {
+        try await db.raw("UPDATE notifications SET sent_via = \(bind: channel) WHERE id = \(bind: id)").run()
+    }
+}
+
+extension NotificationStore {
+    /// Records that push delivered the notification, unless a socket already had.
+    public func markSentViaPushIfUnset(_ db: any SQLDatabase, id: String) async throws {
+        try await db.raw("UPDATE notifications SET sent_via = 'push' WHERE id = \(bind: id) AND sent_via IS NULL").run()
+    }
+}
