@@ -10,6 +10,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        // For the push benchmark package (Benchmarks/PushLoad), which drives the senders directly.
+        .library(name: "HeraldPush", targets: ["HeraldPush"]),
+        .library(name: "HeraldMockProviders", targets: ["HeraldMockProviders"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -28,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
         .target(
@@ -78,6 +83,13 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,6 +138,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "HeraldMockProviders",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "herald-mock-apns",
+            dependencies: ["HeraldMockProviders"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "herald-protocol-testserver",
             dependencies: [
@@ -154,11 +182,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldPushTests",
+            dependencies: [
+                "HeraldPush", "HeraldTestSupport", "HeraldMockProviders",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport",
+                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

@@ -48,13 +48,43 @@ public final class NotificationService: Sendable {
     // MARK: Sending
 
     /// Validates the draft and sends it to each of its users (duplicates in the list once).
+    ///
+    /// Every recipient's notification and planned deliveries are written in ONE transaction:
+    /// a crash leaves all of them or none (a retry with the same Idempotency-Key then runs
+    /// the whole request again, never half of it), and PostgreSQL commits once, not once per
+    /// user. Rows are written in user order, so concurrent sends lock dedupe rows in the same
+    /// order and cannot deadlock. Live delivery starts after the commit.
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
+        guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
         var seen = Set<String>()
-        var outcomes: [SendOutcome] = []
-        for user in draft.userIDs where seen.insert(user).inserted {
-            outcomes.append(try await send(draft, to: user))
+        let users = draft.userIDs.filter { seen.insert($0).inserted }
+        let now = clock.now()
+        var plans: [Plan] = []
+        for user in users { plans.append(try await plan(draft, type: type, to: user, at: now)) }
+        let ordered = plans.sorted { $0.record.userID < $1.record.userID }
+        let writtenByUser = try await database.transaction { db -> [String: Written] in
+            var written: [String: Written] = [:]
+            for plan in ordered { written[plan.record.userID] = try await Self.write(plan, db) }
+            return written
         }
+        var outcomes: [SendOutcome] = []
+        var queuedPushes = false
+        for plan in plans {
+            guard let written = writtenByUser[plan.record.userID] else { continue }
+            switch written {
+            case .duplicate(let existing):
+                outcomes.append(SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil))
+            case .created(let record, let socket, let pushes):
+                if let socket { await publishLive(record, delivery: socket) }
+                if pushes > 0 { queuedPushes = true }
+                let channel = socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
+                outcomes.append(SendOutcome(
+                    notification: record, deduplicated: false, channel: channel, pushDeliveries: pushes,
+                    pushSuppressed: plan.pushSuppressed))
+            }
+        }
+        if queuedPushes { pushQueued() }
         return outcomes
     }
 
@@ -63,9 +93,18 @@ public final class NotificationService: Sendable {
         case duplicate(NotificationRecord)
     }
 
-    func send(_ draft: NotificationDraft, to userID: String) async throws -> SendOutcome {
-        guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
-        let now = clock.now()
+    /// What to write for one recipient, decided before the transaction (preferences and
+    /// presence are read outside it).
+    struct Plan: Sendable {
+        var record: NotificationRecord
+        var socketStatus: String?
+        var pushNow: Bool
+        var pushSuppressed: String?
+        var ackDeadline: Int64
+        var cooldownStart: Int64
+    }
+
+    func plan(_ draft: NotificationDraft, type: NotificationType, to userID: String, at now: Date) async throws -> Plan {
         let nowMs = now.epochMilliseconds
         let severity = draft.severity ?? type.severity
         let delivery = draft.delivery ?? type.delivery
@@ -81,48 +120,43 @@ public final class NotificationService: Sendable {
         }
         let socketStatus: String? =
             decision.push ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
-        let pushNow = decision.push && socketStatus == nil
-        let dataJSON = SocketPacketEncoder.json(.object(draft.data))
         let record = NotificationRecord(
             id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
-            title: draft.title, body: draft.body, data: dataJSON, category: draft.category ?? type.category,
-            threadID: draft.threadID, collapseKey: draft.collapseKey, dedupeKey: draft.dedupeKey,
-            interruptionLevel: decision.interruptionLevel, expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 },
-            createdAt: nowMs, sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed)
-        let ackDeadline = nowMs + Int64(config.ackTimeoutMs)
-        let cooldownStart = nowMs - Int64(type.dedupeCooldownSeconds) * 1000
-        let written = try await database.transaction { db -> Written in
-            let store = NotificationStore()
-            if let key = draft.dedupeKey,
-                let existingID = try await store.claimDedupe(
-                    db, userID: userID, key: key, notificationID: record.id, now: nowMs, heldSince: cooldownStart),
-                let existing = try await store.find(db, id: existingID, userID: nil)
-            {
-                return .duplicate(existing)
-            }
-            try await store.insert(db, record)
-            var socket: DeliveryRecord?
-            if let socketStatus {
-                let row = DeliveryRecord(
-                    id: Identifier.make("dlv"), notificationID: record.id, userID: userID, channel: "socket", status: socketStatus,
-                    nextAttemptAt: socketStatus == "awaiting_ack" ? ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
-                    completedAt: socketStatus == "published" ? nowMs : nil)
-                try await DeliveryStore().insert(db, row)
-                socket = row
-            }
-            let pushes = pushNow ? try await Self.planPushes(db, notificationID: record.id, userID: userID, now: nowMs) : 0
-            return .created(record, socket: socket, pushes: pushes)
+            title: draft.title, body: draft.body, data: SocketPacketEncoder.json(.object(draft.data)),
+            category: draft.category ?? type.category, threadID: draft.threadID, collapseKey: draft.collapseKey,
+            dedupeKey: draft.dedupeKey, interruptionLevel: decision.interruptionLevel,
+            expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 }, createdAt: nowMs,
+            sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed)
+        return Plan(
+            record: record, socketStatus: socketStatus, pushNow: decision.push && socketStatus == nil,
+            pushSuppressed: decision.pushSuppressed, ackDeadline: nowMs + Int64(config.ackTimeoutMs),
+            cooldownStart: nowMs - Int64(type.dedupeCooldownSeconds) * 1000)
+    }
+
+    /// Writes one recipient's notification and deliveries (inside the caller's transaction).
+    static func write(_ plan: Plan, _ db: any SQLDatabase) async throws -> Written {
+        let record = plan.record
+        let nowMs = record.createdAt
+        let store = NotificationStore()
+        if let key = record.dedupeKey,
+            let existingID = try await store.claimDedupe(
+                db, userID: record.userID, key: key, notificationID: record.id, now: nowMs, heldSince: plan.cooldownStart),
+            let existing = try await store.find(db, id: existingID, userID: nil)
+        {
+            return .duplicate(existing)
         }
-        switch written {
-        case .duplicate(let existing):
-            return SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil)
-        case .created(let record, let socket, let pushes):
-            if let socket { await publishLive(record, delivery: socket) }
-            if pushes > 0 { pushQueued() }
-            let channel = socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
-            return SendOutcome(
-                notification: record, deduplicated: false, channel: channel, pushDeliveries: pushes, pushSuppressed: decision.pushSuppressed)
+        try await store.insert(db, record)
+        var socket: DeliveryRecord?
+        if let status = plan.socketStatus {
+            let row = DeliveryRecord(
+                id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: "socket", status: status,
+                nextAttemptAt: status == "awaiting_ack" ? plan.ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
+                completedAt: status == "published" ? nowMs : nil)
+            try await DeliveryStore().insert(db, row)
+            socket = row
         }
+        let pushes = plan.pushNow ? try await planPushes(db, notificationID: record.id, userID: record.userID, now: nowMs) : 0
+        return .created(record, socket: socket, pushes: pushes)
     }
 
     /// One pending push delivery per active device of the user; returns how many.

@@ -42,7 +42,7 @@ public final class DeliveryWorker: Service, Sendable {
     let logger: Logger
     let wakeSignal = WakeSignal()
     private let ready: @Sendable () async -> Bool
-    private let outcomes = Mutex<[String: Int]>([:])
+    public let statistics = PushStatistics()
 
     /// - Parameters:
     ///   - senders: by provider (`apns`, `fcm`, `webpush`); `fallback` serves providers not listed.
@@ -67,7 +67,7 @@ public final class DeliveryWorker: Service, Sendable {
     public func wake() { wakeSignal.signal() }
 
     /// Outcomes so far by status (`sent`, `retry`, `failed`, `dead`, `skipped`), for metrics.
-    public var outcomeCounts: [String: Int] { outcomes.withLock { $0 } }
+    public var outcomeCounts: [String: Int] { statistics.snapshot.outcomes }
 
     public func run() async throws {
         guard await ready() else { return }
@@ -99,9 +99,13 @@ public final class DeliveryWorker: Service, Sendable {
         let leaseUntil = now + Self.milliseconds(settings.lease)
         let limit = settings.batchSize
         let engine = database.engine
-        let claimed = try await database.transaction { db in
-            try await DeliveryStore().claimPush(db, engine: engine, now: now, leaseUntil: leaseUntil, limit: limit)
+        let (claimed, depth) = try await database.transaction { db in
+            (
+                try await DeliveryStore().claimPush(db, engine: engine, now: now, leaseUntil: leaseUntil, limit: limit),
+                try await DeliveryStore().pendingPushCount(db)
+            )
         }
+        statistics.setQueueDepth(depth)
         guard !claimed.isEmpty else { return 0 }
         await withTaskGroup(of: Void.self) { group in
             var running = 0
@@ -166,7 +170,8 @@ public final class DeliveryWorker: Service, Sendable {
                 token: device.token, webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: notification.title,
                 body: notification.body, data: .object(data), category: notification.category, threadID: notification.threadID,
                 collapseKey: notification.collapseKey, interruptionLevel: notification.interruptionLevel, badge: badge,
-                expiresAt: notification.expiresAt, attempt: delivery.attempts)
+                expiresAt: notification.expiresAt, attempt: delivery.attempts,
+                deviceUpdatedAt: device.lastUsedAt)
             return .send(message, createdAt: delivery.createdAt)
         }
     }
@@ -209,7 +214,7 @@ public final class DeliveryWorker: Service, Sendable {
                 _ = try await DeliveryStore().finishAttempt(
                     db, id: delivery.id, status: "failed", providerMessageID: nil, reason: reason, latencyMs: latency, retryAt: nil, now: now)
             }
-            count("failed")
+            count("failed", reason: reason, latency: latency)
         case .failed(let reason):
             try await finish(delivery, status: "dead", reason: reason, latency: latency)
         }
@@ -225,15 +230,15 @@ public final class DeliveryWorker: Service, Sendable {
                 db, id: delivery.id, status: status, providerMessageID: providerMessageID, reason: reason, latencyMs: latency,
                 retryAt: retryAt, now: now)
         }
-        count(status == "pending" ? "retry" : status)
+        count(status == "pending" ? "retry" : status, reason: reason, latency: latency)
     }
 
     private func finish(_ delivery: DeliveryRecord, status: String, providerMessageID: String?, latency: Int) async throws {
         try await finish(delivery, status: status, providerMessageID: providerMessageID, reason: nil, latency: latency)
     }
 
-    private func count(_ outcome: String) {
-        outcomes.withLock { $0[outcome, default: 0] += 1 }
+    private func count(_ outcome: String, reason: String?, latency: Int?) {
+        statistics.record(outcome: outcome, reason: reason, latencyMs: latency)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -42,8 +42,24 @@ public final class LogPushSender: PushSender {
             "interruption_level": message.interruptionLevel.map(JSONValue.string) ?? .null,
             "attempt": .number(Double(message.attempt)), "data": message.data,
         ]
-        let data = try JSONEncoder().encode(line) + Data("\n".utf8)
+        var record = line
+        if case .object(var object) = line, let request = Self.request(for: message) {
+            object["request"] = request
+            record = .object(object)
+        }
+        let data = try JSONEncoder().encode(record) + Data("\n".utf8)
         try file.withLock { handle in try handle?.write(contentsOf: data) }
         return .delivered(providerMessageID: "log-\(message.deliveryID)")
+    }
+
+    /// The provider request the push would have been (APNs: path, headers, payload), so the
+    /// log shows what a device would get.
+    static func request(for message: PushMessage) -> JSONValue? {
+        guard message.provider == "apns", let payload = try? APNsPayload.encode(message),
+            let body = try? JSONDecoder().decode(JSONValue.self, from: payload)
+        else { return nil }
+        var headers: [String: JSONValue] = [:]
+        for (name, value) in APNsSender.headers(for: message, topic: "<apns.topic>") { headers[name] = .string(value) }
+        return ["method": "POST", "path": "/3/device/<token>", "headers": .object(headers), "payload": body]
     }
 }

@@ -31,13 +31,22 @@ public struct PushMessage: Sendable, Equatable {
     public var expiresAt: Int64?
     /// The attempt number (1 for the first send).
     public var attempt: Int
+    /// A background (content-available) push that shows nothing: APNs push type
+    /// `background` at priority 5.
+    public var silent: Bool
+    /// When the device last registered this token (epoch ms): a provider saying the token
+    /// went away *before* this is out of date and must not deactivate the device.
+    public var deviceUpdatedAt: Int64?
 
     public init(
         deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: String,
         platform: String, token: String, webpushP256dh: String? = nil, webpushAuth: String? = nil, title: String,
         body: String?, data: JSONValue, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil,
-        interruptionLevel: String? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1
+        interruptionLevel: String? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1, silent: Bool = false,
+        deviceUpdatedAt: Int64? = nil
     ) {
+        self.silent = silent
+        self.deviceUpdatedAt = deviceUpdatedAt
         self.deliveryID = deliveryID
         self.notificationID = notificationID
         self.userID = userID

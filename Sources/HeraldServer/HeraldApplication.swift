@@ -58,7 +58,7 @@ public enum HeraldApplication {
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
-        let notifications = try NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
+        let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
         SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications).addRoutes(to: router)
         realtime.addRoutes(to: router)
 

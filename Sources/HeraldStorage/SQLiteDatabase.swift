@@ -68,7 +68,10 @@ public final class SQLiteDatabase: Database {
                 return result
             } catch {
                 do {
-                    try await executor.raw("ROLLBACK").run()
+                    // Awaited at once, but in its own task: when the caller was cancelled (a
+                    // shutdown, a deadline) the rollback must still run, or the one shared
+                    // connection would stay inside this transaction for everyone after.
+                    try await Task { try await executor.raw("ROLLBACK").run() }.value
                 } catch let rollbackError {
                     logger.error("rollback failed", metadata: ["error": "\(String(reflecting: rollbackError))"])
                 }

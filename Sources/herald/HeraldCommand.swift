@@ -12,7 +12,7 @@ struct HeraldCommand: AsyncParsableCommand {
         commandName: "herald",
         abstract: "Realtime dispatch and notification server.",
         version: HeraldApplication.version,
-        subcommands: [Serve.self, Migrate.self, Token.self]
+        subcommands: [Serve.self, Migrate.self, Token.self, PushTest.self, VAPIDKeysCommand.self]
     )
 }
 

@@ -85,6 +85,25 @@ extension HeraldConfig {
         check(p.maxAgeSeconds >= 1, "push.max_age_seconds", "must be positive")
         check(p.retryBaseMs >= 1 && p.retryMaxMs >= p.retryBaseMs, "push.retry_base_ms", "must be positive and at most retry_max_ms")
         check(p.leaseSeconds * 1000 > p.requestTimeoutMs, "push.lease_seconds", "must be longer than push.request_timeout_ms")
+        if let apns = p.apns {
+            let isID = { (text: String) in text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+            check(isID(apns.teamID), "push.apns.team_id", "must be the 10-character Team ID")
+            check(isID(apns.keyID), "push.apns.key_id", "must be the 10-character Key ID of the .p8 key")
+            check(!apns.privateKeyFile.isEmpty, "push.apns.private_key_file", "must name the .p8 file")
+            check(!apns.topic.isEmpty && !apns.topic.contains(" "), "push.apns.topic", "must be the app's bundle id")
+            check(["production", "sandbox"].contains(apns.environment), "push.apns.environment", "must be production or sandbox")
+            check((1...64).contains(apns.connections), "push.apns.connections", "must be between 1 and 64")
+            if let url = apns.baseURL { check(url.hasPrefix("https://"), "push.apns.base_url", "must be an https URL") }
+        }
+        if let fcm = p.fcm {
+            check(!fcm.serviceAccountFile.isEmpty, "push.fcm.service_account_file", "must name the service-account JSON file")
+        }
+        if let webpush = p.webpush {
+            check((webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), "push.webpush.vapid_private_key",
+                  "give exactly one of vapid_private_key and vapid_private_key_file")
+            check(webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), "push.webpush.subject",
+                  "must be a mailto: or https: URI")
+        }
     }
 }
 

@@ -107,6 +107,10 @@ public struct PushConfig: Codable, Sendable, Equatable {
     /// The log sender (used for providers that are not configured) appends one JSON line per
     /// push here.
     public var logFile: String?
+    /// Providers; one left out is served by the log sender.
+    public var apns: APNsConfig?
+    public var fcm: FCMConfig?
+    public var webpush: WebPushConfig?
 
     enum CodingKeys: String, CodingKey {
         case concurrency
@@ -120,6 +124,7 @@ public struct PushConfig: Codable, Sendable, Equatable {
         case retryBaseMs = "retry_base_ms"
         case retryMaxMs = "retry_max_ms"
         case logFile = "log_file"
+        case apns, fcm, webpush
     }
 
     public init() {}
@@ -138,5 +143,8 @@ public struct PushConfig: Codable, Sendable, Equatable {
         retryBaseMs = try c.decodeIfPresent(Int.self, forKey: .retryBaseMs) ?? d.retryBaseMs
         retryMaxMs = try c.decodeIfPresent(Int.self, forKey: .retryMaxMs) ?? d.retryMaxMs
         logFile = try c.decodeIfPresent(String.self, forKey: .logFile)
+        apns = try c.decodeIfPresent(APNsConfig.self, forKey: .apns)
+        fcm = try c.decodeIfPresent(FCMConfig.self, forKey: .fcm)
+        webpush = try c.decodeIfPresent(WebPushConfig.self, forKey: .webpush)
     }
 }

@@ -7,9 +7,9 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// The notifications module as the server runs it: the service, the push worker (with the
-/// log sender until providers are configured), the ack fallback sweeper, socket events and
-/// routes.
+/// The notifications module as the server runs it: the service, the push worker with the
+/// configured providers (the log sender for any that is not), the ack fallback sweeper,
+/// socket events and routes.
 public struct NotificationModule: Sendable {
     public let service: NotificationService
     public let inbox: NotificationInbox
@@ -18,20 +18,61 @@ public struct NotificationModule: Sendable {
     public let worker: DeliveryWorker?
     let services: [any Service]
     let clock: any HeraldClock
+    /// The VAPID public key browsers subscribe with, when Web Push is configured.
+    public let vapidPublicKey: String?
 
-    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, clock: any HeraldClock, logger: Logger) throws {
+    /// The senders for the configured providers, and the HTTP clients they need run.
+    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [String: any PushSender], clients: [PushHTTP], vapidPublicKey: String?) {
+        var senders: [String: any PushSender] = [:]
+        var clients: [PushHTTP] = []
+        var vapidPublicKey: String?
+        let timeout = Duration.milliseconds(push.requestTimeoutMs)
+        func configError(_ field: String, _ error: any Error) async -> ConfigurationError {
+            // A client that was made must be shut down before it is dropped.
+            for client in clients { try? await client.client.shutdown() }
+            return ConfigurationError(problems: [FieldError(field: field, message: "cannot be used: \(error)")])
+        }
+        if let apns = push.apns {
+            do {
+                let http = try PushHTTP(caFile: apns.caFile, connectionsPerHost: apns.connections)
+                clients.append(http)
+                senders["apns"] = try await APNsSender(config: apns, http: http, clock: clock, requestTimeout: timeout)
+            } catch { throw await configError("push.apns", error) }
+        }
+        if let fcm = push.fcm {
+            do {
+                let http = try PushHTTP(caFile: fcm.caFile)
+                clients.append(http)
+                senders["fcm"] = try FCMSender(config: fcm, http: http, clock: clock)
+            } catch { throw await configError("push.fcm", error) }
+        }
+        if let webpush = push.webpush {
+            do {
+                let http = try PushHTTP(caFile: webpush.caFile)
+                clients.append(http)
+                let sender = try WebPushSender(config: webpush, http: http, clock: clock)
+                vapidPublicKey = sender.vapidPublicKey
+                senders["webpush"] = sender
+            } catch { throw await configError("push.webpush", error) }
+        }
+        return (senders, clients, vapidPublicKey)
+    }
+
+    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, clock: any HeraldClock, logger: Logger) async throws {
         let hub = realtime.hub
         let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
         var worker: DeliveryWorker?
+        let logSender: LogPushSender
+        do {
+            logSender = try LogPushSender(logger: logger, file: config.push.logFile)
+        } catch {
+            throw ConfigurationError(problems: [FieldError(field: "push.log_file", message: "cannot be opened for appending")])
+        }
+        // Last of what can fail: the HTTP clients made here must run (and shut down) as services.
+        let providers = try await Self.providerSenders(config.push, clock: clock)
         if config.push.workerEnabled {
-            let logSender: LogPushSender
-            do {
-                logSender = try LogPushSender(logger: logger, file: config.push.logFile)
-            } catch {
-                throw ConfigurationError(problems: [FieldError(field: "push.log_file", message: "cannot be opened for appending")])
-            }
             worker = DeliveryWorker(
-                database: database, senders: [:], fallback: logSender, clock: clock, settings: DeliveryWorker.Settings(config.push),
+                database: database, senders: providers.senders, fallback: logSender, clock: clock, settings: DeliveryWorker.Settings(config.push),
                 logger: logger, ready: ready)
         }
         let wakeWorker = worker
@@ -43,29 +84,46 @@ public struct NotificationModule: Sendable {
         let sweepInterval = Duration.milliseconds(max(50, min(1000, config.notifications.ackTimeoutMs / 4)))
         var services: [any Service] = [AckFallbackService(service: service, interval: sweepInterval, ready: ready)]
         if let worker { services.append(worker) }
+        // After the worker in the group, so they shut down once it has stopped sending.
+        services.append(contentsOf: providers.clients as [any Service])
         self.service = service
         self.inbox = inbox
         self.registry = DeviceRegistry(database: database, clock: clock)
         self.worker = worker
         self.services = services
         self.clock = clock
+        self.vapidPublicKey = providers.vapidPublicKey
     }
 
-    /// Push outcomes of this node's worker, in Prometheus text format.
+    /// Push delivery metrics of this node's worker, in Prometheus text format.
     func renderMetrics() -> String {
         guard let worker else { return "" }
+        let stats = worker.statistics.snapshot
         var text = "# HELP herald_push_outcomes_total Push delivery attempts on this node by outcome.\n# TYPE herald_push_outcomes_total counter\n"
-        let counts = worker.outcomeCounts
         for outcome in ["sent", "retry", "failed", "dead", "skipped"] {
-            text += "herald_push_outcomes_total{outcome=\"\(outcome)\"} \(counts[outcome] ?? 0)\n"
+            text += "herald_push_outcomes_total{outcome=\"\(outcome)\"} \(stats.outcomes[outcome] ?? 0)\n"
         }
+        text += "# HELP herald_push_reasons_total Push failures and retries by provider reason.\n# TYPE herald_push_reasons_total counter\n"
+        for (reason, count) in stats.reasons.sorted(by: { $0.key < $1.key }) {
+            text += "herald_push_reasons_total{reason=\"\(reason)\"} \(count)\n"
+        }
+        text += "# HELP herald_push_send_duration_seconds Provider request latency.\n# TYPE herald_push_send_duration_seconds histogram\n"
+        for (index, bound) in PushStatistics.latencyBucketsMs.enumerated() {
+            text += "herald_push_send_duration_seconds_bucket{le=\"\(Double(bound) / 1000)\"} \(stats.latencyBuckets[index])\n"
+        }
+        text += "herald_push_send_duration_seconds_bucket{le=\"+Inf\"} \(stats.latencyCount)\n"
+        text += "herald_push_send_duration_seconds_sum \(Double(stats.latencySumMs) / 1000)\n"
+        text += "herald_push_send_duration_seconds_count \(stats.latencyCount)\n"
+        text += "# HELP herald_push_queue_depth Push deliveries pending or in flight (all nodes), as last seen.\n# TYPE herald_push_queue_depth gauge\n"
+        text += "herald_push_queue_depth \(stats.queueDepth)\n"
         return text
     }
 
-    static var operations: [APIOperation] { NotificationRoutes.operations + PushRoutes.operations }
+    static var operations: [APIOperation] { NotificationRoutes.operations + PushRoutes.operations + VAPIDRoutes.operations }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         NotificationRoutes(service: service, inbox: inbox, preferences: PreferenceEditor(service: service), clock: clock).addRoutes(to: api)
         PushRoutes(registry: registry, database: service.database, clock: clock).addRoutes(to: api)
+        VAPIDRoutes(publicKey: vapidPublicKey).addRoutes(to: api)
     }
 }

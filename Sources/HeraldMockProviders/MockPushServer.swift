@@ -1,0 +1,218 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A provider stand-in for tests and benchmarks: TLS on 127.0.0.1 with a certificate made for the test, speaking
+/// HTTP/2 (ALPN `h2`, as APNs requires) and HTTP/1.1, answering each request from a handler.
+///
+/// Point a sender at `baseURL` with `caFile` as its extra trusted certificate. A handler can
+/// delay its answer (a stalled provider) or ask for a GOAWAY after answering.
+public final class MockPushServer: Sendable {
+    public struct Request: Sendable {
+        public let method: String
+        public let path: String
+        public let headers: [(String, String)]
+        public let body: Data
+        /// `h2` or `http/1.1`.
+        public let protocolName: String
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    }
+
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: Data
+        /// Wait this long before answering.
+        public var delay: Duration?
+        /// After answering, send GOAWAY on the HTTP/2 connection.
+        public var goAway: Bool
+
+        public init(status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: Duration? = nil, goAway: Bool = false) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+            self.goAway = goAway
+        }
+
+        public static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> Response {
+            Response(
+                status: status, headers: headers + [("content-type", "application/json")],
+                body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+        }
+    }
+
+    public typealias Handler = @Sendable (Request) async -> Response
+
+    public let port: Int
+    /// PEM of the server's self-signed certificate (trust it as the client's `ca_file`).
+    public let caFile: String
+    private let channel: any Channel
+    private let received = Mutex<[Request]>([])
+    private let keepsRequests: Bool
+
+    public var baseURL: String { "https://localhost:\(port)" }
+    /// Every request so far (empty when started with `keepRequests: false`).
+    public var requests: [Request] { received.withLock { $0 } }
+
+    private init(port: Int, caFile: String, channel: any Channel, keepsRequests: Bool) {
+        self.keepsRequests = keepsRequests
+        self.port = port
+        self.caFile = caFile
+        self.channel = channel
+    }
+
+    /// Starts on `port` (0: any free port). `keepRequests: false` for long runs (benchmarks).
+    public static func start(port: Int = 0, keepRequests: Bool = true, _ handler: @escaping Handler) async throws -> MockPushServer {
+        let (certificate, key) = try TestCertificate.make()
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        let context = try NIOSSLContext(configuration: tls)
+        let box = ServerBox()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in
+                            channel.configureHTTP2Pipeline(mode: .server) { stream in
+                                stream.pipeline.addHandlers([
+                                    HTTP2FramePayloadToHTTP1ServerCodec(),
+                                    MockRequestHandler(protocolName: "h2", box: box, handler: handler),
+                                ])
+                            }.map { _ in }
+                        },
+                        http1ChannelConfigurator: { channel in
+                            channel.pipeline.configureHTTPServerPipeline().flatMap {
+                                channel.pipeline.addHandler(MockRequestHandler(protocolName: "http/1.1", box: box, handler: handler))
+                            }
+                        })
+                }
+            }
+            .bind(host: "127.0.0.1", port: port).get()
+        let server = MockPushServer(port: channel.localAddress?.port ?? 0, caFile: certificate, channel: channel, keepsRequests: keepRequests)
+        box.server.withLock { $0 = server }
+        return server
+    }
+
+    func record(_ request: Request) {
+        guard keepsRequests else { return }
+        received.withLock { $0.append(request) }
+    }
+
+    public func stop() async throws {
+        try await channel.close()
+    }
+}
+
+/// Lets channel handlers reach the server once it exists (they are created before it).
+final class ServerBox: Sendable {
+    let server = Mutex<MockPushServer?>(nil)
+}
+
+/// Collects one request, asks the handler, writes its answer.
+final class MockRequestHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: NIO calls a channel handler only on its channel's event loop; the mutable
+    // request state below is touched only from those calls.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let protocolName: String
+    let box: ServerBox
+    let handler: MockPushServer.Handler
+    private var head: HTTPRequestHead?
+    private var body = Data()
+
+    init(protocolName: String, box: ServerBox, handler: @escaping MockPushServer.Handler) {
+        self.protocolName = protocolName
+        self.box = box
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = Data()
+        case .body(let buffer):
+            body.append(contentsOf: buffer.readableBytesView)
+        case .end:
+            guard let head else { return }
+            let request = MockPushServer.Request(
+                method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
+                protocolName: protocolName)
+            box.server.withLock { $0 }?.record(request)
+            let handler = self.handler
+            let loop = context.eventLoop
+            let bound = NIOLoopBound(context, eventLoop: loop)
+            let future = loop.makeFutureWithTask { () -> MockPushServer.Response in
+                let response = await handler(request)
+                if let delay = response.delay { try? await Task.sleep(for: delay) }
+                return response
+            }
+            future.whenSuccess { response in
+                let context = bound.value
+                var headers = HTTPHeaders(response.headers)
+                headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
+                let status = HTTPResponseStatus(statusCode: response.status)
+                context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+                if !response.body.isEmpty {
+                    context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+                }
+                context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+                if response.goAway, let parent = context.channel.parent {
+                    // Like APNs: GOAWAY (no new streams on this connection), then close it.
+                    let frame = HTTP2Frame(
+                        streamID: .rootStream, payload: .goAway(lastStreamID: context.channel.streamIDForGoAway, errorCode: .noError, opaqueData: nil))
+                    parent.writeAndFlush(frame).whenComplete { _ in
+                        parent.eventLoop.scheduleTask(in: .milliseconds(50)) { parent.close(promise: nil) }
+                    }
+                }
+            }
+            self.head = nil
+        }
+    }
+}
+
+/// A self-signed certificate for `localhost` / 127.0.0.1, made with the openssl command.
+public enum TestCertificate {
+    public static func make() throws -> (certificate: String, key: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl could not make a test certificate"])
+        }
+        return (certificate, key)
+    }
+}
+
+extension Channel {
+    /// This stream's id (the last one the server processed), for a GOAWAY sent after it.
+    var streamIDForGoAway: HTTP2StreamID {
+        (try? self.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .maxID
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldPush
+import HeraldServer
+import HeraldStorage
+
+/// `herald push-test --user U`: one test push to each of the user's active devices through
+/// whatever is configured (or the log sender), printing each provider's answer.
+///
+/// Why direct and not through the outbox: it answers "does my APNs key / FCM account / VAPID
+/// key work?" at once, without a running server or a notification in anyone's inbox.
+struct PushTest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push-test", abstract: "Send a test push to every active device of a user and print the answers.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: "The user whose devices get the test push.")
+    var user: String
+
+    @Option(help: "The title of the test push.")
+    var title: String = "Herald test push"
+
+    func run() async throws {
+        let config = try common.load()
+        let logger = makeLogger(config)
+        let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
+        let clock = SystemClock()
+        let user = self.user
+        let title = self.title
+        let lines = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> [String] in
+            try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
+            let (devices, badge) = try await database.withConnection { db in
+                (
+                    try await DeviceStore().devices(db, userID: user, activeOnly: true),
+                    try await NotificationStore().unreadCount(db, userID: user)
+                )
+            }
+            guard !devices.isEmpty else { return ["\(user) has no active device."] }
+            let providers = try await NotificationModule.providerSenders(config.push, clock: clock)
+            let fallback = try LogPushSender(logger: logger, file: config.push.logFile)
+            var lines: [String] = []
+            for device in devices {
+                let message = PushMessage(
+                    deliveryID: Identifier.make("dlv"), notificationID: "push-test", userID: user, deviceID: device.id,
+                    type: "push_test", severity: "info", provider: device.provider, platform: device.platform, token: device.token,
+                    webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: title,
+                    body: "Sent by herald push-test at \(Timestamp.string(clock.now()))", data: ["push_test": true], badge: badge,
+                    deviceUpdatedAt: device.lastUsedAt)
+                let sender = providers.senders[device.provider] ?? fallback
+                let via = providers.senders[device.provider] == nil ? "log sender" : device.provider
+                do {
+                    let result = try await withDeadline(.milliseconds(config.push.requestTimeoutMs)) { try await sender.send(message) }
+                    lines.append("\(device.id) (\(device.platform), \(via)): \(result)")
+                } catch {
+                    lines.append("\(device.id) (\(device.platform), \(via)): error \(error)")
+                }
+            }
+            for client in providers.clients { try? await client.client.shutdown() }
+            return lines
+        }
+        for line in lines { print(line) }
+    }
+}

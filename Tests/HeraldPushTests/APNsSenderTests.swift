@@ -1,0 +1,267 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldPush
+import JWTKit
+import Synchronization
+import Testing
+
+/// A mock APNs and a sender configured for it.
+struct APNsFixture {
+    let server: MockPushServer
+    let sender: APNsSender
+    let http: PushHTTP
+    let publicKey: P256.Signing.PublicKey
+    let clock: ManualClock
+
+    static let token = String(repeating: "a1b2c3d4", count: 8)
+
+    static func with(
+        _ handler: @escaping MockPushServer.Handler, timeout: Duration = .seconds(5),
+        _ body: (APNsFixture) async throws -> Void
+    ) async throws {
+        let server = try await MockPushServer.start(handler)
+        let key = P256.Signing.PrivateKey()
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID().uuidString).p8").path
+        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let config = APNsConfig(
+            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyFile, topic: "com.example.rider",
+            environment: "sandbox", baseURL: server.baseURL, caFile: server.caFile)
+        let http = try PushHTTP(caFile: server.caFile)
+        let clock = ManualClock(Date())
+        let sender = try await APNsSender(config: config, http: http, clock: clock, requestTimeout: timeout)
+        do {
+            try await body(APNsFixture(server: server, sender: sender, http: http, publicKey: key.publicKey, clock: clock))
+        } catch {
+            try? await http.client.shutdown()
+            try? await server.stop()
+            throw error
+        }
+        try await http.client.shutdown()
+        try await server.stop()
+    }
+
+    static func message(body: String? = "Silver Camry, 4 min", deviceUpdatedAt: Int64? = nil) -> PushMessage {
+        PushMessage(
+            deliveryID: "dlv_test1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned",
+            severity: "alert", provider: "apns", platform: "ios", token: token, title: "Alex is on the way", body: body,
+            data: ["job_id": "job_42", "notification_id": "ntf_1"], category: "DRIVER_ASSIGNED", threadID: nil,
+            collapseKey: "job_42", interruptionLevel: "time-sensitive", badge: 3, expiresAt: 1_900_000_000_000,
+            deviceUpdatedAt: deviceUpdatedAt)
+    }
+
+    static func reply(_ status: Int, _ reason: String? = nil, extra: [String: Any] = [:], headers: [(String, String)] = []) -> MockPushServer.Response {
+        var object = extra
+        if let reason { object["reason"] = reason }
+        return status == 200 ? MockPushServer.Response(status: 200, headers: [("apns-id", "X")] + headers) : .json(status, object, headers: headers)
+    }
+}
+
+/// Answers from a list, one per request (the last one repeats).
+final class Script: Sendable {
+    private let answers: Mutex<[MockPushServer.Response]>
+    init(_ answers: [MockPushServer.Response]) { self.answers = Mutex(answers) }
+    func next() -> MockPushServer.Response {
+        answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+    }
+}
+
+@Suite struct APNsSenderTests {
+    @Test func sendsWhatAPNsExpectsOverHTTP2() async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
+            let result = try await f.sender.send(APNsFixture.message())
+            #expect(result == .delivered(providerMessageID: "X"))
+            let request = try #require(f.server.requests.first)
+            #expect(request.protocolName == "h2")
+            #expect(request.method == "POST" && request.path == "/3/device/\(APNsFixture.token)")
+            #expect(request.header("apns-topic") == "com.example.rider")
+            #expect(request.header("apns-push-type") == "alert" && request.header("apns-priority") == "10")
+            #expect(request.header("apns-collapse-id") == "job_42")
+            #expect(request.header("apns-expiration") == "1900000000")
+            let apnsID = try #require(request.header("apns-id"))
+            #expect(apnsID == APNsSender.apnsID(forDelivery: "dlv_test1"))
+            #expect(UUID(uuidString: apnsID) != nil)
+            // The provider token verifies with the team's public key.
+            let jwt = try #require(request.header("authorization")?.replacingOccurrences(of: "bearer ", with: ""))
+            let keys = JWTKeyCollection()
+            await keys.add(ecdsa: try ES256PublicKey(pem: f.publicKey.pemRepresentation), kid: "KEY1234567")
+            struct Claims: JWTPayload {
+                let iss: IssuerClaim
+                let iat: IssuedAtClaim
+                func verify(using algorithm: some JWTAlgorithm) async throws {}
+            }
+            let claims = try await keys.verify(jwt, as: Claims.self)
+            #expect(claims.iss.value == "TEAM123456")
+            let header = try JSONDecoder().decode(JSONValue.self, from: Data(base64URL: String(jwt.split(separator: ".")[0]))!)
+            #expect(header["alg"] == "ES256" && header["kid"] == "KEY1234567")
+            // The payload.
+            let payload = try #require(request.json)
+            let aps = try #require(payload["aps"] as? [String: Any])
+            let alert = try #require(aps["alert"] as? [String: Any])
+            #expect(alert["title"] as? String == "Alex is on the way" && alert["body"] as? String == "Silver Camry, 4 min")
+            #expect(aps["badge"] as? Int == 3 && aps["category"] as? String == "DRIVER_ASSIGNED")
+            #expect(aps["interruption-level"] as? String == "time-sensitive" && aps["thread-id"] as? String == "job_42")
+            #expect(payload["job_id"] as? String == "job_42" && payload["notification_id"] as? String == "ntf_1")
+        }
+    }
+
+    @Test func theProviderTokenVerifiesWithPyJWT() async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
+            _ = try await f.sender.send(APNsFixture.message())
+            let jwt = try #require(f.server.requests.first?.header("authorization")?.replacingOccurrences(of: "bearer ", with: ""))
+            let output = try PythonInterop.run(
+                """
+                import sys, json, jwt
+                token, pem = sys.argv[1], sys.argv[2]
+                header = jwt.get_unverified_header(token)
+                claims = jwt.decode(token, pem, algorithms=["ES256"], options={"verify_aud": False})
+                print(json.dumps({"kid": header["kid"], "alg": header["alg"], "iss": claims["iss"], "iat": isinstance(claims["iat"], int)}))
+                """, arguments: [jwt, f.publicKey.pemRepresentation])
+            #expect(output == #"{"kid": "KEY1234567", "alg": "ES256", "iss": "TEAM123456", "iat": true}"#)
+        }
+    }
+
+    @Test(arguments: [
+        (400, "BadDeviceToken", PushResult.tokenGone(reason: "BadDeviceToken")),
+        (400, "DeviceTokenNotForTopic", .tokenGone(reason: "DeviceTokenNotForTopic")),
+        (410, "Unregistered", .tokenGone(reason: "Unregistered")),
+        (410, "ExpiredToken", .tokenGone(reason: "ExpiredToken")),
+        (400, "BadTopic", .failed(reason: "BadTopic")),
+        (400, "BadCollapseId", .failed(reason: "BadCollapseId")),
+        (403, "InvalidProviderToken", .failed(reason: "InvalidProviderToken")),
+        (404, "BadPath", .failed(reason: "BadPath")),
+        (429, "TooManyRequests", .retry(reason: "TooManyRequests", after: .seconds(30))),
+        (500, "InternalServerError", .retry(reason: "InternalServerError", after: .seconds(30))),
+        (503, "ServiceUnavailable", .retry(reason: "ServiceUnavailable", after: .seconds(30))),
+    ])
+    func answersAreClassifiedAsApplesTableSays(status: Int, reason: String, expected: PushResult) async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(status, reason, headers: [("retry-after", "30")]) }) { f in
+            let result = try await f.sender.send(APNsFixture.message())
+            if case .retry = expected {
+                #expect(result == expected)
+            } else {
+                #expect(result == expected)
+            }
+        }
+    }
+
+    @Test func aTokenReRegisteredAfterAPNsSawItGoIsKept() async throws {
+        let gone: Int64 = 1_800_000_000_000
+        try await APNsFixture.with({ _ in APNsFixture.reply(410, "Unregistered", extra: ["timestamp": gone]) }) { f in
+            let sent1 = try await f.sender.send(APNsFixture.message(deviceUpdatedAt: gone - 1000))
+            #expect(sent1 == .tokenGone(reason: "Unregistered"))
+            let kept = try await f.sender.send(APNsFixture.message(deviceUpdatedAt: gone + 1000))
+            guard case .failed = kept else {
+                Issue.record("a newer registration was treated as gone: \(kept)")
+                return
+            }
+        }
+    }
+
+    @Test func anExpiredProviderTokenIsRenewedOnceAndTheSendRetried() async throws {
+        let script = Script([APNsFixture.reply(403, "ExpiredProviderToken"), APNsFixture.reply(200)])
+        try await APNsFixture.with({ _ in script.next() }) { f in
+            let sent2 = try await f.sender.send(APNsFixture.message())
+            #expect(sent2 == .delivered(providerMessageID: "X"))
+            let tokens = f.server.requests.compactMap { $0.header("authorization") }
+            #expect(tokens.count == 2 && tokens[0] != tokens[1])
+            #expect(await f.sender.providerToken.signed == 2)
+        }
+    }
+
+    @Test func providerTokensLiveBetweenTwentyAndSixtyMinutes() async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
+            let token = f.sender.providerToken
+            let first = try await token.token()
+            f.clock.advance(by: 49 * 60)
+            #expect(try await token.token() == first)
+            f.clock.advance(by: 2 * 60)
+            let second = try await token.token()
+            #expect(second != first)
+            // Many requests rejected with the old token renew once.
+            #expect(try await token.renew(rejected: first) == second)
+            #expect(await token.signed == 2)
+        }
+    }
+
+    @Test func a413ShortensTheBodyAndRetriesOnce() async throws {
+        let script = Script([APNsFixture.reply(413, "PayloadTooLarge"), APNsFixture.reply(200)])
+        try await APNsFixture.with({ _ in script.next() }) { f in
+            let long = String(repeating: "Traffic is heavy on the bridge. ", count: 40)
+            let sent3 = try await f.sender.send(APNsFixture.message(body: long))
+            #expect(sent3 == .delivered(providerMessageID: "X"))
+            let bodies = f.server.requests.compactMap { (($0.json?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String }
+            #expect(bodies.count == 2 && bodies[1].utf8.count < bodies[0].utf8.count && bodies[1].hasSuffix("…"))
+        }
+        try await APNsFixture.with({ _ in APNsFixture.reply(413, "PayloadTooLarge") }) { f in
+            let sent4 = try await f.sender.send(APNsFixture.message())
+            #expect(sent4 == .failed(reason: "PayloadTooLarge"))
+            #expect(f.server.requests.count == 2)
+        }
+    }
+
+    @Test func aStalledAPNsCostsOneDeadline() async throws {
+        try await APNsFixture.with({ _ in MockPushServer.Response(status: 200, delay: .seconds(30)) }, timeout: .milliseconds(300)) { f in
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) { _ = try await f.sender.send(APNsFixture.message()) }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func sendingGoesOnAfterAGOAWAY() async throws {
+        let script = Script([MockPushServer.Response(status: 200, headers: [("apns-id", "X")], goAway: true), APNsFixture.reply(200)])
+        try await APNsFixture.with({ _ in script.next() }) { f in
+            let sent5 = try await f.sender.send(APNsFixture.message())
+            #expect(sent5 == .delivered(providerMessageID: "X"))
+            try await Task.sleep(for: .milliseconds(100))
+            var delivered = false
+            for _ in 0..<3 where !delivered {
+                if case .delivered? = try? await f.sender.send(APNsFixture.message()) { delivered = true }
+            }
+            #expect(delivered)
+        }
+    }
+}
+
+@Suite struct APNsPayloadTests {
+    @Test func longBodiesAreShortenedToTheLimitKeepingValidUTF8() throws {
+        var message = APNsFixture.message(body: String(repeating: "é🚕", count: 2000))
+        let payload = try APNsPayload.encode(message)
+        #expect(payload.count <= 4096)
+        let decoded = try JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        let body = ((decoded?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String
+        #expect(body?.hasSuffix("…") == true && (body?.utf8.count ?? 0) > 3000)
+        message.body = "short"
+        #expect(try APNsPayload.encode(message).count < 1000)
+        message.data = ["blob": .string(String(repeating: "x", count: 5000))]
+        #expect(throws: APNsPayload.TooLarge.self) { try APNsPayload.encode(message) }
+    }
+
+    @Test func localisationKeysGoIntoTheAlertAndSilentPushesShowNothing() throws {
+        var message = APNsFixture.message()
+        message.data = ["loc_key": "DRIVER_CLOSE", "loc_args": ["Alex", "4"], "trip_id": "tr_1"]
+        let payload = try JSONSerialization.jsonObject(with: APNsPayload.encode(message)) as? [String: Any]
+        let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
+        #expect(alert?["loc-key"] as? String == "DRIVER_CLOSE" && alert?["body"] == nil)
+        #expect(payload?["loc_key"] == nil && payload?["trip_id"] as? String == "tr_1")
+        message.silent = true
+        let silent = try JSONSerialization.jsonObject(with: APNsPayload.encode(message)) as? [String: Any]
+        let aps = silent?["aps"] as? [String: Any]
+        #expect(aps?["content-available"] as? Int == 1 && aps?["alert"] == nil && aps?["badge"] == nil)
+    }
+
+    @Test func apnsIDsAreStableUUIDs() {
+        let id = APNsSender.apnsID(forDelivery: "dlv_abc")
+        #expect(id == APNsSender.apnsID(forDelivery: "dlv_abc"))
+        #expect(id != APNsSender.apnsID(forDelivery: "dlv_abd"))
+        #expect(UUID(uuidString: id) != nil && id.count == 36)
+    }
+}
+
+extension Data {
+    init?(base64URL text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        self.init(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,33 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldPush
+import NIOCore
+import Testing
+
+@Suite struct MockPushServerTests {
+    /// The client speaks HTTP/2 to the mock over TLS with the test certificate, and the
+    /// deadline bounds a stalled answer.
+    @Test func pushHTTPSpeaksHTTP2OverTLSWithADeadline() async throws {
+        let server = try await MockPushServer.start { request in
+            if request.path == "/stall" { return MockPushServer.Response(status: 200, delay: .seconds(30)) }
+            return .json(200, ["protocol": request.protocolName], headers: [("retry-after", "7")])
+        }
+        let http = try PushHTTP(caFile: server.caFile)
+        do {
+            var request = HTTPClientRequest(url: server.baseURL + "/hello")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            let response = try await http.execute(request, timeout: .seconds(5))
+            #expect(response.status == 200)
+            #expect(response.json?["protocol"] == "h2")
+            #expect(response.retryAfter(now: Date()) == .seconds(7))
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) {
+                _ = try await http.execute(HTTPClientRequest(url: server.baseURL + "/stall"), timeout: .milliseconds(300))
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+        try await http.client.shutdown()
+        try await server.stop()
+    }
+}
