@@ -60,12 +60,27 @@ public final class NotificationService: Sendable {
         var seen = Set<String>()
         let users = draft.userIDs.filter { seen.insert($0).inserted }
         let now = clock.now()
-        var plans: [Plan] = []
-        for user in users { plans.append(try await plan(draft, type: type, to: user, at: now)) }
+        // Preferences and presence for every recipient in a few queries, not a few per user.
+        let settings = try await settings(for: users, type: type.name)
+        let online: Set<String>
+        do {
+            online = try await presence.onlineUsers(users)
+        } catch {
+            // Without presence, push is the side that still reaches the user.
+            logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
+            online = []
+        }
+        let plans = users.map { user in
+            plan(draft, type: type, to: user, settings: settings[user] ?? Self.defaultSettings, online: online.contains(user), at: now)
+        }
         let ordered = plans.sorted { $0.record.userID < $1.record.userID }
+        let pushUsers = ordered.filter(\.pushNow).map(\.record.userID)
         let writtenByUser = try await database.transaction { db -> [String: Written] in
+            let devices = pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: pushUsers)
             var written: [String: Written] = [:]
-            for plan in ordered { written[plan.record.userID] = try await Self.write(plan, db) }
+            for plan in ordered {
+                written[plan.record.userID] = try await Self.write(plan, devices: devices[plan.record.userID] ?? [], db)
+            }
             return written
         }
         var outcomes: [SendOutcome] = []
@@ -104,20 +119,16 @@ public final class NotificationService: Sendable {
         var cooldownStart: Int64
     }
 
-    func plan(_ draft: NotificationDraft, type: NotificationType, to userID: String, at now: Date) async throws -> Plan {
+    static let defaultSettings = UserNotificationSettings(timeZone: .gmt)
+
+    func plan(
+        _ draft: NotificationDraft, type: NotificationType, to userID: String, settings: UserNotificationSettings, online: Bool,
+        at now: Date
+    ) -> Plan {
         let nowMs = now.epochMilliseconds
         let severity = draft.severity ?? type.severity
         let delivery = draft.delivery ?? type.delivery
-        let settings = try await settings(for: userID)
         let decision = DeliveryPolicy.decide(type: type, severity: severity, delivery: delivery, settings: settings, at: now)
-        let online: Bool
-        do {
-            online = try await presence.isOnline(userID)
-        } catch {
-            // Without presence, push is the side that still reaches the user.
-            logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
-            online = false
-        }
         let socketStatus: String? =
             decision.push ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
         let record = NotificationRecord(
@@ -134,7 +145,7 @@ public final class NotificationService: Sendable {
     }
 
     /// Writes one recipient's notification and deliveries (inside the caller's transaction).
-    static func write(_ plan: Plan, _ db: any SQLDatabase) async throws -> Written {
+    static func write(_ plan: Plan, devices: [DeviceRecord], _ db: any SQLDatabase) async throws -> Written {
         let record = plan.record
         let nowMs = record.createdAt
         let store = NotificationStore()
@@ -155,8 +166,15 @@ public final class NotificationService: Sendable {
             try await DeliveryStore().insert(db, row)
             socket = row
         }
-        let pushes = plan.pushNow ? try await planPushes(db, notificationID: record.id, userID: record.userID, now: nowMs) : 0
-        return .created(record, socket: socket, pushes: pushes)
+        guard plan.pushNow else { return .created(record, socket: socket, pushes: 0) }
+        for device in devices {
+            try await DeliveryStore().insert(
+                db,
+                DeliveryRecord(
+                    id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: "push", deviceID: device.id,
+                    provider: device.provider, status: "pending", nextAttemptAt: nowMs, createdAt: nowMs, updatedAt: nowMs))
+        }
+        return .created(record, socket: socket, pushes: devices.count)
     }
 
     /// One pending push delivery per active device of the user; returns how many.
@@ -222,21 +240,43 @@ public final class NotificationService: Sendable {
 
     /// The user's settings with defaults filled in (UTC and no quiet hours for a user Herald
     /// has not seen yet).
+    /// Many users' settings for one type, in a few queries (users Herald has not seen get the
+    /// defaults: UTC, no quiet hours).
+    public func settings(for userIDs: [String], type: String) async throws -> [String: UserNotificationSettings] {
+        try await database.withConnection { db in
+            let zones = try await UserStore().timeZones(db, ids: userIDs)
+            let stored = try await NotificationPreferenceStore().settings(db, userIDs: userIDs)
+            let choices = try await NotificationPreferenceStore().typePreferences(db, userIDs: userIDs, type: type)
+            var result: [String: UserNotificationSettings] = [:]
+            for user in userIDs {
+                var settings = Self.settings(timeZone: zones[user], stored: stored[user])
+                if let choice = choices[user] { settings.types[type] = (inApp: choice.inAppEnabled, push: choice.pushEnabled) }
+                result[user] = settings
+            }
+            return result
+        }
+    }
+
+    static func settings(timeZone: String?, stored: NotificationSettingsRecord?) -> UserNotificationSettings {
+        var settings = UserNotificationSettings(timeZone: TimeZone(identifier: timeZone ?? "UTC") ?? .gmt)
+        if let stored {
+            if stored.quietHoursEnabled, let start = stored.quietStart.flatMap(LocalTime.init(parsing:)),
+                let end = stored.quietEnd.flatMap(LocalTime.init(parsing:))
+            {
+                settings.quietHours = QuietHours(start: start, end: end)
+            }
+            settings.severityFloor = Severity(rawValue: stored.severityFloor) ?? .info
+            settings.timeSensitiveAllowed = stored.timeSensitiveAllowed
+        }
+        return settings
+    }
+
     public func settings(for userID: String) async throws -> UserNotificationSettings {
         try await database.withConnection { db in
             let user = try await UserStore().find(db, id: userID)
             let stored = try await NotificationPreferenceStore().settings(db, userID: userID)
             let types = try await NotificationPreferenceStore().typePreferences(db, userID: userID)
-            var settings = UserNotificationSettings(timeZone: TimeZone(identifier: user?.timeZone ?? "UTC") ?? .gmt)
-            if let stored {
-                if stored.quietHoursEnabled, let start = stored.quietStart.flatMap(LocalTime.init(parsing:)),
-                    let end = stored.quietEnd.flatMap(LocalTime.init(parsing:))
-                {
-                    settings.quietHours = QuietHours(start: start, end: end)
-                }
-                settings.severityFloor = Severity(rawValue: stored.severityFloor) ?? .info
-                settings.timeSensitiveAllowed = stored.timeSensitiveAllowed
-            }
+            var settings = Self.settings(timeZone: user?.timeZone, stored: stored)
             settings.types = types.mapValues { (inApp: $0.inAppEnabled, push: $0.pushEnabled) }
             return settings
         }

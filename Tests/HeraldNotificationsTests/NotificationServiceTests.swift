@@ -215,4 +215,22 @@ import Testing
             #expect(try await h.inbox.list(userID: "ann", offset: 0, limit: 10, unreadOnly: false).notifications.map(\.id) == [b.id])
         }
     }
+
+    /// With PostgreSQL, a user connected to another node (fresh heartbeat) counts as online;
+    /// one whose node stopped heartbeating does not. One send, many users, one lookup.
+    @Test func usersOnOtherNodesAreOnlineWhileTheirNodeHeartbeats() async throws {
+        try await TestDatabase.with(.postgres) { database in
+            let h = NotificationHarness(database: database)
+            let now = h.clock.now().epochMilliseconds
+            try await database.withConnection { db in
+                try await db.raw("INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES ('node_live', \(bind: now)), ('node_dead', \(bind: now - 60_000))").run()
+                try await db.raw("INSERT INTO realtime_presence (node_id, user_id, connections) VALUES ('node_live', 'ann', 1), ('node_dead', 'bob', 1)").run()
+            }
+            for user in ["ann", "bob", "cat"] { try await h.device(user) }
+            let outcomes = try await h.service.send(NotificationDraft(userIDs: ["cat", "bob", "ann"], type: "trip_update", title: "Hi"))
+            #expect(outcomes.map(\.notification.userID) == ["cat", "bob", "ann"])
+            #expect(outcomes.map(\.channel) == ["push", "push", "socket"])
+            #expect(outcomes.map(\.pushDeliveries) == [1, 1, 0])
+        }
+    }
 }

@@ -47,6 +47,27 @@ public final class PresenceService: Service, Sendable {
         }
     }
 
+    /// Which of `userIDs` are online here or, with PostgreSQL, on any live node (one query per
+    /// 500 users, for sends to many users).
+    public func onlineUsers(_ userIDs: [String]) async throws -> Set<String> {
+        var online = Set(userIDs.filter { hub.isConnectedHere($0) })
+        guard distributed else { return online }
+        let remaining = userIDs.filter { !online.contains($0) }
+        let freshAfter = hub.clock.now().epochMilliseconds - ttlMilliseconds
+        for chunk in remaining.chunked(500) {
+            var query = SQLQueryString(
+                """
+                SELECT DISTINCT p.user_id FROM realtime_presence p JOIN realtime_nodes n ON n.node_id = p.node_id
+                WHERE n.heartbeat_at > \(bind: freshAfter) AND p.user_id IN
+                """)
+            query.appendInList(Array(chunk))
+            let statement = query
+            let rows = try await hub.database.withConnection { db in try await db.raw(statement).all() }
+            for row in rows { online.insert(try row.decode(column: "user_id", as: String.self)) }
+        }
+        return online
+    }
+
     /// Writes this node's users and heartbeat now (also done every `interval`), and publishes
     /// `presence` events (`{user_id, online}`, to room `presence:{user}`) for users who came or
     /// went on this node since the last sync.

@@ -130,6 +130,18 @@ public struct DeviceStore: Sendable {
         return try await db.raw(query).all(decoding: DeviceRecord.self)
     }
 
+    /// Active devices of many users, by user.
+    public func activeDevices(_ db: any SQLDatabase, userIDs: [String]) async throws -> [String: [DeviceRecord]] {
+        var result: [String: [DeviceRecord]] = [:]
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString("SELECT * FROM push_devices WHERE deactivated_at IS NULL AND user_id IN ")
+            query.appendInList(Array(chunk))
+            query.appendInterpolation(raw: " ORDER BY created_at, id")
+            for device in try await db.raw(query).all(decoding: DeviceRecord.self) { result[device.userID, default: []].append(device) }
+        }
+        return result
+    }
+
     public func find(_ db: any SQLDatabase, id: String) async throws -> DeviceRecord? {
         try await db.raw("SELECT * FROM push_devices WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
     }

@@ -73,6 +73,42 @@ public struct NotificationPreferenceStore: Sendable {
         ).run()
     }
 
+    /// Settings of many users at once (users without a row are absent).
+    public func settings(_ db: any SQLDatabase, userIDs: [String]) async throws -> [String: NotificationSettingsRecord] {
+        var result: [String: NotificationSettingsRecord] = [:]
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString("SELECT * FROM notification_settings WHERE user_id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() {
+                let user = try row.decode(column: "user_id", as: String.self)
+                result[user] = NotificationSettingsRecord(
+                    userID: user,
+                    quietHoursEnabled: try row.decode(column: "quiet_hours_enabled", as: Int.self) != 0,
+                    quietStart: try row.decode(column: "quiet_start", as: String?.self),
+                    quietEnd: try row.decode(column: "quiet_end", as: String?.self),
+                    severityFloor: try row.decode(column: "severity_floor", as: String.self),
+                    timeSensitiveAllowed: try row.decode(column: "time_sensitive_allowed", as: Int.self) != 0,
+                    updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+            }
+        }
+        return result
+    }
+
+    /// Many users' choices for one type (users who never chose are absent).
+    public func typePreferences(_ db: any SQLDatabase, userIDs: [String], type: String) async throws -> [String: TypePreferenceRecord] {
+        var result: [String: TypePreferenceRecord] = [:]
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString("SELECT * FROM notification_preferences WHERE type = \(bind: type) AND user_id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() {
+                result[try row.decode(column: "user_id", as: String.self)] = TypePreferenceRecord(
+                    type: type, inAppEnabled: try row.decode(column: "in_app_enabled", as: Int.self) != 0,
+                    pushEnabled: try row.decode(column: "push_enabled", as: Int.self) != 0)
+            }
+        }
+        return result
+    }
+
     public func typePreferences(_ db: any SQLDatabase, userID: String) async throws -> [String: TypePreferenceRecord] {
         var result: [String: TypePreferenceRecord] = [:]
         for row in try await db.raw("SELECT * FROM notification_preferences WHERE user_id = \(bind: userID)").all() {

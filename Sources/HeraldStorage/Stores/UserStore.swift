@@ -67,6 +67,19 @@ public struct UserStore: Sendable {
         try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first(decoding: UserRecord.self)
     }
 
+    /// Time zones of many users (users Herald has not seen are absent).
+    public func timeZones(_ db: any SQLDatabase, ids: [String]) async throws -> [String: String] {
+        var result: [String: String] = [:]
+        for chunk in ids.chunked(500) {
+            var query = SQLQueryString("SELECT id, time_zone FROM users WHERE id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() {
+                result[try row.decode(column: "id", as: String.self)] = try row.decode(column: "time_zone", as: String.self)
+            }
+        }
+        return result
+    }
+
     /// Applies `changes` and returns the updated user, or nil when there is no such user.
     public func update(_ db: any SQLDatabase, id: String, changes: UserChanges, now: Int64) async throws -> UserRecord? {
         var query = SQLQueryString("UPDATE users SET updated_at = \(bind: now)")
