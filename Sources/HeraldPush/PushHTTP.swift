@@ -60,12 +60,16 @@ public final class PushHTTP: Service, Sendable {
     }
 
     /// Sends `request`, reading at most `maxBody` bytes of the answer, within `timeout`.
+    ///
+    /// The deadline is async-http-client's own (covering the request and the response), not a
+    /// `withDeadline` around it: every such wrapper keeps a timer alive for its whole timeout,
+    /// which at thousands of sends per second was most of the worker's memory (see
+    /// BENCHMARKS.md, push delivery). The worker still bounds each delivery as a whole.
     public func execute(_ request: HTTPClientRequest, timeout: Duration, maxBody: Int = 64 * 1024) async throws -> Response {
-        try await withDeadline(timeout) {
-            let response = try await self.client.execute(request, timeout: .milliseconds(Int64(Self.milliseconds(timeout))))
-            let body = try await response.body.collect(upTo: maxBody)
-            return Response(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
-        }
+        let deadline = NIODeadline.now() + .milliseconds(Self.milliseconds(timeout))
+        let response = try await client.execute(request, deadline: deadline)
+        let body = try await response.body.collect(upTo: maxBody)
+        return Response(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
     }
 
     public func run() async throws {

@@ -92,7 +92,14 @@ public final class APNsSender: PushSender {
         var bytes = Array(SHA256.hash(data: Data(deliveryID.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02X", $0) }.joined()
+        let digits = Array("0123456789ABCDEF".utf8)
+        var hexBytes: [UInt8] = []
+        hexBytes.reserveCapacity(32)
+        for byte in bytes {
+            hexBytes.append(digits[Int(byte >> 4)])
+            hexBytes.append(digits[Int(byte & 0x0F)])
+        }
+        let hex = String(decoding: hexBytes, as: UTF8.self)
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
         return parts.map(String.init).joined(separator: "-")
     }
