@@ -154,7 +154,7 @@ public struct AckFallbackService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 // Cancelled by a shutdown (each fallback is its own transaction: nothing half-done).
-                try await cancelWhenGracefulShutdown { try await self.service.fallBackOverdueAcks() }
+                _ = try await cancelWhenGracefulShutdown { try await self.service.fallBackOverdueAcks() }
             } catch is CancellationError {
                 return
             } catch {

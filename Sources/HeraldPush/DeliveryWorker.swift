@@ -89,7 +89,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     private func cancelWhenGracefulShutdownOrSignal(_ interval: Duration) async {
-        try? await cancelWhenGracefulShutdown { await self.wakeSignal.wait(for: interval) }
+        await cancelWhenGracefulShutdown { await self.wakeSignal.wait(for: interval) }
     }
 
     /// Claims one batch of due deliveries and sends them; returns how many were claimed.

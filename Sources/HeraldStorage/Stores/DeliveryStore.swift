@@ -99,14 +99,14 @@ public struct DeliveryStore: Sendable {
     public func list(_ db: any SQLDatabase, notificationID: String?, status: String?, limit: Int) async throws -> [DeliveryRecord] {
         var query = SQLQueryString("SELECT * FROM notification_deliveries WHERE 1 = 1")
         if let notificationID {
-            query.appendInterpolation(raw: " AND notification_id = ")
+            query.appendInterpolation(unsafeRaw: " AND notification_id = ")
             query.appendInterpolation(bind: notificationID)
         }
         if let status {
-            query.appendInterpolation(raw: " AND status = ")
+            query.appendInterpolation(unsafeRaw: " AND status = ")
             query.appendInterpolation(bind: status)
         }
-        query.appendInterpolation(raw: " ORDER BY created_at DESC, id DESC LIMIT ")
+        query.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: limit)
         return try await db.raw(query).all(decoding: DeliveryRecord.self)
     }
@@ -161,8 +161,8 @@ public struct DeliveryStore: Sendable {
                 WHERE (status = 'pending' AND next_attempt_at <= \(bind: now)) OR (status = 'sending' AND lease_until < \(bind: now))
                 ORDER BY next_attempt_at LIMIT \(bind: limit)
             """)
-        if engine == .postgres { query.appendInterpolation(raw: " FOR UPDATE SKIP LOCKED") }
-        query.appendInterpolation(raw: ") RETURNING *")
+        if engine == .postgres { query.appendInterpolation(unsafeRaw: " FOR UPDATE SKIP LOCKED") }
+        query.appendInterpolation(unsafeRaw: ") RETURNING *")
         return try await db.raw(query).all(decoding: DeliveryRecord.self)
     }
 

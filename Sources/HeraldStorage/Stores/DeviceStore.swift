@@ -125,8 +125,8 @@ public struct DeviceStore: Sendable {
 
     public func devices(_ db: any SQLDatabase, userID: String, activeOnly: Bool) async throws -> [DeviceRecord] {
         var query = SQLQueryString("SELECT * FROM push_devices WHERE user_id = \(bind: userID)")
-        if activeOnly { query.appendInterpolation(raw: " AND deactivated_at IS NULL") }
-        query.appendInterpolation(raw: " ORDER BY created_at, id")
+        if activeOnly { query.appendInterpolation(unsafeRaw: " AND deactivated_at IS NULL") }
+        query.appendInterpolation(unsafeRaw: " ORDER BY created_at, id")
         return try await db.raw(query).all(decoding: DeviceRecord.self)
     }
 
@@ -136,7 +136,7 @@ public struct DeviceStore: Sendable {
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString("SELECT * FROM push_devices WHERE deactivated_at IS NULL AND user_id IN ")
             query.appendInList(Array(chunk))
-            query.appendInterpolation(raw: " ORDER BY created_at, id")
+            query.appendInterpolation(unsafeRaw: " ORDER BY created_at, id")
             for device in try await db.raw(query).all(decoding: DeviceRecord.self) { result[device.userID, default: []].append(device) }
         }
         return result

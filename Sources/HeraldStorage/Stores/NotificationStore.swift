@@ -128,10 +128,10 @@ public struct NotificationStore: Sendable {
     /// A page of the user's inbox, newest first.
     public func list(_ db: any SQLDatabase, userID: String, offset: Int, limit: Int, unreadOnly: Bool) async throws -> [NotificationRecord] {
         var query = SQLQueryString("SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL")
-        if unreadOnly { query.appendInterpolation(raw: " AND read_at IS NULL") }
-        query.appendInterpolation(raw: " ORDER BY created_at DESC, id DESC LIMIT ")
+        if unreadOnly { query.appendInterpolation(unsafeRaw: " AND read_at IS NULL") }
+        query.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: limit)
-        query.appendInterpolation(raw: " OFFSET ")
+        query.appendInterpolation(unsafeRaw: " OFFSET ")
         query.appendInterpolation(bind: offset)
         return try await db.raw(query).all(decoding: NotificationRecord.self)
     }
@@ -168,12 +168,12 @@ public struct NotificationStore: Sendable {
     public func markRead(_ db: any SQLDatabase, userID: String, ids: [String], now: Int64) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         var query = SQLQueryString("UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID)")
-        query.appendInterpolation(raw: " AND read_at IS NULL AND deleted_at IS NULL AND id IN (")
+        query.appendInterpolation(unsafeRaw: " AND read_at IS NULL AND deleted_at IS NULL AND id IN (")
         for (index, id) in ids.enumerated() {
-            if index > 0 { query.appendInterpolation(raw: ", ") }
+            if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
             query.appendInterpolation(bind: id)
         }
-        query.appendInterpolation(raw: ") RETURNING id")
+        query.appendInterpolation(unsafeRaw: ") RETURNING id")
         return try await db.raw(query).all().map { try $0.decode(column: "id", as: String.self) }
     }
 

@@ -3,12 +3,12 @@ import SQLKit
 extension SQLQueryString {
     /// Appends `(?, ?, …)` binding `values` (callers keep lists to a few hundred items).
     public mutating func appendInList(_ values: [String]) {
-        appendInterpolation(raw: "(")
+        appendInterpolation(unsafeRaw: "(")
         for (index, value) in values.enumerated() {
-            if index > 0 { appendInterpolation(raw: ", ") }
+            if index > 0 { appendInterpolation(unsafeRaw: ", ") }
             appendInterpolation(bind: value)
         }
-        appendInterpolation(raw: ")")
+        appendInterpolation(unsafeRaw: ")")
     }
 }
 
