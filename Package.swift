@@ -135,6 +135,7 @@ let package = Package(
             dependencies: [
                 "HeraldServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

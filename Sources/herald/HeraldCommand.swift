@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldServer
 import HeraldStorage
 import Logging
+import ServiceLifecycle
 
 @main
 struct HeraldCommand: AsyncParsableCommand {
@@ -73,7 +74,12 @@ struct Serve: AsyncParsableCommand {
             print("Herald \(HeraldApplication.version) listening on http://\(host):\(port) (database: \(databaseDescription))")
             fflush(nil)
         })
-        try await application.runService()
+        // A graceful stop lets in-flight work finish, but at most 8 s: then everything is
+        // cancelled, so a database that vanished cannot keep the process alive.
+        var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(8)
+        group.maximumCancellationDuration = .seconds(2)
+        try await ServiceGroup(configuration: group).run()
         logger.info("Herald stopped")
     }
 }
