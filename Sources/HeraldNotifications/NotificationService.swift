@@ -167,19 +167,19 @@ public final class NotificationService: Sendable {
             socket = row
         }
         guard plan.pushNow else { return .created(record, socket: socket, pushes: 0) }
-        for device in devices {
-            try await DeliveryStore().insert(
-                db,
-                DeliveryRecord(
-                    id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: "push", deviceID: device.id,
-                    provider: device.provider, status: "pending", nextAttemptAt: nowMs, createdAt: nowMs, updatedAt: nowMs))
-        }
+        try await insertPushes(db, notificationID: record.id, userID: record.userID, devices: devices, now: nowMs)
         return .created(record, socket: socket, pushes: devices.count)
     }
 
     /// One pending push delivery per active device of the user; returns how many.
     static func planPushes(_ db: any SQLDatabase, notificationID: String, userID: String, now: Int64) async throws -> Int {
         let devices = try await DeviceStore().devices(db, userID: userID, activeOnly: true)
+        try await insertPushes(db, notificationID: notificationID, userID: userID, devices: devices, now: now)
+        return devices.count
+    }
+
+    /// One pending push delivery for each of `devices`, due now.
+    static func insertPushes(_ db: any SQLDatabase, notificationID: String, userID: String, devices: [DeviceRecord], now: Int64) async throws {
         for device in devices {
             try await DeliveryStore().insert(
                 db,
@@ -187,7 +187,6 @@ public final class NotificationService: Sendable {
                     id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: "push", deviceID: device.id,
                     provider: device.provider, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
         }
-        return devices.count
     }
 
     /// Sends `notification` to the user's sockets; when the delivery waits for an ack, the
@@ -269,16 +268,5 @@ public final class NotificationService: Sendable {
             settings.timeSensitiveAllowed = stored.timeSensitiveAllowed
         }
         return settings
-    }
-
-    public func settings(for userID: String) async throws -> UserNotificationSettings {
-        try await database.withConnection { db in
-            let user = try await UserStore().find(db, id: userID)
-            let stored = try await NotificationPreferenceStore().settings(db, userID: userID)
-            let types = try await NotificationPreferenceStore().typePreferences(db, userID: userID)
-            var settings = Self.settings(timeZone: user?.timeZone, stored: stored)
-            settings.types = types.mapValues { (inApp: $0.inAppEnabled, push: $0.pushEnabled) }
-            return settings
-        }
     }
 }

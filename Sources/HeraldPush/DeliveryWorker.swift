@@ -96,7 +96,7 @@ public final class DeliveryWorker: Service, Sendable {
     @discardableResult
     public func runOnce() async throws -> Int {
         let now = clock.now().epochMilliseconds
-        let leaseUntil = now + Self.milliseconds(settings.lease)
+        let leaseUntil = now + settings.lease.wholeMilliseconds
         let limit = settings.batchSize
         let engine = database.engine
         let (claimed, depth) = try await database.transaction { db in
@@ -191,7 +191,7 @@ public final class DeliveryWorker: Service, Sendable {
             result = .retry(reason: "send_error", after: nil)
         }
         let elapsed = ContinuousClock.now - started
-        let latency = Int(Self.milliseconds(elapsed))
+        let latency = Int(elapsed.wholeMilliseconds)
         switch result {
         case .delivered(let id):
             try await finish(delivery, status: "sent", providerMessageID: id, latency: latency)
@@ -201,7 +201,7 @@ public final class DeliveryWorker: Service, Sendable {
         case .retry(let reason, let after):
             let now = clock.now().epochMilliseconds
             let delay = settings.retry.delay(
-                afterAttempt: delivery.attempts, retryAfterMilliseconds: after.map(Self.milliseconds), jitter: Double.random(in: 0..<1))
+                afterAttempt: delivery.attempts, retryAfterMilliseconds: after.map(\.wholeMilliseconds), jitter: Double.random(in: 0..<1))
             if settings.retry.mayRetry(attempts: delivery.attempts, createdAt: createdAt, retryAt: now + delay) {
                 try await finish(delivery, status: "pending", reason: reason, latency: latency, retryAt: now + delay)
             } else {
@@ -239,9 +239,5 @@ public final class DeliveryWorker: Service, Sendable {
 
     private func count(_ outcome: String, reason: String?, latency: Int?) {
         statistics.record(outcome: outcome, reason: reason, latencyMs: latency)
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

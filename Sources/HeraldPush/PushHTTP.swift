@@ -66,7 +66,7 @@ public final class PushHTTP: Service, Sendable {
     /// which at thousands of sends per second was most of the worker's memory (see
     /// BENCHMARKS.md, push delivery). The worker still bounds each delivery as a whole.
     public func execute(_ request: HTTPClientRequest, timeout: Duration, maxBody: Int = 64 * 1024) async throws -> Response {
-        let deadline = NIODeadline.now() + .milliseconds(Self.milliseconds(timeout))
+        let deadline = NIODeadline.now() + .milliseconds(timeout.wholeMilliseconds)
         let response = try await client.execute(request, deadline: deadline)
         let body = try await response.body.collect(upTo: maxBody)
         return Response(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
@@ -77,7 +77,4 @@ public final class PushHTTP: Service, Sendable {
         try await client.shutdown()
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
 }

@@ -21,7 +21,7 @@ public enum APNsPayload {
     /// body in bytes; used to retry smaller after APNs answered 413).
     public static func encode(_ message: PushMessage, maxBytes: Int = maxBytes, bodyLimit: Int? = nil) throws -> Data {
         var body = message.body
-        if let bodyLimit, let text = body { body = shorten(text, toBytes: bodyLimit) }
+        if let bodyLimit, let text = body { body = PushText.shorten(text, toBytes: bodyLimit) }
         var payload = try render(message, body: body)
         guard payload.count > maxBytes else { return payload }
         guard let text = body, !text.isEmpty else { throw TooLarge() }
@@ -31,7 +31,7 @@ public enum APNsPayload {
         var best: Data?
         while low <= high {
             let middle = (low + high) / 2
-            let candidate = try render(message, body: shorten(text, toBytes: middle))
+            let candidate = try render(message, body: PushText.shorten(text, toBytes: middle))
             if candidate.count <= maxBytes {
                 best = candidate
                 low = middle + 1
@@ -42,10 +42,6 @@ public enum APNsPayload {
         guard let best else { throw TooLarge() }
         payload = best
         return payload
-    }
-
-    static func shorten(_ text: String, toBytes bytes: Int) -> String {
-        PushText.shorten(text, toBytes: bytes)
     }
 
     static func render(_ message: PushMessage, body: String?) throws -> Data {

@@ -19,6 +19,6 @@ public struct EngineConfiguration: Sendable {
     var pingTimeoutMilliseconds: Int64 { Self.milliseconds(pingTimeout) }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        duration.wholeMilliseconds
     }
 }
