@@ -13,6 +13,8 @@ let package = Package(
         // For the push benchmark package (Benchmarks/PushLoad), which drives the senders directly.
         .library(name: "HeraldPush", targets: ["HeraldPush"]),
         .library(name: "HeraldMockProviders", targets: ["HeraldMockProviders"]),
+        // For the geo benchmark package (Benchmarks/GeoIndex); no dependencies of its own.
+        .library(name: "HeraldGeo", targets: ["HeraldGeo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -42,6 +44,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "HeraldGeo", swiftSettings: strict),
         .target(
             name: "HeraldAuth",
             dependencies: [
@@ -111,6 +114,21 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HeraldDispatch",
+            dependencies: [
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldGeo",
+                "HeraldStorage",
+                "HeraldRealtime",
+                "HeraldNotifications",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
@@ -119,6 +137,7 @@ let package = Package(
                 "HeraldRealtime",
                 "HeraldPush",
                 "HeraldNotifications",
+                "HeraldDispatch",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -176,6 +195,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], swiftSettings: strict),
+        .testTarget(name: "HeraldGeoTests", dependencies: ["HeraldGeo"], swiftSettings: strict),
         .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
@@ -198,6 +218,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
+        .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",

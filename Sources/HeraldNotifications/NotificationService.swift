@@ -45,6 +45,9 @@ public final class NotificationService: Sendable {
 
     public static func userRoom(_ userID: String) -> String { "user:\(userID)" }
 
+    /// The most recipients one send may name (`notifications.max_recipients`).
+    public var maxRecipients: Int { config.maxRecipients }
+
     // MARK: Sending
 
     /// Validates the draft and sends it to each of its users (duplicates in the list once).
@@ -52,9 +55,50 @@ public final class NotificationService: Sendable {
     /// Every recipient's notification and planned deliveries are written in ONE transaction:
     /// a crash leaves all of them or none (a retry with the same Idempotency-Key then runs
     /// the whole request again, never half of it), and PostgreSQL commits once, not once per
-    /// user. Rows are written in user order, so concurrent sends lock dedupe rows in the same
-    /// order and cannot deadlock. Live delivery starts after the commit.
+    /// user. Live delivery starts after the commit. Domain modules that must commit their own
+    /// rows with the notifications use `prepare`, `write` and `deliver` instead.
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
+        let prepared = try await prepare(draft)
+        let written = try await database.transaction { db in try await self.write(prepared, db) }
+        return await deliver(written)
+    }
+
+    /// A validated draft with each recipient's routing decided (preferences and presence are
+    /// read here, outside any transaction). Write it with `write(_:_:)`.
+    public struct PreparedSend: Sendable {
+        let plans: [Plan]
+        let pushUsers: [String]
+        /// The recipients, without duplicates, in the draft's order.
+        public var userIDs: [String] { plans.map(\.record.userID) }
+    }
+
+    /// What `write(_:_:)` stored; hand it to `deliver(_:)` once the transaction committed.
+    public struct WrittenSend: Sendable {
+        let plans: [Plan]
+        let written: [String: Written]
+
+        /// How each recipient is reached: `socket`, `push`, `inbox` or `deduplicated`.
+        public var channels: [String: String] {
+            written.mapValues { written in
+                switch written {
+                case .duplicate: "deduplicated"
+                case .created(_, let socket, let pushes): socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
+                }
+            }
+        }
+
+        /// The notification each recipient got (or the earlier one a dedupe key matched).
+        public var notificationIDs: [String: String] {
+            written.mapValues { written in
+                switch written {
+                case .duplicate(let record), .created(let record, _, _): record.id
+                }
+            }
+        }
+    }
+
+    /// Validates `draft` and routes it for each recipient (duplicates in the list once).
+    public func prepare(_ draft: NotificationDraft) async throws -> PreparedSend {
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
         guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
         var seen = Set<String>()
@@ -73,20 +117,31 @@ public final class NotificationService: Sendable {
         let plans = users.map { user in
             plan(draft, type: type, to: user, settings: settings[user] ?? Self.defaultSettings, online: online.contains(user), at: now)
         }
-        let ordered = plans.sorted { $0.record.userID < $1.record.userID }
-        let pushUsers = ordered.filter(\.pushNow).map(\.record.userID)
-        let writtenByUser = try await database.transaction { db -> [String: Written] in
-            let devices = pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: pushUsers)
-            var written: [String: Written] = [:]
-            for plan in ordered {
-                written[plan.record.userID] = try await Self.write(plan, devices: devices[plan.record.userID] ?? [], db)
-            }
-            return written
+        return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
+    }
+
+    /// Writes every recipient's notification and planned deliveries inside the caller's
+    /// transaction, so a domain change (a job offered, a driver assigned) and the
+    /// notifications about it commit together or not at all.
+    ///
+    /// Rows are written in user order, so concurrent sends lock dedupe rows in the same
+    /// order and cannot deadlock.
+    public func write(_ prepared: PreparedSend, _ db: any SQLDatabase) async throws -> WrittenSend {
+        let ordered = prepared.plans.sorted { $0.record.userID < $1.record.userID }
+        let devices = prepared.pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: prepared.pushUsers)
+        var written: [String: Written] = [:]
+        for plan in ordered {
+            written[plan.record.userID] = try await Self.write(plan, devices: devices[plan.record.userID] ?? [], db)
         }
+        return WrittenSend(plans: prepared.plans, written: written)
+    }
+
+    /// After the commit: publishes to the recipients' sockets and wakes the push worker.
+    public func deliver(_ sent: WrittenSend) async -> [SendOutcome] {
         var outcomes: [SendOutcome] = []
         var queuedPushes = false
-        for plan in plans {
-            guard let written = writtenByUser[plan.record.userID] else { continue }
+        for plan in sent.plans {
+            guard let written = sent.written[plan.record.userID] else { continue }
             switch written {
             case .duplicate(let existing):
                 outcomes.append(SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil))
@@ -103,7 +158,7 @@ public final class NotificationService: Sendable {
         return outcomes
     }
 
-    enum Written {
+    enum Written: Sendable {
         case created(NotificationRecord, socket: DeliveryRecord?, pushes: Int)
         case duplicate(NotificationRecord)
     }

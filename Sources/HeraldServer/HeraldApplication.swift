@@ -24,6 +24,8 @@ public struct HeraldRuntime: Sendable {
     public let realtime: RealtimeGateway
     /// The inbox, sending and push delivery.
     public let notifications: NotificationModule
+    /// Drivers, jobs, offers and claims.
+    public let dispatch: DispatchModule
 }
 
 public enum HeraldApplication {
@@ -52,13 +54,14 @@ public enum HeraldApplication {
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
-            + NotificationModule.operations
+            + NotificationModule.operations + DispatchModule.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
         let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
+        let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
         SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications).addRoutes(to: router)
         realtime.addRoutes(to: router)
 
@@ -76,6 +79,7 @@ public enum HeraldApplication {
         RealtimeRoutes(gateway: realtime, maxPayload: config.realtime.maxPayload).addRoutes(to: api)
         realtime.addNativeRoutes(to: api)
         notifications.addRoutes(to: api)
+        dispatch.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -84,6 +88,7 @@ public enum HeraldApplication {
         services.append(IdempotencyJanitor(database: database, clock: clock, interval: .seconds(300), logger: logger))
         services.append(contentsOf: realtime.services)
         services.append(contentsOf: notifications.services)
+        services.append(contentsOf: dispatch.services)
 
         var application = Application(
             router: router,
@@ -102,7 +107,7 @@ public enum HeraldApplication {
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
             metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime,
-            notifications: notifications)
+            notifications: notifications, dispatch: dispatch)
         return (application, runtime)
     }
 }

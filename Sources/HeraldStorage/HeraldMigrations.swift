@@ -198,5 +198,110 @@ public enum HeraldMigrations {
                 "CREATE INDEX notification_deliveries_notification ON notification_deliveries (notification_id)",
             ]
         ),
+        Migration(
+            version: 5, name: "dispatch",
+            statements: [
+                // A driver is a user with a profile. The location columns hold the last position
+                // written behind from memory (the spatial index is rebuilt from them at start);
+                // `updated_at` is the watermark other nodes read changes from.
+                """
+                CREATE TABLE drivers (
+                    user_id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    phone TEXT,
+                    truck_type TEXT NOT NULL,
+                    vehicle_description TEXT,
+                    license_plate TEXT,
+                    approval_status TEXT NOT NULL,
+                    approval_reason TEXT,
+                    approval_changed_at BIGINT,
+                    approval_changed_by TEXT,
+                    rating_total BIGINT NOT NULL DEFAULT 0,
+                    rating_count BIGINT NOT NULL DEFAULT 0,
+                    completed_jobs BIGINT NOT NULL DEFAULT 0,
+                    online INTEGER NOT NULL DEFAULT 0,
+                    online_changed_at BIGINT,
+                    latitude DOUBLE PRECISION,
+                    longitude DOUBLE PRECISION,
+                    accuracy_m DOUBLE PRECISION,
+                    heading DOUBLE PRECISION,
+                    speed_mps DOUBLE PRECISION,
+                    location_seq BIGINT,
+                    location_at BIGINT,
+                    location_client_at BIGINT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX drivers_updated_at ON drivers (updated_at)",
+                "CREATE INDEX drivers_approval ON drivers (approval_status, online)",
+                """
+                CREATE TABLE jobs (
+                    id TEXT PRIMARY KEY,
+                    customer_id TEXT NOT NULL,
+                    driver_id TEXT,
+                    status TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    latitude DOUBLE PRECISION,
+                    longitude DOUBLE PRECISION,
+                    items TEXT NOT NULL,
+                    volume_hundredths BIGINT,
+                    scheduled_at BIGINT,
+                    notes TEXT,
+                    price_minor BIGINT NOT NULL,
+                    currency TEXT NOT NULL,
+                    price_lines TEXT NOT NULL,
+                    offer_round INTEGER NOT NULL,
+                    offer_radius_m BIGINT,
+                    next_round_at BIGINT,
+                    version BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    accepted_at BIGINT,
+                    en_route_at BIGINT,
+                    arrived_at BIGINT,
+                    started_at BIGINT,
+                    completed_at BIGINT,
+                    cancelled_at BIGINT,
+                    expired_at BIGINT,
+                    cancelled_by TEXT,
+                    cancel_reason TEXT
+                )
+                """,
+                "CREATE INDEX jobs_customer ON jobs (customer_id, created_at)",
+                "CREATE INDEX jobs_driver ON jobs (driver_id, status)",
+                "CREATE INDEX jobs_due_round ON jobs (status, next_round_at)",
+                "CREATE INDEX jobs_open_position ON jobs (status, latitude)",
+                // Who was offered which job, in which round, how far away and by which channel.
+                """
+                CREATE TABLE job_offers (
+                    job_id TEXT NOT NULL,
+                    driver_id TEXT NOT NULL,
+                    round INTEGER NOT NULL,
+                    distance_m BIGINT,
+                    channel TEXT NOT NULL,
+                    notification_id TEXT,
+                    offered_at BIGINT NOT NULL,
+                    outcome TEXT,
+                    PRIMARY KEY (job_id, driver_id)
+                )
+                """,
+                "CREATE INDEX job_offers_driver ON job_offers (driver_id, offered_at)",
+                // The audit trail of every status change.
+                """
+                CREATE TABLE job_events (
+                    id TEXT PRIMARY KEY,
+                    job_id TEXT NOT NULL,
+                    from_status TEXT,
+                    to_status TEXT NOT NULL,
+                    actor_id TEXT,
+                    actor_role TEXT NOT NULL,
+                    reason TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX job_events_job ON job_events (job_id, created_at)",
+            ]
+        ),
     ]
 }

@@ -15,7 +15,8 @@ import Testing
                 return 1
             }
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Well under the 30 s the operation would take (generous: the whole suite shares two cores).
+        #expect(ContinuousClock.now - start < .seconds(25))
     }
 
     @Test func passesTheOperationsErrorThrough() async throws {

@@ -50,6 +50,12 @@ public struct TestSession: Sendable {
     public let runtime: HeraldRuntime
     public let issuer: TokenIssuer
 
+    public init(client: any TestClientProtocol, runtime: HeraldRuntime, issuer: TokenIssuer) {
+        self.client = client
+        self.runtime = runtime
+        self.issuer = issuer
+    }
+
     public func token(_ user: String, _ role: Role = .customer, ttl: TimeInterval = 3600) async throws -> String {
         try await issuer.issue(userID: user, role: role, ttl: ttl)
     }

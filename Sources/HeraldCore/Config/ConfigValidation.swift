@@ -51,6 +51,7 @@ extension HeraldConfig {
             check(namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "realtime.namespaces", "\(namespace) must start with / and contain no comma")
         }
         validateNotifications(check)
+        errors += dispatch.validationErrors()
         return errors
     }
 

@@ -18,6 +18,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var realtime = RealtimeConfig()
     public var notifications = NotificationsConfig()
     public var push = PushConfig()
+    public var dispatch = DispatchConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -29,6 +30,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case realtime
         case notifications
         case push
+        case dispatch
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -51,6 +53,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         realtime = try c.decodeIfPresent(RealtimeConfig.self, forKey: .realtime) ?? d.realtime
         notifications = try c.decodeIfPresent(NotificationsConfig.self, forKey: .notifications) ?? d.notifications
         push = try c.decodeIfPresent(PushConfig.self, forKey: .push) ?? d.push
+        dispatch = try c.decodeIfPresent(DispatchConfig.self, forKey: .dispatch) ?? d.dispatch
     }
 }
 

@@ -31,6 +31,23 @@ public final class LocalBus: ClusterBus {
         }
     }
 
+    public func publish(batch: [OutgoingEvent]) async throws {
+        let hub = self.hub
+        let ordered = batch.inRoomOrder
+        try await gate.run {
+            let now = hub.clock.now().epochMilliseconds
+            let store = hub.eventStore
+            let seqs = try await hub.database.transaction { db in
+                var seqs: [Int64] = []
+                for event in ordered { seqs.append(try await store.append(db, room: event.room, event: event.name, payload: event.payloadJSON, now: now)) }
+                return seqs
+            }
+            for (event, seq) in zip(ordered, seqs) {
+                hub.deliverLocally(RealtimeEvent(room: event.room, seq: seq, name: event.name, payloadJSON: event.payloadJSON, createdAt: now))
+            }
+        }
+    }
+
     /// One node: the hub already resolved it.
     public func forwardAck(_ token: String) async throws {}
 }

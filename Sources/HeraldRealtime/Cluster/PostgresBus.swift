@@ -69,6 +69,22 @@ public final class PostgresBus: ClusterBus, Service {
         return RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
     }
 
+    public func publish(batch: [OutgoingEvent]) async throws {
+        let now = hub.clock.now().epochMilliseconds
+        let store = hub.eventStore
+        let ordered = batch.inRoomOrder
+        try await hub.database.transaction { db in
+            for event in ordered {
+                let seq = try await store.append(db, room: event.room, event: event.name, payload: event.payloadJSON, now: now)
+                let inline = event.payloadJSON.utf8.count + event.name.utf8.count + event.room.utf8.count + 64 <= Self.inlineLimit
+                let notice = inline
+                    ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
+                    : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)
+                try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
+            }
+        }
+    }
+
     public func forwardAck(_ token: String) async throws {
         let text = try Self.encode(Notice(r: "", s: nil, e: nil, p: nil, t: hub.clock.now().epochMilliseconds, k: token))
         try await hub.database.withConnection { db in

@@ -166,6 +166,12 @@ public final class RealtimeHub: Sendable {
         try await bus.publish(room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist, ackToken: ackToken)
     }
 
+    /// Publishes many persisted events in one transaction (see `ClusterBus.publish(batch:)`).
+    public func publish(batch events: [(name: String, payload: JSONValue, room: String)]) async throws {
+        guard !events.isEmpty else { return }
+        try await bus.publish(batch: events.map { OutgoingEvent(room: $0.room, name: $0.name, payloadJSON: SocketPacketEncoder.json($0.payload)) })
+    }
+
     /// Publishes and waits until some client in `room` (on any node) acknowledges the event,
     /// or `timeout` passes: true when acknowledged. The event is delivered either way.
     public func publish(
@@ -229,8 +235,48 @@ public final class RealtimeHub: Sendable {
         return true
     }
 
+    // MARK: Server-managed membership
+
+    /// The pseudo-room of membership commands; every node's hub acts on them, no client sees them.
+    static let controlRoom = "$control"
+
+    /// Puts every Socket.IO socket of `users`, on every node, into `room` from its current
+    /// position on (a customer's open sockets join the job they just booked). Sockets that
+    /// connect later join on connect (domain modules' `onConnect`).
+    ///
+    /// Why through the bus: the user's sockets may be on any node. The command is ordered
+    /// with the room's events, so a socket is in the room before anything published after
+    /// this call returns.
+    public func addUsers(_ users: [String], to room: String) async throws {
+        guard !users.isEmpty else { return }
+        let base = try await lastSeq(room: room)
+        // NOTIFY payloads are bounded: a few hundred users per command.
+        for chunk in stride(from: 0, to: users.count, by: 150).map({ Array(users[$0..<min($0 + 150, users.count)]) }) {
+            let command: JSONValue = ["room": .string(room), "base": .number(Double(base)), "users": .array(chunk.map(JSONValue.string))]
+            try await publish("join", payload: command, to: Self.controlRoom, persist: false)
+        }
+    }
+
+    private func applyControl(_ event: RealtimeEvent) {
+        guard event.name == "join",
+            let command = try? JSONDecoder().decode(JSONValue.self, from: Data(event.payloadJSON.utf8)),
+            let room = command["room"]?.stringValue, case .array(let users)? = command["users"]
+        else { return }
+        let base = Int64(command["base"]?.doubleValue ?? 0)
+        let followers: [any RoomFollower] = state.withLock { state in
+            users.compactMap(\.stringValue).flatMap { user in
+                (state.rooms["user:\(user)"] ?? [:]).values.compactMap { $0 as? any RoomFollower }
+            }
+        }
+        for follower in followers { follower.follow(room, after: base) }
+    }
+
     /// Called by the bus for every event that reaches this node, in room order.
     public func deliverLocally(_ event: RealtimeEvent) {
+        if event.room == Self.controlRoom {
+            applyControl(event)
+            return
+        }
         let members: [any RealtimeSubscriber] = state.withLock { state in
             guard let room = state.rooms[event.room] else { return [] }
             return Array(room.values)

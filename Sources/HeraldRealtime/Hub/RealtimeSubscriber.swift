@@ -10,3 +10,10 @@ public protocol RealtimeSubscriber: AnyObject, Sendable {
     /// broadcast calls it for every member in turn.
     func deliver(_ event: RealtimeEvent)
 }
+
+/// A connection that can be put into a room by the server (Socket.IO sockets: their rooms are
+/// the server's to manage). Native connections choose their channels themselves and are not.
+public protocol RoomFollower: RealtimeSubscriber {
+    /// Starts receiving `room`'s events published after sequence `base`. Must not suspend.
+    func follow(_ room: String, after base: Int64)
+}

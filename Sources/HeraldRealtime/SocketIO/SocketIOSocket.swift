@@ -10,7 +10,7 @@ import Synchronization
 /// in join order (`"12.0.7"`). A client that reconnects hands back the last offset it
 /// received, which says exactly what it has, room by room, so the replay has no gap even
 /// when frames were lost in flight.
-public final class SocketIOSocket: RealtimeSubscriber {
+public final class SocketIOSocket: RoomFollower {
     public let connectionID: UInt64
     /// The Socket.IO socket id (kept across a recovery).
     public let id: String
@@ -71,6 +71,17 @@ public final class SocketIOSocket: RealtimeSubscriber {
             state.rooms.append(.init(room: room, base: base))
         }
         hub.join(self, room: room)
+    }
+
+    /// Joins `room` when the server adds this socket's user to it (`RealtimeHub.addUsers`).
+    public func follow(_ room: String, after base: Int64) {
+        let added = state.withLock { state -> Bool in
+            guard state.connected, !state.tracker.contains(room) else { return false }
+            state.tracker.follow(room, after: base)
+            state.rooms.append(.init(room: room, base: base))
+            return true
+        }
+        if added { hub.join(self, room: room) }
     }
 
     public func leave(_ room: String) {

@@ -1,0 +1,115 @@
+import Foundation
+import HeraldCore
+import HeraldGeo
+import HeraldNotifications
+import HeraldRealtime
+import HeraldStorage
+import Logging
+import SQLKit
+
+/// Dispatch (seed 000): drivers and their positions, jobs with a price, offer rounds to
+/// nearby drivers over socket and push, the race-free claim, and every status change told
+/// to the customer and to the drivers' feeds.
+///
+/// Why every change is written with its notifications in one transaction: the job, the
+/// offer records and the notifications (with their planned pushes) commit together, so a
+/// crash never leaves a driver assigned without the customer's notification, or an offer
+/// round recorded without its pushes. Socket events follow the commit; a failed socket send
+/// or push never undoes the change (seed anti-pattern "silent failures").
+public final class DispatchService: Sendable {
+    public let database: any Database
+    public let config: DispatchConfig
+    public let tracker: DriverTracker
+    let hub: RealtimeHub
+    let notifications: NotificationService
+    let clock: any HeraldClock
+    let logger: Logger
+    let pricing: PricingEngine
+    let jobs = JobStore()
+    let drivers = DriverStore()
+    let offers = OfferStore()
+    /// Wakes the offer scheduler (a round ends sooner than its next poll).
+    let scheduleChanged: WakeSignal
+
+    public init(
+        database: any Database, hub: RealtimeHub, notifications: NotificationService, config: DispatchConfig, clock: any HeraldClock,
+        logger: Logger, tracker: DriverTracker = DriverTracker()
+    ) {
+        self.database = database
+        self.hub = hub
+        self.notifications = notifications
+        self.config = config
+        self.clock = clock
+        self.logger = logger
+        self.tracker = tracker
+        self.pricing = PricingEngine(config: config.pricing)
+        self.scheduleChanged = WakeSignal()
+    }
+
+    public static func jobRoom(_ jobID: String) -> String { "job:\(jobID)" }
+    public static func driverRoom(_ driverID: String) -> String { "driver:\(driverID)" }
+
+    var now: Int64 { clock.now().epochMilliseconds }
+
+    // MARK: Realtime, after commits
+
+    /// Publishes without failing the caller: the change is committed, the event is a courtesy.
+    func publish(_ event: String, _ payload: JSONValue, to room: String) async {
+        do {
+            try await hub.publish(event, payload: payload, to: room)
+        } catch {
+            logger.error("publishing a dispatch event failed", metadata: ["event": "\(event)", "room": "\(room)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Publishes many events in one commit, without failing the caller.
+    func publish(batch events: [(name: String, payload: JSONValue, room: String)]) async {
+        do {
+            try await hub.publish(batch: events)
+        } catch {
+            logger.error("publishing dispatch events failed", metadata: ["events": "\(events.count)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func addToRoom(_ users: [String], _ room: String) async {
+        do {
+            try await hub.addUsers(users, to: room)
+        } catch {
+            logger.error("joining users to a room failed", metadata: ["room": "\(room)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Prepares a notification; nil (logged) when it cannot be, so the domain change still happens.
+    func prepareNotification(_ draft: NotificationDraft) async -> NotificationService.PreparedSend? {
+        do {
+            return try await notifications.prepare(draft)
+        } catch {
+            logger.error("preparing a notification failed", metadata: ["type": "\(draft.type)", "error": "\(String(reflecting: error))"])
+            return nil
+        }
+    }
+
+    /// `job:status` as seed 000 sends it (the drivers' feeds drop the job on `accepted`).
+    func statusPayload(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?) -> JSONValue {
+        [
+            "job_id": .string(job.id), "status": .string(job.status), "previous_status": previous.map { .string($0.rawValue) } ?? .null,
+            "driver_id": job.driverID.map(JSONValue.string) ?? .null, "driver_name": driver.map { .string($0.name) } ?? .null,
+            "updated_at": DispatchJSON.time(job.updatedAt),
+        ]
+    }
+
+    /// What the customer is told about each status (nil: nothing).
+    static func customerMessage(_ status: JobStatus, driverName: String?) -> (type: String, title: String, body: String)? {
+        let name = driverName ?? "Your driver"
+        switch status {
+        case .accepted: return ("driver_assigned", "Driver Assigned", "\(name) has accepted your job.")
+        case .enRoute: return ("job_update", "Driver on the way", "\(name) is on the way.")
+        case .arrived: return ("job_update", "Driver arrived", "\(name) has arrived.")
+        case .started: return ("job_update", "Job started", "\(name) has started the job.")
+        case .completed: return ("job_update", "Job completed", "Your job is complete. Thank you!")
+        case .cancelled: return ("job_update", "Job cancelled", "Your job was cancelled.")
+        case .expired: return ("job_update", "No driver available", "No driver accepted your job in time. Please book again.")
+        case .pending: return nil
+        }
+    }
+}

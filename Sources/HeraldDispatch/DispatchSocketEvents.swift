@@ -1,0 +1,104 @@
+import HeraldAuth
+import HeraldCore
+import HeraldRealtime
+import Logging
+
+/// Dispatch on the realtime protocols.
+///
+/// Rooms: a driver's sockets are in `driver:{id}` (offers, feed updates); customers' and
+/// drivers' sockets follow `job:{id}` of their jobs that are not over (`job:status`,
+/// `job:driver-assigned`). Socket.IO sockets are put there on connect and when a job is
+/// booked or claimed; native clients subscribe to these channels, which only the job's
+/// customer and driver (and operators) may.
+/// Client → server: `location` (seed 000: `{lat, lng, accuracy, heading, speed, timestamp,
+/// sequence}`; native: `{"type": "location", "payload": {…}, "sequence": N}`), answered
+/// with an ack (Socket.IO) or `location_result` (native).
+public struct DispatchSocketEvents: Sendable {
+    let dispatch: DispatchService
+
+    public init(dispatch: DispatchService) {
+        self.dispatch = dispatch
+    }
+
+    public func install(socketIO: SocketIOServer, native: NativeRealtimeServer, channels: ChannelPolicy) {
+        let dispatch = self.dispatch
+        socketIO.onConnect { socket in
+            guard let identity = socket.identity, socket.namespace == "/", !socket.recovered else { return }
+            do {
+                if identity.role == .driver { try await socket.join(DispatchService.driverRoom(identity.userID)) }
+                for jobID in try await dispatch.activeJobIDs(identity.userID) { try await socket.join(DispatchService.jobRoom(jobID)) }
+            } catch {
+                dispatch.logger.error("joining dispatch rooms failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+        socketIO.on("location") { socket, arguments, ack in
+            guard let identity = socket.identity else {
+                ack?(SocketValue(Self.error("UNAUTHORIZED", "Connect with a token.")))
+                return
+            }
+            guard case .object(let object)? = arguments.first?.json else {
+                ack?(SocketValue(Self.error("VALIDATION_FAILED", "Send {lat, lng, …} as the first argument.")))
+                return
+            }
+            ack?(SocketValue(await Self.report(dispatch, identity, object, sequence: nil)))
+        }
+        native.on("location") { connection, message in
+            var answer: JSONValue
+            if case .object(let payload)? = message["payload"] {
+                answer = await Self.report(dispatch, connection.identity, payload, sequence: message["sequence"])
+            } else {
+                answer = Self.error("VALIDATION_FAILED", "payload must be an object {latitude, longitude, …}")
+            }
+            guard case .object(var object) = answer else { return }
+            object["type"] = "location_result"
+            if let requestID = message["request_id"] { object["request_id"] = requestID }
+            connection.reply(.object(object))
+        }
+        channels.allow(prefix: "driver") { identity, channel in
+            channel == DispatchService.driverRoom(identity.userID)
+        }
+        channels.allow(prefix: "job") { identity, channel in
+            let jobID = String(channel.dropFirst(4))
+            return try await dispatch.isParticipant(identity.userID, jobID: jobID)
+        }
+    }
+
+    static func report(_ dispatch: DispatchService, _ identity: Identity, _ object: [String: JSONValue], sequence: JSONValue?) async -> JSONValue {
+        guard identity.role == .driver else { return error("FORBIDDEN", "Only drivers report locations.") }
+        do {
+            let update = try LocationUpdate.parse(object, sequenceOverride: sequence)
+            switch try await dispatch.reportLocation(identity.userID, update) {
+            case .accepted:
+                return ["status": "ok", "accepted": true]
+            case .stale(let last):
+                return ["status": "ok", "accepted": false, "reason": "stale_sequence", "last_sequence": .number(Double(last))]
+            case .unknownDriver:
+                return error(ErrorCode.driverNotFound.rawValue, "Create your driver profile first.")
+            }
+        } catch let failure as APIError {
+            var object: [String: JSONValue] = ["status": "error", "code": .string(failure.code.rawValue), "message": .string(failure.message)]
+            if let details = failure.details { object["details"] = details }
+            return .object(object)
+        } catch {
+            dispatch.logger.error("location report failed", metadata: ["error": "\(String(reflecting: error))"])
+            return Self.error("INTERNAL_ERROR", "Try again later.")
+        }
+    }
+
+    static func error(_ code: String, _ message: String) -> JSONValue {
+        ["status": "error", "code": .string(code), "message": .string(message)]
+    }
+}
+
+extension DispatchService {
+    /// Jobs not over that `userID` booked or drives.
+    public func activeJobIDs(_ userID: String) async throws -> [String] {
+        try await database.withConnection { db in try await self.jobs.activeJobIDs(db, userID: userID) }
+    }
+
+    /// Whether the user is the job's customer or its driver.
+    public func isParticipant(_ userID: String, jobID: String) async throws -> Bool {
+        guard let job = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { return false }
+        return job.customerID == userID || job.driverID == userID
+    }
+}

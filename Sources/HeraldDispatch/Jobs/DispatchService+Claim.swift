@@ -1,0 +1,56 @@
+import Foundation
+import HeraldCore
+import HeraldNotifications
+import HeraldStorage
+
+extension DispatchService {
+    /// The first-come claim (seed 000, pattern 2 and pitfall 1).
+    ///
+    /// One conditional UPDATE … RETURNING decides: 200 with the job for the winner (again
+    /// for the winner's repeats), 409 `JOB_ALREADY_ACCEPTED` for everyone else, 409
+    /// `JOB_NOT_AVAILABLE` for a cancelled or expired job, 403 for a driver who is not
+    /// approved, 404 for an unknown job. The customer's notification commits with the claim;
+    /// the socket events follow it.
+    public func accept(_ jobID: String, driverID: String) async throws -> (job: JobRecord, driver: DriverRecord) {
+        let driver = try await requireProfile(driverID)
+        guard driver.approval == .approved else { throw DispatchError.notApproved(driver.approval) }
+        guard let before = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else {
+            throw DispatchError.jobNotFound
+        }
+        if let settled = try Self.settled(before, for: driverID) { return (settled, driver) }
+        let now = self.now
+        let message = Self.customerMessage(.accepted, driverName: driver.name)!
+        let prepared = await prepareNotification(NotificationDraft(
+            userIDs: [before.customerID], type: message.type, title: message.title, body: message.body,
+            data: ["job_id": .string(jobID), "status": "accepted", "driver_id": .string(driverID)], collapseKey: "job-\(jobID)"))
+        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
+            guard let claimed = try await self.jobs.claim(db, id: jobID, driverID: driverID, now: now) else { return nil }
+            try await self.jobs.recordEvent(db, jobID: jobID, from: .pending, to: .accepted, actorID: driverID, actor: .driver, now: now)
+            try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: "lost")
+            let offered = try await self.offers.driverIDs(db, jobID: jobID)
+            return (claimed, try await prepared.asyncMap { try await self.notifications.write($0, db) }, offered)
+        }
+        guard let (job, written, offered) = result else {
+            // Lost the race (or the job changed): answer from what won.
+            guard let after = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { throw DispatchError.jobNotFound }
+            if let settled = try Self.settled(after, for: driverID) { return (settled, driver) }
+            throw DispatchError.alreadyAccepted
+        }
+        await addToRoom([driverID], Self.jobRoom(jobID))
+        // The customer hears who is coming first; then the feeds of the other offered drivers.
+        await publish("job:driver-assigned", ["job_id": .string(jobID), "driver": DispatchJSON.driverSummary(driver)], to: Self.jobRoom(jobID))
+        await announce(job, previous: .pending, driver: driver, offeredDrivers: offered)
+        if let written { _ = await notifications.deliver(written) }
+        return (job, driver)
+    }
+
+    /// The answer for a job that is no longer pending: the winner's repeat gets the job,
+    /// others a 409; nil while the job can still be claimed.
+    static func settled(_ job: JobRecord, for driverID: String) throws -> JobRecord? {
+        let status = job.jobStatus
+        if status == .pending && job.driverID == nil { return nil }
+        if job.driverID == driverID && status != .cancelled && status != .expired { return job }
+        if status == .cancelled || status == .expired { throw DispatchError.notAvailable(status) }
+        throw DispatchError.alreadyAccepted
+    }
+}

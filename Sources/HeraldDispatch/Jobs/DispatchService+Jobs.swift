@@ -1,0 +1,167 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldGeo
+import HeraldNotifications
+import HeraldStorage
+import SQLKit
+
+extension DispatchService {
+    /// Books a job: prices it, stores it as `pending`, puts the customer's open sockets in its
+    /// room and makes the first offer round at once. The round is also due in the database,
+    /// so if this node dies before broadcasting, the scheduler on any node makes it.
+    public func createJob(customerID: String, _ draft: JobDraft) async throws -> JobRecord {
+        let nowDate = clock.now()
+        let now = nowDate.epochMilliseconds
+        let quote = pricing.quote(PricingRequest(items: draft.items, volumeHundredths: draft.volumeHundredths, scheduledAt: draft.scheduledAt, bookedAt: nowDate))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let job = JobRecord(
+            id: Identifier.make("job"), customerID: customerID, driverID: nil, status: JobStatus.pending.rawValue, address: draft.address,
+            latitude: draft.point?.latitude, longitude: draft.point?.longitude,
+            items: String(decoding: try encoder.encode(draft.items), as: UTF8.self),
+            volumeHundredths: draft.volumeHundredths.map(Int64.init), scheduledAt: draft.scheduledAt?.epochMilliseconds, notes: draft.notes,
+            priceMinor: Int64(quote.totalMinor), currency: quote.currency, priceLines: String(decoding: try encoder.encode(quote.lines), as: UTF8.self),
+            offerRound: 0, offerRadiusM: nil, nextRoundAt: now, version: 1, createdAt: now, updatedAt: now)
+        try await database.transaction { db in
+            try await self.jobs.insert(db, job)
+            try await self.jobs.recordEvent(db, jobID: job.id, from: nil, to: .pending, actorID: customerID, actor: .customer, now: now)
+        }
+        await addToRoom([customerID], Self.jobRoom(job.id))
+        await runRound(job)
+        return try await database.withConnection { db in try await self.jobs.find(db, id: job.id) } ?? job
+    }
+
+    /// The job if `identity` may see it: its customer, its driver, a driver it was offered
+    /// to, or an operator/service. Anyone else gets the same 404 as for a missing job.
+    public func job(_ id: String, for identity: Identity) async throws -> (job: JobRecord, driver: DriverRecord?) {
+        let found = try await database.withConnection { db -> (JobRecord, DriverRecord?, Bool)? in
+            guard let job = try await self.jobs.find(db, id: id) else { return nil }
+            let driver = try await job.driverID.asyncMap { try await self.drivers.find(db, userID: $0) } ?? nil
+            let offered = identity.role == .driver && job.driverID != identity.userID
+                ? try await self.offers.wasOffered(db, jobID: id, driverID: identity.userID) : false
+            return (job, driver, offered)
+        }
+        guard let (job, driver, offered) = found else { throw DispatchError.jobNotFound }
+        let allowed: Bool =
+            switch identity.role {
+            case .operator, .service: true
+            case .customer: job.customerID == identity.userID
+            case .driver: job.driverID == identity.userID || (offered && job.jobStatus == .pending)
+            }
+        guard allowed else { throw DispatchError.jobNotFound }
+        return (job, driver)
+    }
+
+    public func listJobs(for identity: Identity, status: JobStatus?, offset: Int, limit: Int) async throws -> (jobs: [JobRecord], total: Int) {
+        let owner: JobStore.Owner =
+            switch identity.role {
+            case .customer: .customer(identity.userID)
+            case .driver: .driver(identity.userID)
+            case .operator, .service: .anyone
+            }
+        return try await database.withConnection { db in try await self.jobs.list(db, owner: owner, status: status, offset: offset, limit: limit) }
+    }
+
+    /// Cancels a job: its customer before the driver arrives, an operator at any time before
+    /// it ends. Offered drivers' feeds drop it; the assigned driver is told.
+    public func cancelJob(_ id: String, by identity: Identity, reason: String?) async throws -> JobRecord {
+        let actor: JobActor = identity.role == .customer ? .customer : .operator
+        guard identity.role == .customer || identity.role == .operator || identity.role == .service else {
+            throw APIError.forbidden("Drivers cannot cancel jobs here.")
+        }
+        let (job, driver) = try await self.job(id, for: identity)
+        let current = job.jobStatus
+        if current == .cancelled { return job }
+        guard case .allowed = JobStateMachine.check(from: current, to: .cancelled, by: actor) else {
+            throw DispatchError.invalidTransition(from: current, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: current, by: actor))
+        }
+        let now = self.now
+        // The other party hears of it: the assigned driver when the customer cancels, else the customer.
+        var notify: NotificationDraft?
+        if actor == .customer, let driverID = job.driverID {
+            notify = NotificationDraft(userIDs: [driverID], type: "job_update", title: "Job cancelled", body: "The customer cancelled the job at \(job.address).", data: ["job_id": .string(id), "status": "cancelled"])
+        } else if actor != .customer, let message = Self.customerMessage(.cancelled, driverName: nil) {
+            notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: ["job_id": .string(id), "status": "cancelled"])
+        }
+        let prepared = await notify.asyncMap { await self.prepareNotification($0) } ?? nil
+        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
+            guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
+            try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: identity.userID, actor: actor, reason: reason, now: now)
+            try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
+            let offered = try await self.offers.driverIDs(db, jobID: id)
+            let written = try await prepared.asyncMap { try await self.notifications.write($0, db) }
+            return (updated, written, offered)
+        }
+        guard let (updated, written, offered) = result else {
+            // Changed under us: answer from the new state.
+            let (fresh, _) = try await self.job(id, for: identity)
+            if fresh.jobStatus == .cancelled { return fresh }
+            throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
+        }
+        await announce(updated, previous: current, driver: driver, offeredDrivers: offered)
+        if let written { _ = await notifications.deliver(written) }
+        return updated
+    }
+
+    /// The assigned driver's next step (`en_route`, `arrived`, `started`, `completed`).
+    public func advanceJob(_ id: String, driverID: String, to target: String) async throws -> JobRecord {
+        guard let to = JobStatus(rawValue: target), [.enRoute, .arrived, .started, .completed].contains(to) else {
+            throw APIError.validation(field: "status", "must be en_route, arrived, started or completed")
+        }
+        let (job, driver) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
+        guard job.driverID == driverID else { throw DispatchError.jobNotFound }
+        let current = job.jobStatus
+        if current == to { return job }
+        guard case .allowed = JobStateMachine.check(from: current, to: to, by: .driver) else {
+            throw DispatchError.invalidTransition(from: current, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: current, by: .driver))
+        }
+        let now = self.now
+        let message = Self.customerMessage(to, driverName: driver?.name)
+        let prepared = await message.asyncMap {
+            await self.prepareNotification(NotificationDraft(
+                userIDs: [job.customerID], type: $0.type, title: $0.title, body: $0.body,
+                data: ["job_id": .string(id), "status": .string(to.rawValue)], collapseKey: "job-\(id)"))
+        } ?? nil
+        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?)? in
+            guard let updated = try await self.jobs.transition(db, id: id, from: current, to: to, driverID: driverID, now: now) else { return nil }
+            try await self.jobs.recordEvent(db, jobID: id, from: current, to: to, actorID: driverID, actor: .driver, now: now)
+            if to == .completed { try await self.drivers.recordCompletion(db, userID: driverID, now: now) }
+            return (updated, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+        }
+        guard let (updated, written) = result else {
+            let (fresh, _) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
+            if fresh.jobStatus == to { return fresh }
+            throw DispatchError.invalidTransition(from: fresh.jobStatus, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: .driver))
+        }
+        await announce(updated, previous: current, driver: driver, offeredDrivers: [])
+        if let written { _ = await notifications.deliver(written) }
+        return updated
+    }
+
+    /// `job:status` to the job's room, and to the feeds of drivers who were offered it when it
+    /// leaves the market (accepted, cancelled, expired).
+    func announce(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?, offeredDrivers: [String]) async {
+        let payload = statusPayload(job, previous: previous, driver: driver)
+        await publish(batch: [("job:status", payload, Self.jobRoom(job.id))]
+            + offeredDrivers.filter { $0 != job.driverID }.map { ("job:status", payload, Self.driverRoom($0)) })
+    }
+
+    public func offerRecords(_ jobID: String) async throws -> [OfferRecord] {
+        try await database.withConnection { db in
+            guard try await self.jobs.find(db, id: jobID) != nil else { throw DispatchError.jobNotFound }
+            return try await self.offers.offers(db, jobID: jobID)
+        }
+    }
+
+    public func jobEvents(_ jobID: String) async throws -> [JobStore.EventRecord] {
+        try await database.withConnection { db in try await self.jobs.events(db, jobID: jobID) }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

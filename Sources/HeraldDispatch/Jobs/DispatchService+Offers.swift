@@ -1,0 +1,118 @@
+import Foundation
+import HeraldCore
+import HeraldGeo
+import HeraldNotifications
+import HeraldStorage
+
+extension DispatchService {
+    /// Runs whatever is due for a pending job whose round has ended (or, at creation, not
+    /// begun): the next, wider offer round, or expiry after the last one. Several nodes may
+    /// try at once; the conditional update on `offer_round` lets one of them act.
+    public func runRound(_ job: JobRecord) async {
+        do {
+            let radii = config.roundRadiiMeters
+            if job.offerRound >= radii.count {
+                try await expire(job)
+            } else {
+                try await offer(job, round: job.offerRound + 1, radius: radii[job.offerRound])
+            }
+        } catch {
+            logger.error("an offer round failed", metadata: ["job_id": "\(job.id)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Offers the job to matchable drivers within `radius` who have not been offered it yet.
+    /// A job without a position goes to every online approved driver (seed pattern 3).
+    func offer(_ job: JobRecord, round: Int, radius: Double) async throws {
+        let now = self.now
+        let center = job.latitude.flatMap { lat in job.longitude.flatMap { GeoPoint.validated(latitude: lat, longitude: $0) } }
+        let already = Set(try await database.withConnection { db in try await self.offers.driverIDs(db, jobID: job.id) })
+        var candidates: [DriverMatch]
+        if let center {
+            candidates = nearbyDrivers(center, radiusMeters: radius, limit: Int.max)
+        } else {
+            let freshSince = now - Int64(config.locationMaxAgeSeconds) * 1000
+            candidates = tracker.index.driverIDs.sorted().compactMap { id in
+                guard let position = tracker.index.position(of: id), position.time >= freshSince else { return nil }
+                return DriverMatch(driverID: id, distanceMeters: 0)
+            }
+        }
+        // Never the customer themself (a test account may be both), never twice; nearest first, bounded.
+        let matches = Array(candidates.filter { !already.contains($0.driverID) && $0.driverID != job.customerID }.prefix(notifications.maxRecipients))
+        let distances = Dictionary(matches.map { ($0.driverID, $0.distanceMeters) }, uniquingKeysWith: { first, _ in first })
+        let prepared = matches.isEmpty ? nil : await prepareNotification(NotificationDraft(
+            userIDs: matches.map(\.driverID), type: "job_new", title: "New Job Nearby",
+            body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
+            data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
+        let nextRoundAt = now + Int64(config.offerTimeoutSeconds) * 1000
+        let written = try await database.transaction { db -> NotificationService.WrittenSend?? in
+            guard try await self.jobs.startRound(db, id: job.id, round: round, radiusMeters: center == nil ? nil : Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
+                return .none
+            }
+            guard let prepared else { return .some(nil) }
+            let written = try await self.notifications.write(prepared, db)
+            let channels = written.channels
+            let notificationIDs = written.notificationIDs
+            try await self.offers.insert(db, matches.map { match in
+                OfferRecord(
+                    jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
+                    channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
+            })
+            return .some(written)
+        }
+        guard case .some(let sent) = written else { return }  // another node made this round
+        scheduleChanged.signal()
+        var offered = job
+        offered.offerRound = round
+        offered.offerRadiusM = center == nil ? nil : Int64(radius)
+        offered.nextRoundAt = nextRoundAt
+        await publish(batch: matches.map { match in
+            ("job:new", DispatchJSON.job(offered, distanceMeters: center == nil ? nil : distances[match.driverID]), Self.driverRoom(match.driverID))
+        })
+        if let sent { _ = await notifications.deliver(sent) }
+        logger.info("job offered", metadata: ["job_id": "\(job.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
+    }
+
+    /// The last round ended unclaimed: the job expires, the customer is told, feeds drop it.
+    func expire(_ job: JobRecord) async throws {
+        let now = self.now
+        let message = Self.customerMessage(.expired, driverName: nil)!
+        let prepared = await prepareNotification(NotificationDraft(
+            userIDs: [job.customerID], type: message.type, title: message.title, body: message.body,
+            data: ["job_id": .string(job.id), "status": "expired"], collapseKey: "job-\(job.id)"))
+        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
+            guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return nil }
+            try await self.jobs.recordEvent(db, jobID: job.id, from: .pending, to: .expired, actorID: nil, actor: .system, now: now)
+            try await self.offers.decide(db, jobID: job.id, winner: nil, outcome: "expired")
+            let offered = try await self.offers.driverIDs(db, jobID: job.id)
+            return (expired, try await prepared.asyncMap { try await self.notifications.write($0, db) }, offered)
+        }
+        guard let (expired, written, offered) = result else { return }
+        await announce(expired, previous: .pending, driver: nil, offeredDrivers: offered)
+        if let written { _ = await notifications.deliver(written) }
+        logger.info("job expired unclaimed", metadata: ["job_id": "\(job.id)", "rounds": "\(job.offerRound)"])
+    }
+
+    /// Runs every round that is due now; returns how many jobs it looked at. The scheduler
+    /// calls it; tests call it after moving their clock.
+    @discardableResult
+    public func runDueRounds(limit: Int = 100) async throws -> Int {
+        let due = try await database.withConnection { db in try await self.jobs.dueRounds(db, now: self.now, limit: limit) }
+        for job in due { await runRound(job) }
+        return due.count
+    }
+
+    /// When the next round is due (nil: nothing pending).
+    func nextDueTime() async throws -> Int64? {
+        try await database.withConnection { db in
+            try await db.raw(
+                "SELECT next_round_at FROM jobs WHERE status = 'pending' AND next_round_at IS NOT NULL ORDER BY next_round_at LIMIT 1"
+            ).first()?.decode(column: "next_round_at", as: Int64.self)
+        }
+    }
+
+    static func money(_ minor: Int64, _ currency: String) -> String {
+        let symbol = currency == "USD" ? "$" : currency == "EUR" ? "€" : currency == "GBP" ? "£" : "\(currency) "
+        return "\(symbol)\(minor / 100).\(String(format: "%02d", Int(minor % 100)))"
+    }
+}

@@ -1,0 +1,113 @@
+import HeraldCore
+import Logging
+import ServiceLifecycle
+
+/// Makes offer rounds and expiries happen on time (seed 000, open question 4).
+///
+/// Why poll the database rather than keep timers: a round's end is a column
+/// (`jobs.next_round_at`), so it survives restarts and any node can act on it; the
+/// conditional update in `runRound` lets exactly one node do each round. The poll is short
+/// and the clock injected, so tests move time and see rounds run.
+public struct OfferScheduler: Service {
+    let dispatch: DispatchService
+    let interval: Duration
+    let ready: @Sendable () async -> Bool
+
+    public init(dispatch: DispatchService, interval: Duration = .milliseconds(500), ready: @escaping @Sendable () async -> Bool) {
+        self.dispatch = dispatch
+        self.interval = interval
+        self.ready = ready
+    }
+
+    public func run() async throws {
+        guard await ready() else { return }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                // A batch at a time until nothing is due (each round is its own transaction).
+                while try await cancelWhenGracefulShutdown({ try await dispatch.runDueRounds(limit: 100) }) == 100 {}
+            } catch is CancellationError {
+                return
+            } catch {
+                dispatch.logger.warning("offer scheduler round failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            await cancelWhenGracefulShutdown { await dispatch.scheduleChanged.wait(for: interval) }
+        }
+    }
+}
+
+/// Keeps the spatial index and the database in step.
+///
+/// Every interval it writes the positions this node received since the last time (one
+/// transaction, newest per driver), and on PostgreSQL reads what other nodes wrote (profiles,
+/// approvals, online changes and positions) since its watermark, with a few seconds of
+/// overlap so a transaction that committed late is not missed. At start it loads every
+/// approved online driver. At shutdown it writes what is left.
+public struct DriverIndexSync: Service {
+    let dispatch: DispatchService
+    let interval: Duration
+    let pullsChanges: Bool
+    let ready: @Sendable () async -> Bool
+
+    public init(dispatch: DispatchService, interval: Duration, pullsChanges: Bool, ready: @escaping @Sendable () async -> Bool) {
+        self.dispatch = dispatch
+        self.interval = interval
+        self.pullsChanges = pullsChanges
+        self.ready = ready
+    }
+
+    public func run() async throws {
+        guard await ready() else { return }
+        var watermark = dispatch.now
+        do {
+            let loaded = try await dispatch.rebuildIndex()
+            dispatch.logger.info("driver index rebuilt", metadata: ["drivers": "\(loaded)"])
+        } catch {
+            dispatch.logger.error("rebuilding the driver index failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                break
+            }
+            await flush()
+            if pullsChanges { watermark = await pull(since: watermark) }
+        }
+        await flush()
+    }
+
+    /// Writes the positions received since the last flush; returns how many.
+    @discardableResult
+    public func flush() async -> Int {
+        let writes = dispatch.tracker.takeDirty()
+        guard !writes.isEmpty else { return 0 }
+        do {
+            let store = DriverStore()
+            try await dispatch.database.transaction { db in
+                try await store.writeLocations(db, writes.sorted { $0.driverID < $1.driverID })
+            }
+            return writes.count
+        } catch {
+            dispatch.tracker.restoreDirty(writes)
+            dispatch.logger.warning("writing driver locations failed; will retry", metadata: ["count": "\(writes.count)", "error": "\(String(reflecting: error))"])
+            return 0
+        }
+    }
+
+    func pull(since watermark: Int64) async -> Int64 {
+        var newest = watermark
+        do {
+            let store = DriverStore()
+            let changed = try await dispatch.database.withConnection { db in
+                try await store.changed(db, since: watermark - 5_000, limit: 100_000)
+            }
+            for record in changed {
+                dispatch.tracker.load(record)
+                newest = max(newest, record.updatedAt)
+            }
+        } catch {
+            dispatch.logger.warning("reading driver changes failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return newest
+    }
+}

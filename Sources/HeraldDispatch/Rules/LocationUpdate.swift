@@ -1,0 +1,96 @@
+import Foundation
+import HeraldCore
+import HeraldGeo
+
+/// A driver's reported position, validated.
+///
+/// Why the sequence and not the timestamp orders updates: phone clocks drift and jump, so
+/// `timestamp` is kept for display only; a `sequence` not above the last one is a duplicate
+/// or a late delivery and is dropped. Without a sequence, server receipt order decides.
+public struct LocationUpdate: Sendable, Equatable {
+    public var point: GeoPoint
+    public var accuracyMeters: Double?
+    public var heading: Double?
+    public var speedMps: Double?
+    public var sequence: Int64?
+    /// The device's time of the fix (epoch ms), informational.
+    public var clientTime: Int64?
+
+    public init(point: GeoPoint, accuracyMeters: Double? = nil, heading: Double? = nil, speedMps: Double? = nil, sequence: Int64? = nil, clientTime: Int64? = nil) {
+        self.point = point
+        self.accuracyMeters = accuracyMeters
+        self.heading = heading
+        self.speedMps = speedMps
+        self.sequence = sequence
+        self.clientTime = clientTime
+    }
+
+    static let known: Set<String> = [
+        "lat", "lng", "latitude", "longitude", "accuracy", "accuracy_meters", "heading", "speed", "speed_mps", "timestamp", "sequence",
+        "altitude_meters", "battery_percent", "is_charging",
+    ]
+
+    /// Reads `{lat, lng, accuracy, heading, speed, timestamp, sequence}` (seed 000), also
+    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002); every bad
+    /// field is named (422 `VALIDATION_FAILED`).
+    public static func parse(_ object: [String: JSONValue], sequenceOverride: JSONValue? = nil) throws -> LocationUpdate {
+        var v = FieldValidator()
+        for key in object.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
+        func number(_ names: [String]) -> (name: String, value: Double?)? {
+            for name in names {
+                switch object[name] {
+                case nil, .null?: continue
+                case .number(let value)?: return (name, value)
+                case .string?, .bool?, .array?, .object?:
+                    v.fail(name, "must be a number")
+                    return (name, nil)
+                }
+            }
+            return nil
+        }
+        let lat = number(["lat", "latitude"])
+        let lng = number(["lng", "longitude"])
+        if lat == nil { v.fail("lat", "is required") }
+        if lng == nil { v.fail("lng", "is required") }
+        var point: GeoPoint?
+        if let latValue = lat?.value, let lngValue = lng?.value {
+            if !latValue.isFinite || !(-90...90).contains(latValue) { v.fail(lat!.name, "must be a latitude from -90 to 90") }
+            if !lngValue.isFinite || !(-180...180).contains(lngValue) { v.fail(lng!.name, "must be a longitude from -180 to 180") }
+            point = GeoPoint.validated(latitude: latValue, longitude: lngValue)
+        }
+        func bounded(_ names: [String], _ range: ClosedRange<Double>, _ message: String) -> Double? {
+            guard let found = number(names), let value = found.value else { return nil }
+            guard value.isFinite, range.contains(value) else {
+                v.fail(found.name, message)
+                return nil
+            }
+            return value
+        }
+        let accuracy = bounded(["accuracy", "accuracy_meters"], 0...100_000, "must be from 0 to 100000 meters")
+        let heading = bounded(["heading"], 0...360, "must be from 0 to 360 degrees")
+        let speed = bounded(["speed", "speed_mps"], 0...150, "must be from 0 to 150 m/s")
+        _ = bounded(["altitude_meters"], -1_000...20_000, "must be from -1000 to 20000 meters")
+        _ = bounded(["battery_percent"], 0...100, "must be from 0 to 100")
+        if let charging = object["is_charging"], charging != .null, charging.boolValue == nil { v.fail("is_charging", "must be true or false") }
+        var sequence: Int64?
+        switch sequenceOverride ?? object["sequence"] {
+        case nil, .null?: break
+        case .number(let value)? where value.isFinite && value >= 0 && value <= 9_007_199_254_740_991 && value.rounded() == value:
+            sequence = Int64(value)
+        default: v.fail("sequence", "must be a whole number from 0")
+        }
+        var clientTime: Int64?
+        switch object["timestamp"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            if let date = Timestamp.parse(text) { clientTime = date.epochMilliseconds } else { v.fail("timestamp", "must be an ISO 8601 time") }
+        case .number(let value)? where value.isFinite && value > 0 && value < 1e14:
+            // Seconds or milliseconds since the epoch.
+            clientTime = value < 1e11 ? Int64(value * 1000) : Int64(value)
+        default: v.fail("timestamp", "must be an ISO 8601 time or epoch milliseconds")
+        }
+        try v.validate()
+        guard let point else { throw APIError.validation(field: "lat", "is required") }
+        return LocationUpdate(point: point, accuracyMeters: accuracy, heading: heading, speedMps: speed, sequence: sequence, clientTime: clientTime)
+    }
+}

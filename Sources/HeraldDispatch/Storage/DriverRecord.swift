@@ -1,0 +1,59 @@
+/// A driver's profile, approval, availability and last written location (one row of `drivers`).
+public struct DriverRecord: Sendable, Equatable, Codable {
+    public var userID: String
+    public var name: String
+    public var phone: String?
+    public var truckType: String
+    public var vehicleDescription: String?
+    public var licensePlate: String?
+    public var approvalStatus: String
+    public var approvalReason: String?
+    public var approvalChangedAt: Int64?
+    public var approvalChangedBy: String?
+    public var ratingTotal: Int64
+    public var ratingCount: Int64
+    public var completedJobs: Int64
+    /// 0 or 1 (one schema for both engines).
+    public var online: Int
+    public var onlineChangedAt: Int64?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var accuracyM: Double?
+    public var heading: Double?
+    public var speedMps: Double?
+    public var locationSeq: Int64?
+    public var locationAt: Int64?
+    public var locationClientAt: Int64?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+
+    public var isOnline: Bool { online != 0 }
+    public var approval: DriverApproval { DriverApproval(rawValue: approvalStatus) ?? .pending }
+    /// The average rating (1–5) with one decimal, nil before the first rating.
+    public var averageRating: Double? {
+        ratingCount > 0 ? (Double(ratingTotal) / Double(ratingCount) * 10).rounded() / 10 : nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, phone, online, latitude, longitude, heading
+        case userID = "user_id"
+        case truckType = "truck_type"
+        case vehicleDescription = "vehicle_description"
+        case licensePlate = "license_plate"
+        case approvalStatus = "approval_status"
+        case approvalReason = "approval_reason"
+        case approvalChangedAt = "approval_changed_at"
+        case approvalChangedBy = "approval_changed_by"
+        case ratingTotal = "rating_total"
+        case ratingCount = "rating_count"
+        case completedJobs = "completed_jobs"
+        case onlineChangedAt = "online_changed_at"
+        case accuracyM = "accuracy_m"
+        case speedMps = "speed_mps"
+        case locationSeq = "location_seq"
+        case locationAt = "location_at"
+        case locationClientAt = "location_client_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}

@@ -1,0 +1,77 @@
+import HeraldStorage
+import SQLKit
+
+/// One driver's offer of one job.
+public struct OfferRecord: Sendable, Equatable, Codable {
+    public var jobID: String
+    public var driverID: String
+    public var round: Int
+    public var distanceM: Int64?
+    /// How the driver was reached: `socket` (app open), `push`, `inbox` (no device, push off).
+    public var channel: String
+    public var notificationID: String?
+    public var offeredAt: Int64
+    /// `won`, `lost`, `cancelled` or `expired` once the job is decided.
+    public var outcome: String?
+
+    public init(jobID: String, driverID: String, round: Int, distanceM: Int64?, channel: String, notificationID: String?, offeredAt: Int64, outcome: String? = nil) {
+        self.jobID = jobID
+        self.driverID = driverID
+        self.round = round
+        self.distanceM = distanceM
+        self.channel = channel
+        self.notificationID = notificationID
+        self.offeredAt = offeredAt
+        self.outcome = outcome
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case round, channel, outcome
+        case jobID = "job_id"
+        case driverID = "driver_id"
+        case distanceM = "distance_m"
+        case notificationID = "notification_id"
+        case offeredAt = "offered_at"
+    }
+}
+
+/// Who was offered what: the operators' record, and the list of feeds to update.
+public struct OfferStore: Sendable {
+    public init() {}
+
+    public func insert(_ db: any SQLDatabase, _ offers: [OfferRecord]) async throws {
+        for chunk in offers.chunked(200) {
+            var query = SQLQueryString("INSERT INTO job_offers (job_id, driver_id, round, distance_m, channel, notification_id, offered_at) VALUES ")
+            for (index, offer) in chunk.enumerated() {
+                if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
+                query.appendInterpolation(
+                    "(\(bind: offer.jobID), \(bind: offer.driverID), \(bind: offer.round), \(bind: offer.distanceM), \(bind: offer.channel), \(bind: offer.notificationID), \(bind: offer.offeredAt))"
+                        as SQLQueryString)
+            }
+            query.appendInterpolation(unsafeRaw: " ON CONFLICT (job_id, driver_id) DO NOTHING")
+            try await db.raw(query).run()
+        }
+    }
+
+    public func offers(_ db: any SQLDatabase, jobID: String) async throws -> [OfferRecord] {
+        try await db.raw("SELECT * FROM job_offers WHERE job_id = \(bind: jobID) ORDER BY round, distance_m, driver_id").all(decoding: OfferRecord.self)
+    }
+
+    public func driverIDs(_ db: any SQLDatabase, jobID: String) async throws -> [String] {
+        try await db.raw("SELECT driver_id FROM job_offers WHERE job_id = \(bind: jobID)").all().map { try $0.decode(column: "driver_id", as: String.self) }
+    }
+
+    public func wasOffered(_ db: any SQLDatabase, jobID: String, driverID: String) async throws -> Bool {
+        try await db.raw("SELECT 1 AS one FROM job_offers WHERE job_id = \(bind: jobID) AND driver_id = \(bind: driverID)").first() != nil
+    }
+
+    /// Records how the job was decided for every driver who was offered it.
+    public func decide(_ db: any SQLDatabase, jobID: String, winner: String?, outcome: String) async throws {
+        try await db.raw(
+            """
+            UPDATE job_offers SET outcome = CASE WHEN driver_id = \(bind: winner ?? "") THEN 'won' ELSE \(bind: outcome) END
+            WHERE job_id = \(bind: jobID) AND outcome IS NULL
+            """
+        ).run()
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldDispatch
+import HeraldGeo
+import Hummingbird
+
+/// Dispatch over REST (seed 000): drivers, jobs, the claim, and the operators' views.
+struct DispatchRoutes {
+    let dispatch: DispatchService
+    let clock: any HeraldClock
+
+    func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        addDriverRoutes(to: api)
+        addJobRoutes(to: api)
+        addOperatorRoutes(to: api)
+    }
+
+    func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, _ context: HeraldRequestContext) throws -> Response {
+        try Envelope.response(value, status: status, context: context, clock: clock)
+    }
+
+    // MARK: Drivers
+
+    func addDriverRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.get("/drivers/me") { _, context in
+            let identity = try context.require(.driver)
+            guard let driver = try await dispatch.profile(identity.userID) else { throw APIError(status: 404, code: .driverNotFound, message: "No driver profile yet (PUT /api/v1/drivers/me).") }
+            return try respond(DispatchJSON.driver(driver), context)
+        }
+        api.put("/drivers/me") { request, context in
+            let identity = try context.require(.driver)
+            let profile = try Self.profile(try await request.jsonObject(context: context))
+            let existed = try await dispatch.profile(identity.userID) != nil
+            let driver = try await dispatch.saveProfile(identity.userID, profile)
+            return try respond(DispatchJSON.driver(driver), status: existed ? .ok : .created, context)
+        }
+        api.post("/drivers/online") { request, context in
+            let identity = try context.require(.driver)
+            let body = try await request.jsonObject(context: context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "online" { v.fail(key, "is not a known field") }
+            let online = body["online"]?.boolValue
+            v.check(online != nil, "online", "is required: true or false")
+            try v.validate()
+            return try respond(DispatchJSON.driver(try await dispatch.setOnline(identity.userID, online!)), context)
+        }
+        api.post("/drivers/location") { request, context in
+            let identity = try context.require(.driver)
+            let update = try LocationUpdate.parse(try await request.jsonObject(context: context))
+            switch try await dispatch.reportLocation(identity.userID, update) {
+            case .accepted:
+                return try respond(["accepted": true, "sequence": update.sequence.map { .number(Double($0)) } ?? .null], context)
+            case .stale(let last):
+                return try respond(["accepted": false, "reason": "stale_sequence", "last_sequence": .number(Double(last))], context)
+            case .unknownDriver:
+                throw APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first.")
+            }
+        }
+        api.get("/drivers/jobs/available") { _, context in
+            let identity = try context.require(.driver)
+            let jobs = try await dispatch.availableJobs(for: identity.userID)
+            return try respond(["jobs": .array(jobs.map { DispatchJSON.job($0.job, distanceMeters: $0.distance) }), "count": .number(Double(jobs.count))], context)
+        }
+        api.post("/drivers/jobs/{id}/accept") { _, context in
+            let identity = try context.require(.driver)
+            let (job, driver) = try await dispatch.accept(try context.parameters.require("id"), driverID: identity.userID)
+            return try respond(["success": true, "job": DispatchJSON.job(job, driver: driver)], context)
+        }
+        api.post("/drivers/jobs/{id}/status") { request, context in
+            let identity = try context.require(.driver)
+            let body = try await request.jsonObject(context: context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "status" { v.fail(key, "is not a known field") }
+            let status = body["status"]?.stringValue
+            v.check(status != nil, "status", "is required: en_route, arrived, started or completed")
+            try v.validate()
+            let job = try await dispatch.advanceJob(try context.parameters.require("id"), driverID: identity.userID, to: status!)
+            return try respond(DispatchJSON.job(job), context)
+        }
+    }
+
+    static func profile(_ body: [String: JSONValue]) throws -> DriverProfile {
+        var v = FieldValidator()
+        let known: Set<String> = ["name", "phone", "truck_type", "vehicle_description", "license_plate"]
+        for key in body.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
+        func text(_ key: String, _ max: Int, required: Bool) -> String? {
+            switch body[key] {
+            case nil, .null?:
+                if required { v.fail(key, "is required") }
+                return nil
+            case .string(let value)?:
+                let trimmed = value.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.count > max || trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    v.fail(key, "must be 1 to \(max) printable characters")
+                    return nil
+                }
+                return trimmed
+            default:
+                v.fail(key, "must be a string")
+                return nil
+            }
+        }
+        let name = text("name", 100, required: true)
+        let phone = text("phone", 32, required: false)
+        let truck = text("truck_type", 64, required: true)
+        let vehicle = text("vehicle_description", 200, required: false)
+        let plate = text("license_plate", 20, required: false)
+        try v.validate()
+        return DriverProfile(name: name!, phone: phone, truckType: truck!, vehicleDescription: vehicle, licensePlate: plate)
+    }
+
+    // MARK: Jobs
+
+    func addJobRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.post("/jobs") { request, context in
+            let identity = try context.require(.customer)
+            let draft = try JobDraft.parse(try await request.jsonObject(context: context), pricing: dispatch.config.pricing, now: clock.now())
+            let job = try await dispatch.createJob(customerID: identity.userID, draft)
+            return try respond(DispatchJSON.job(job), status: .created, context)
+        }
+        api.get("/jobs") { request, context in
+            let identity = try context.requireIdentity()
+            let (offset, limit, status) = try Self.page(request)
+            let page = try await dispatch.listJobs(for: identity, status: status, offset: offset, limit: limit)
+            return try respond(
+                ["jobs": .array(page.jobs.map { DispatchJSON.job($0) }), "total": .number(Double(page.total)), "offset": .number(Double(offset)), "limit": .number(Double(limit))],
+                context)
+        }
+        api.get("/jobs/{id}") { _, context in
+            let identity = try context.requireIdentity()
+            let (job, driver) = try await dispatch.job(try context.parameters.require("id"), for: identity)
+            return try respond(DispatchJSON.job(job, driver: driver), context)
+        }
+        api.post("/jobs/{id}/cancel") { request, context in
+            let identity = try context.require(.customer, .operator, .service)
+            var reason: String?
+            if request.headers[.contentLength].map({ $0 != "0" }) ?? false || request.headers[.contentType] != nil {
+                let body = try await request.jsonObject(context: context)
+                var v = FieldValidator()
+                for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
+                switch body["reason"] {
+                case nil, .null?: break
+                case .string(let text)? where (1...500).contains(text.count): reason = text
+                default: v.fail("reason", "must be 1 to 500 characters")
+                }
+                try v.validate()
+            }
+            let job = try await dispatch.cancelJob(try context.parameters.require("id"), by: identity, reason: reason)
+            return try respond(DispatchJSON.job(job), context)
+        }
+    }
+
+    static func page(_ request: Request) throws -> (offset: Int, limit: Int, status: JobStatus?) {
+        var v = FieldValidator()
+        var status: JobStatus?
+        if let text = request.uri.queryParameters["status"] {
+            if let value = JobStatus(rawValue: String(text)) { status = value } else { v.fail("status", "must be one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))") }
+        }
+        try v.validate()
+        let (offset, limit) = try offsetLimit(request)
+        return (offset, limit, status)
+    }
+
+    static func offsetLimit(_ request: Request) throws -> (offset: Int, limit: Int) {
+        let query = request.uri.queryParameters
+        var v = FieldValidator()
+        var offset = 0
+        var limit = 20
+        if let text = query["offset"] {
+            if let value = Int(String(text)), (0...1_000_000).contains(value) { offset = value } else { v.fail("offset", "must be an integer from 0 to 1000000") }
+        }
+        if let text = query["limit"] {
+            if let value = Int(String(text)), (1...100).contains(value) { limit = value } else { v.fail("limit", "must be an integer from 1 to 100") }
+        }
+        try v.validate()
+        return (offset, limit)
+    }
+
+    // MARK: Operators
+
+    func addOperatorRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.get("/operators/drivers") { request, context in
+            _ = try context.require(.operator, .service)
+            let query = request.uri.queryParameters
+            var v = FieldValidator()
+            var approval: DriverApproval?
+            var online: Bool?
+            if let text = query["approval_status"] {
+                approval = DriverApproval(rawValue: String(text))
+                if approval == nil { v.fail("approval_status", "must be pending, approved, rejected or suspended") }
+            }
+            if let text = query["online"] {
+                switch String(text) {
+                case "true", "1": online = true
+                case "false", "0": online = false
+                default: v.fail("online", "must be true or false")
+                }
+            }
+            try v.validate()
+            let (offset, limit) = try Self.offsetLimit(request)
+            let page = try await dispatch.listDrivers(approval: approval, online: online, offset: offset, limit: limit)
+            return try respond(["drivers": .array(page.drivers.map(DispatchJSON.driver)), "total": .number(Double(page.total))], context)
+        }
+        api.get("/operators/drivers/{id}") { _, context in
+            _ = try context.require(.operator, .service)
+            guard let driver = try await dispatch.profile(try context.parameters.require("id")) else { throw APIError(status: 404, code: .driverNotFound, message: "No such driver.") }
+            return try respond(DispatchJSON.driver(driver), context)
+        }
+        api.post("/operators/drivers/{id}/approval") { request, context in
+            let identity = try context.require(.operator)
+            let body = try await request.jsonObject(context: context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "status" && key != "reason" { v.fail(key, "is not a known field") }
+            let status = body["status"]?.stringValue.flatMap(DriverApproval.init(rawValue:))
+            v.check(status != nil, "status", "must be pending, approved, rejected or suspended")
+            var reason: String?
+            switch body["reason"] {
+            case nil, .null?: break
+            case .string(let text)? where (1...500).contains(text.count): reason = text
+            default: v.fail("reason", "must be 1 to 500 characters")
+            }
+            try v.validate()
+            let driver = try await dispatch.setApproval(try context.parameters.require("id"), status!, reason: reason, by: identity.userID)
+            return try respond(DispatchJSON.driver(driver), context)
+        }
+        api.get("/operators/jobs/{id}/offers") { _, context in
+            _ = try context.require(.operator, .service)
+            let id = try context.parameters.require("id")
+            let offers = try await dispatch.offerRecords(id)
+            let events = try await dispatch.jobEvents(id)
+            return try respond(
+                [
+                    "job_id": .string(id), "offers": .array(offers.map(DispatchJSON.offer)),
+                    "events": .array(events.map { event in
+                        [
+                            "from_status": event.fromStatus.map(JSONValue.string) ?? .null, "to_status": .string(event.toStatus),
+                            "actor_id": event.actorID.map(JSONValue.string) ?? .null, "actor_role": .string(event.actorRole),
+                            "reason": event.reason.map(JSONValue.string) ?? .null, "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
+                        ]
+                    }),
+                ], context)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HeraldCore
+import HeraldDispatch
+import HeraldGeo
+import Testing
+
+@Suite struct JobRulesTests {
+    @Test func theStateMachineGivesEachPartyItsOwnMoves() {
+        #expect(JobStateMachine.check(from: .accepted, to: .enRoute, by: .driver) == .allowed)
+        #expect(JobStateMachine.check(from: .accepted, to: .arrived, by: .driver) == .invalid(allowed: [.enRoute]))
+        #expect(JobStateMachine.check(from: .started, to: .completed, by: .driver) == .allowed)
+        #expect(JobStateMachine.check(from: .pending, to: .cancelled, by: .customer) == .allowed)
+        #expect(JobStateMachine.check(from: .enRoute, to: .cancelled, by: .customer) == .allowed)
+        #expect(JobStateMachine.check(from: .arrived, to: .cancelled, by: .customer) == .invalid(allowed: []))
+        #expect(JobStateMachine.check(from: .arrived, to: .cancelled, by: .operator) == .allowed)
+        #expect(JobStateMachine.check(from: .pending, to: .expired, by: .system) == .allowed)
+        #expect(JobStateMachine.check(from: .accepted, to: .expired, by: .system) == .invalid(allowed: []))
+        #expect(JobStateMachine.check(from: .enRoute, to: .cancelled, by: .driver) == .invalid(allowed: [.arrived]))
+        for final in [JobStatus.completed, .cancelled, .expired] {
+            for actor in [JobActor.customer, .driver, .operator, .system] { #expect(JobStateMachine.allowedTransitions(from: final, by: actor).isEmpty) }
+        }
+    }
+
+    func draft(_ object: [String: JSONValue]) throws -> JobDraft {
+        try JobDraft.parse(object, pricing: PricingConfig(), now: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    func fields(_ object: [String: JSONValue]) -> Set<String> {
+        do {
+            _ = try draft(object)
+            return []
+        } catch let error as APIError {
+            guard case .array(let list)? = error.details?["fields"] else { return [] }
+            return Set(list.compactMap { $0["field"]?.stringValue })
+        } catch {
+            return ["unexpected"]
+        }
+    }
+
+    @Test func aGoodBookingParses() throws {
+        let job = try draft([
+            "address": " 1 Market St ", "lat": 37.79, "lng": -122.39, "items": [["category": "furniture", "quantity": 2]],
+            "volume_estimate": 2.75, "scheduled_at": "2027-01-20T10:00:00Z", "notes": "Side door",
+        ])
+        #expect(job.address == "1 Market St")
+        #expect(job.point == GeoPoint(latitude: 37.79, longitude: -122.39))
+        #expect(job.items == [JobItem(category: "furniture", quantity: 2)])
+        #expect(job.volumeHundredths == 275)
+        #expect(try draft(["address": "x", "volume_estimate": 3]).point == nil)
+    }
+
+    @Test func badBookingsNameEveryField() {
+        #expect(fields(["address": "x", "lat": 91, "lng": -200, "volume_estimate": 1]) == ["lat", "lng"])
+        #expect(fields(["address": "x", "lat": 10, "volume_estimate": 1]) == ["lng"])
+        #expect(fields(["address": "x", "items": [["category": "furniture", "quantity": -1]]]) == ["items[0].quantity"])
+        #expect(fields(["address": "x", "items": [["category": "spaceship", "quantity": 1]]]) == ["items[0].category"])
+        #expect(fields(["address": "x", "items": [["category": "furniture", "quantity": 1.5]]]) == ["items[0].quantity"])
+        #expect(fields(["address": "x", "volume_estimate": 2.555]) == ["volume_estimate"])
+        #expect(fields(["address": "x", "volume_estimate": 0]) == ["volume_estimate"])
+        #expect(fields(["address": "x", "volume_estimate": 31]) == ["volume_estimate"])
+        #expect(fields(["address": "x"]) == ["items"])
+        #expect(fields(["volume_estimate": 1, "colour": "red"]) == ["address", "colour"])
+        #expect(fields(["address": "x", "volume_estimate": 1, "scheduled_at": "2020-01-01T00:00:00Z"]) == ["scheduled_at"])
+        #expect(fields(["address": "x", "volume_estimate": 1, "lat": "37", "lng": -122]) == ["lat"])
+    }
+
+    @Test func locationReportsAreValidatedAndTakeBothSpellings() throws {
+        let seed000 = try LocationUpdate.parse(["lat": 37.7, "lng": -122.4, "accuracy": 5, "heading": 90, "speed": 12, "sequence": 7, "timestamp": "2027-01-01T00:00:00Z"])
+        #expect(seed000.point == GeoPoint(latitude: 37.7, longitude: -122.4) && seed000.sequence == 7 && seed000.clientTime == 1_798_761_600_000)
+        let seed002 = try LocationUpdate.parse(["latitude": 37.7, "longitude": -122.4, "accuracy_meters": 5, "speed_mps": 3, "battery_percent": 80], sequenceOverride: 9)
+        #expect(seed002.sequence == 9 && seed002.speedMps == 3)
+        for bad: [String: JSONValue] in [
+            ["lat": 90.5, "lng": 0], ["lat": 0, "lng": 181], ["lat": 0], ["lat": 0, "lng": 0, "sequence": -1], ["lat": 0, "lng": 0, "heading": 400],
+            ["lat": 0, "lng": 0, "speed": -1], ["lat": 0, "lng": 0, "foo": 1], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
+        ] {
+            #expect(throws: APIError.self) { try LocationUpdate.parse(bad) }
+        }
+    }
+}

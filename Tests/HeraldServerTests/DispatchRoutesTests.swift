@@ -1,0 +1,275 @@
+import Foundation
+import HTTPTypes
+import HeraldAuth
+import HeraldCore
+import HeraldServer
+import HeraldStorage
+import HeraldTestSupport
+import Hummingbird
+import HummingbirdTesting
+import SQLKit
+import Testing
+
+/// Dispatch through the real application: REST routes, the database, offer rounds, claims.
+@Suite struct DispatchRoutesTests {
+    static let job = (lat: 37.7749, lng: -122.4194)
+
+    /// A driver `kilometers` north of the job site, approved and online unless told otherwise.
+    @discardableResult
+    static func driver(_ s: TestSession, _ id: String, kilometersNorth: Double, approve: Bool = true, online: Bool = true) async throws -> String {
+        let token = try await s.token(id, .driver)
+        let profile = try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string("Driver \(id)"), "truck_type": "box_truck"])
+        #expect(profile.status == 201 && profile.data?["approval_status"] == "pending")
+        if approve {
+            let approved = try await s.request(
+                .post, "/api/v1/operators/drivers/\(id)/approval", token: try await s.token("ops", .operator), json: ["status": "approved"])
+            #expect(approved.status == 200 && approved.data?["approval_status"] == "approved")
+        }
+        if online { #expect(try await s.request(.post, "/api/v1/drivers/online", token: token, json: ["online": true]).data?["online"] == true) }
+        let location = try await s.request(
+            .post, "/api/v1/drivers/location", token: token,
+            json: ["lat": .number(job.lat + kilometersNorth / 111.2), "lng": .number(job.lng), "accuracy": 5, "sequence": 1])
+        #expect(location.status == 200 && location.data?["accepted"] == true)
+        return token
+    }
+
+    static func book(_ s: TestSession, _ customer: String = "cust", extra: [String: JSONValue] = [:]) async throws -> (id: String, reply: TestReply) {
+        var body: [String: JSONValue] = ["address": "1 Market St", "lat": .number(job.lat), "lng": .number(job.lng), "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]]]
+        for (key, value) in extra { body[key] = value }
+        let reply = try await s.request(.post, "/api/v1/jobs", token: try await s.token(customer), json: .object(body))
+        return (reply.data?["id"]?.stringValue ?? "", reply)
+    }
+
+    static func offers(_ s: TestSession, _ jobID: String) async throws -> [String: JSONValue] {
+        let reply = try await s.request(.get, "/api/v1/operators/jobs/\(jobID)/offers", token: try await s.token("ops", .operator))
+        var byDriver: [String: JSONValue] = [:]
+        for index in 0..<100 {
+            guard let offer = reply.data?["offers"]?[index], let driver = offer["driver_id"]?.stringValue else { break }
+            byDriver[driver] = offer
+        }
+        return byDriver
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func bookOfferClaimAndFollowTheJobToCompletion(engine: TestEngine) async throws {
+        try await TestServer.run(engine) { s in
+            let near = try await Self.driver(s, "near", kilometersNorth: 5)
+            let other = try await Self.driver(s, "other", kilometersNorth: 12)
+            try await Self.driver(s, "far", kilometersNorth: 80)
+            try await Self.driver(s, "unapproved", kilometersNorth: 1, approve: false)
+            try await Self.driver(s, "offline", kilometersNorth: 1, online: false)
+            let (id, booked) = try await Self.book(s)
+            #expect(booked.status == 201)
+            #expect(booked.data?["status"] == "pending" && booked.data?["offer_round"] == 1)
+            // 4900 + 4 × 3500 + 4500 furniture (weekday daytime in UTC at the test's real clock may add surcharges)
+            let price = try #require(booked.data?["price"]?["amount_minor"]?.doubleValue)
+            #expect(price >= 23_400)
+            let offers = try await Self.offers(s, id)
+            #expect(Set(offers.keys) == ["near", "other"])
+            #expect(offers["near"]?["round"] == 1 && (offers["near"]?["distance_m"]?.doubleValue ?? 0) > 4_900)
+            #expect(offers["near"]?["channel"] == "inbox")  // no socket, no device registered
+            // The feed lists the job, nearest first, with its distance.
+            let feed = try await s.request(.get, "/api/v1/drivers/jobs/available", token: near)
+            #expect(feed.data?["jobs"]?[0]?["id"]?.stringValue == id)
+            // The job_new notification reached the offered drivers' inboxes.
+            let inbox = try await s.request(.get, "/api/v1/notifications", token: near)
+            #expect(inbox.data?["notifications"]?[0]?["type"] == "job_new")
+            // Claim: the winner gets 200 (again on a repeat), the other 409 with the seed's message.
+            let won = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: near)
+            #expect(won.status == 200 && won.data?["job"]?["status"] == "accepted" && won.data?["job"]?["driver"]?["name"] == "Driver near")
+            let lost = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: other)
+            #expect(lost.status == 409 && lost.errorCode == "JOB_ALREADY_ACCEPTED")
+            #expect(lost.json?["error"]?["message"] == "Job already accepted by another driver")
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: near).status == 200)
+            #expect(try await s.request(.get, "/api/v1/drivers/jobs/available", token: other).data?["count"] == 0)
+            let decided = try await Self.offers(s, id)
+            #expect(decided["near"]?["outcome"] == "won" && decided["other"]?["outcome"] == "lost")
+            // The customer was told, with the driver's name.
+            let cust = try await s.token("cust")
+            let told = try await s.request(.get, "/api/v1/notifications", token: cust)
+            #expect(told.data?["notifications"]?[0]?["type"] == "driver_assigned")
+            #expect(told.data?["notifications"]?[0]?["body"] == "Driver near has accepted your job.")
+            // Steps in order only, by the assigned driver only.
+            let skip = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: near, json: ["status": "arrived"])
+            #expect(skip.status == 409 && skip.errorCode == "INVALID_TRANSITION" && skip.json?["error"]?["details"]?["allowed_transitions"] == ["en_route"])
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: other, json: ["status": "en_route"]).status == 404)
+            for step in ["en_route", "arrived", "started", "completed"] {
+                let moved = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: near, json: ["status": .string(step)])
+                #expect(moved.status == 200 && moved.data?["status"] == .string(step))
+            }
+            let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: cust)
+            #expect(job.data?["status"] == "completed" && job.data?["completed_at"]?.stringValue != nil)
+            #expect(try await s.request(.get, "/api/v1/drivers/me", token: near).data?["total_jobs"] == 1)
+            #expect(try await s.request(.get, "/api/v1/notifications", token: cust).data?["total"] == 5)
+            // Strangers cannot read it; the customer's list has it.
+            #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("stranger")).status == 404)
+            #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: other).status == 404)
+            #expect(try await s.request(.get, "/api/v1/jobs", token: cust).data?["total"] == 1)
+            let history = try await s.request(.get, "/api/v1/operators/jobs/\(id)/offers", token: try await s.token("ops", .operator))
+            #expect(history.data?["events"]?[5]?["to_status"] == "completed")
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func twoHundredConcurrentAcceptsHaveExactlyOneWinner(engine: TestEngine) async throws {
+        try await TestServer.run(engine) { s in
+            // Profiles straight into the database: the race is what is tested here.
+            let now = Date().epochMilliseconds
+            try await s.runtime.database.transaction { db in
+                for index in 0..<200 {
+                    try await db.raw(
+                        """
+                        INSERT INTO drivers (user_id, name, truck_type, approval_status, online, created_at, updated_at)
+                        VALUES (\(bind: "d\(index)"), \(bind: "D\(index)"), 'van', 'approved', 1, \(bind: now), \(bind: now))
+                        """
+                    ).run()
+                }
+            }
+            let (id, booked) = try await Self.book(s)
+            #expect(booked.status == 201)
+            var tokens: [String] = []
+            for index in 0..<200 { tokens.append(try await s.token("d\(index)", .driver)) }
+            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for token in tokens {
+                    group.addTask {
+                        let reply = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: token)
+                        return (reply.status, reply.status == 200 ? reply.data?["job"]?["driver_id"]?.stringValue : reply.errorCode)
+                    }
+                }
+                var all: [(Int, String?)] = []
+                for try await result in group { all.append(result) }
+                return all
+            }
+            let winners = statuses.filter { $0.0 == 200 }
+            #expect(winners.count == 1)
+            #expect(statuses.filter { $0.0 == 409 && $0.1 == "JOB_ALREADY_ACCEPTED" }.count == 199)
+            let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust"))
+            #expect(job.data?["driver_id"]?.stringValue == winners.first?.1)
+            let assigned = try await s.runtime.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM job_events WHERE job_id = \(bind: id) AND to_status = 'accepted'").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(assigned == 1)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func unclaimedJobsAreOfferedWiderThenExpireOnTheInjectedClock(engine: TestEngine) async throws {
+        let clock = ManualClock(Date())
+        try await TestServer.run(engine, clock: clock) { s in
+            try await Self.driver(s, "a", kilometersNorth: 5)
+            try await Self.driver(s, "b", kilometersNorth: 40)
+            try await Self.driver(s, "c", kilometersNorth: 55)
+            try await Self.driver(s, "d", kilometersNorth: 80)
+            let (id, _) = try await Self.book(s)
+            #expect(Set(try await Self.offers(s, id).keys) == ["a"])
+            // Not yet due: nothing changes.
+            clock.advance(by: 60)
+            try await s.runtime.dispatch.service.runDueRounds()
+            #expect(Set(try await Self.offers(s, id).keys) == ["a"])
+            // Drivers keep reporting (positions older than location_max_age_seconds drop out of matching).
+            for (name, km) in [("a", 5.0), ("b", 40), ("c", 55), ("d", 80)] {
+                _ = try await s.request(.post, "/api/v1/drivers/location", token: try await s.token(name, .driver), json: ["lat": .number(Self.job.lat + km / 111.2), "lng": .number(Self.job.lng), "sequence": 2])
+            }
+            clock.advance(by: 61)
+            try await s.runtime.dispatch.service.runDueRounds()
+            var offers = try await Self.offers(s, id)
+            #expect(Set(offers.keys) == ["a", "b"] && offers["b"]?["round"] == 2)
+            clock.advance(by: 121)
+            try await s.runtime.dispatch.service.runDueRounds()
+            offers = try await Self.offers(s, id)
+            #expect(Set(offers.keys) == ["a", "b", "c"] && offers["c"]?["round"] == 3)
+            clock.advance(by: 121)
+            try await s.runtime.dispatch.service.runDueRounds()
+            let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust"))
+            #expect(job.data?["status"] == "expired")
+            #expect(Set(try await Self.offers(s, id).values.compactMap { $0["outcome"]?.stringValue }) == ["expired"])
+            let told = try await s.request(.get, "/api/v1/notifications", token: try await s.token("cust"))
+            #expect(told.data?["notifications"]?[0]?["title"] == "No driver available")
+            let late = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: try await s.token("a", .driver))
+            #expect(late.status == 409 && late.errorCode == "JOB_NOT_AVAILABLE")
+        }
+    }
+
+    @Test func offerRoundsSurviveARestart() async throws {
+        let config = try await TestServer.config(.sqlite)
+        let clock = ManualClock(Date())
+        let jobID: String = try await Self.withApp(config, clock) { s in
+            try await Self.driver(s, "a", kilometersNorth: 5)
+            try await Self.driver(s, "b", kilometersNorth: 40)
+            try await s.runtime.dispatch.indexSync.flush()
+            return try await Self.book(s).id
+        }
+        clock.advance(by: 125)
+        try await Self.withApp(config, clock) { s in
+            // The index is rebuilt from the database before the round runs.
+            _ = try await s.runtime.dispatch.service.rebuildIndex()
+            try await s.runtime.dispatch.service.runDueRounds()
+            let offers = try await Self.offers(s, jobID)
+            #expect(Set(offers.keys) == ["a", "b"] && offers["b"]?["round"] == 2)
+        }
+    }
+
+    static func withApp<T: Sendable>(_ config: HeraldConfig, _ clock: ManualClock, _ body: @Sendable @escaping (TestSession) async throws -> T) async throws -> T {
+        let (application, runtime) = try await HeraldApplication.build(config: config, clock: clock, logger: TestDatabase.logger)
+        let issuer = await TokenIssuer(secret: runtime.jwtSecret, config: config.auth, clock: clock)
+        return try await application.test(.router) { client in
+            try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
+        }
+    }
+
+    @Test func badInputsAndTheWrongPartyAreRefused() async throws {
+        try await TestServer.run(.sqlite) { s in
+            let cust = try await s.token("cust")
+            let bad = try await s.request(.post, "/api/v1/jobs", token: cust, json: ["address": "x", "lat": 95, "lng": -122, "items": [["category": "spaceship", "quantity": -2]]])
+            #expect(bad.status == 422 && bad.errorCode == "VALIDATION_FAILED")
+            let fields = Set((0..<10).compactMap { bad.json?["error"]?["details"]?["fields"]?[$0]?["field"]?.stringValue })
+            #expect(fields == ["lat", "items[0].category", "items[0].quantity"])
+            #expect(try await s.request(.get, "/api/v1/jobs", token: cust).data?["total"] == 0)
+            // A customer on driver routes, a driver booking.
+            let (id, _) = try await Self.book(s)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: cust).status == 403)
+            #expect(try await s.request(.post, "/api/v1/drivers/location", token: cust, json: ["lat": 1, "lng": 1]).status == 403)
+            let driverToken = try await Self.driver(s, "dd", kilometersNorth: 3)
+            #expect(try await s.request(.post, "/api/v1/jobs", token: driverToken, json: ["address": "x", "volume_estimate": 1]).status == 403)
+            #expect(try await s.request(.post, "/api/v1/operators/drivers/dd/approval", token: driverToken, json: ["status": "approved"]).status == 403)
+            // Bad coordinates from a driver; an older sequence is ignored.
+            let wrong = try await s.request(.post, "/api/v1/drivers/location", token: driverToken, rawBody: #"{"lat": 1e999, "lng": 500}"#)
+            #expect(wrong.status == 400 || wrong.status == 422)
+            #expect(try await s.request(.post, "/api/v1/drivers/location", token: driverToken, json: ["lat": 1, "lng": 500]).status == 422)
+            let stale = try await s.request(.post, "/api/v1/drivers/location", token: driverToken, json: ["lat": 10, "lng": 10, "sequence": 1])
+            #expect(stale.status == 200 && stale.data?["accepted"] == false && stale.data?["reason"] == "stale_sequence")
+            // Not approved, unknown job, cancelled job.
+            let pending = try await Self.driver(s, "pend", kilometersNorth: 3, approve: false)
+            let refused = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: pending)
+            #expect(refused.status == 403 && refused.errorCode == "DRIVER_NOT_APPROVED")
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/job_nope/accept", token: driverToken).errorCode == "JOB_NOT_FOUND")
+            let cancelled = try await s.request(.post, "/api/v1/jobs/\(id)/cancel", token: cust, json: ["reason": "changed my mind"])
+            #expect(cancelled.status == 200 && cancelled.data?["status"] == "cancelled")
+            let late = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: driverToken)
+            #expect(late.status == 409 && late.errorCode == "JOB_NOT_AVAILABLE")
+            // Another customer cannot cancel (or see) it; a driver profile needs a name.
+            #expect(try await s.request(.post, "/api/v1/jobs/\(id)/cancel", token: try await s.token("eve")).status == 404)
+            let noName = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["truck_type": "van", "wings": 2])
+            #expect(noName.status == 422)
+            // A driver without a profile.
+            let ghost = try await s.token("ghost", .driver)
+            #expect(try await s.request(.post, "/api/v1/drivers/location", token: ghost, json: ["lat": 1, "lng": 1]).errorCode == "DRIVER_NOT_FOUND")
+        }
+    }
+
+    @Test func positionsAreWrittenBehindAndAJobWithoutCoordinatesGoesToEveryone() async throws {
+        try await TestServer.run(.sqlite) { s in
+            try await Self.driver(s, "x", kilometersNorth: 5)
+            try await Self.driver(s, "y", kilometersNorth: 900)
+            let written = await s.runtime.dispatch.indexSync.flush()
+            #expect(written >= 2)
+            let stored = try await s.runtime.database.withConnection { db in
+                try await db.raw("SELECT location_seq, latitude FROM drivers WHERE user_id = 'y'").first()
+            }
+            #expect(try stored?.decode(column: "location_seq", as: Int.self) == 1)
+            let (id, booked) = try await Self.book(s, extra: ["lat": .null, "lng": .null])
+            #expect(booked.status == 201 && booked.data?["lat"] == .null)
+            #expect(Set(try await Self.offers(s, id).keys) == ["x", "y"])
+        }
+    }
+}
