@@ -14,6 +14,18 @@ struct CellStore: Sendable {
     /// Cells holding at least one driver.
     var occupiedCount: Int { numberByKey.count }
 
+    /// Bytes reserved by the arrays and the dictionary (capacities, array headers), without malloc's overhead.
+    var approximateBytes: Int {
+        let arrayHeader = 32
+        var total = entries.capacity * MemoryLayout<[CellEntry]>.stride + keys.capacity * 8 + freeNumbers.capacity * 4
+        for cell in entries where cell.capacity > 0 {
+            total += arrayHeader + cell.capacity * MemoryLayout<CellEntry>.stride
+        }
+        // Keys, values and one bit of occupancy per bucket.
+        total += numberByKey.capacity * (MemoryLayout<Int64>.stride + MemoryLayout<Int32>.stride) + numberByKey.capacity / 8
+        return total
+    }
+
     @inline(__always)
     func number(forKey key: Int64) -> Int32? {
         numberByKey[key]
@@ -35,7 +47,7 @@ struct CellStore: Sendable {
             numberByKey[key] = cell
         }
         let index = Int32(entries[Int(cell)].count)
-        entries[Int(cell)].append(entry)
+        entries[Int(cell)].appendWithHeadroom(entry)
         return (cell, index)
     }
 

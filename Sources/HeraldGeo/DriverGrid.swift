@@ -1,7 +1,7 @@
 /// Value type: the grid of driver positions. Not thread-safe by itself.
 ///
 /// Dispatch asks "who is near this pickup" thousands of times a second over a million moving
-/// drivers, so the grid is built for that query and for compactness (about 70 bytes per
+/// drivers, so the grid is built for that query and for compactness (about 86 bytes per
 /// driver with 26-byte ids): drivers are bucketed into roughly square cells of
 /// `cellSizeMeters`, each cell's positions stored contiguously; ids live in an arena with an
 /// open-addressing table (`DriverIDDirectory`); per-driver bookkeeping is struct-of-arrays
@@ -36,6 +36,14 @@ public struct DriverGrid: Sendable {
     public var cellSizeMeters: Double { geometry.cellSizeMeters }
 
     public var count: Int { ids.count }
+
+    /// Bytes the grid's storage reserves (array capacities and headers, not malloc's own
+    /// overhead): for a memory gauge and capacity planning, since `MemoryLayout` of a grid
+    /// says nothing about its heap storage.
+    public var approximateMemoryBytes: Int {
+        cells.approximateBytes + ids.approximateBytes
+            + slotCell.capacity * 4 + slotIndex.capacity * 4 + slotTime.capacity * 8
+    }
 
     /// Slots ever allocated (live plus free); for tests of slot reuse.
     var slotCapacity: Int { slotCell.count }
@@ -132,9 +140,9 @@ public struct DriverGrid: Sendable {
         } else {
             precondition(slotCell.count < Int(Int32.max), "DriverGrid is full")
             slot = Int32(slotCell.count)
-            slotCell.append(-1)
-            slotIndex.append(-1)
-            slotTime.append(0)
+            slotCell.appendWithHeadroom(-1)
+            slotIndex.appendWithHeadroom(-1)
+            slotTime.appendWithHeadroom(0)
         }
         ids.insert(id: id, hash: hash, slot: slot)
         let entry = CellEntry(latitudeUnits: entryLatitude, longitudeUnits: entryLongitude, slot: slot)

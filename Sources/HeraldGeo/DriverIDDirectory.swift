@@ -37,6 +37,11 @@ struct DriverIDDirectory: Sendable {
     /// Bytes held by the arena (live ids plus garbage); for tests and memory accounting.
     var arenaByteCount: Int { bytes.count }
 
+    /// Bytes reserved by the arrays (capacities), without malloc's overhead.
+    var approximateBytes: Int {
+        bytes.capacity + starts.capacity * 4 + lengths.capacity * 2 + buckets.capacity * 4
+    }
+
     func hash(_ id: UnsafeRawBufferPointer) -> UInt64 {
         IDHash.hash(id, seed: seed)
     }
@@ -57,8 +62,8 @@ struct DriverIDDirectory: Sendable {
         precondition(id.count <= Self.maximumIDLength, "driver id longer than \(Self.maximumIDLength) bytes")
         let s = Int(slot)
         if s == starts.count {
-            starts.append(appendToArena(id))
-            lengths.append(UInt16(id.count))
+            starts.appendWithHeadroom(appendToArena(id))
+            lengths.appendWithHeadroom(UInt16(id.count))
         } else if id.count <= Int(lengths[s]) {
             let start = Int(starts[s])
             bytes.withUnsafeMutableBytes { arena in
@@ -143,7 +148,7 @@ struct DriverIDDirectory: Sendable {
     private mutating func appendToArena(_ id: UnsafeRawBufferPointer) -> Int32 {
         precondition(bytes.count + id.count <= Int(Int32.max), "driver id arena over 2 GiB")
         let start = Int32(bytes.count)
-        bytes.append(contentsOf: id)
+        bytes.appendWithHeadroom(contentsOf: id)
         return start
     }
 

@@ -1,8 +1,8 @@
 /// A position on the WGS 84 sphere in degrees.
 ///
-/// Plain `Double`s so callers can build one from whatever their wire format decodes; the
-/// index rejects invalid positions itself, and `validated` lets request handlers turn bad
-/// client input into an error instead of a crash.
+/// Plain `Double`s so callers can build one from whatever their wire format decodes. The
+/// grid treats an invalid position passed to `upsert` as a programming error, so request
+/// handlers go through `validated` and turn bad client input into an error response.
 public struct GeoPoint: Sendable, Hashable {
     public var latitude: Double
     public var longitude: Double

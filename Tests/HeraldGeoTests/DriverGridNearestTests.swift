@@ -98,6 +98,30 @@ import Testing
         }
     }
 
+    /// Rings that start narrow and then reach over the pole (every column of a row) must read
+    /// exactly the columns they had not read yet.
+    @Test func ringsGrowingOverThePole() {
+        var rng = SeededGenerator(seed: 77)
+        var grid = DriverGrid(cellSizeMeters: 1_000)
+        for i in 0..<4_000 {
+            let latitude = i % 2 == 0 ? 89.95 : Double.random(in: 88...90, using: &rng)
+            grid.upsert("p\(i)", at: GeoPoint(latitude: latitude, longitude: .random(in: -180...180, using: &rng)), time: 0)
+        }
+        // Many occupied cells elsewhere, so the search keeps growing rings instead of
+        // switching to a scan of the occupied cells.
+        for i in 0..<30_000 {
+            let point = GeoPoint(latitude: .random(in: -60...60, using: &rng), longitude: .random(in: -180...180, using: &rng))
+            grid.upsert("bg\(i)", at: point, time: 0)
+        }
+        for _ in 0..<40 {
+            let center = GeoPoint(latitude: .random(in: 88.5...89.9, using: &rng), longitude: .random(in: -180...180, using: &rng))
+            for limit in [50, 400, 1_500] {
+                let expected = BruteForce.nearest(grid, to: center, radiusMeters: 300_000, limit: limit)
+                #expect(grid.nearest(to: center, radiusMeters: 300_000, limit: limit) == expected, "center \(center) limit \(limit)")
+            }
+        }
+    }
+
     @Test func wholeEarthRadiusReturnsEveryone() {
         var grid = DriverGrid(cellSizeMeters: 1_000)
         grid.upsert("a", at: GeoPoint(latitude: 10, longitude: 10), time: 0)

@@ -121,16 +121,8 @@ public struct DriverStore: Sendable {
         var filter = SQLQueryString(" WHERE 1 = 1")
         if let approval { filter.appendInterpolation(unsafeRaw: " AND approval_status = "); filter.appendInterpolation(bind: approval.rawValue) }
         if let online { filter.appendInterpolation(unsafeRaw: " AND online = "); filter.appendInterpolation(bind: online ? 1 : 0) }
-        var count = SQLQueryString("SELECT COUNT(*) AS n FROM drivers")
-        count += filter
-        let total = try await db.raw(count).first()?.decode(column: "n", as: Int.self) ?? 0
-        var page = SQLQueryString("SELECT * FROM drivers")
-        page += filter
-        page.appendInterpolation(unsafeRaw: " ORDER BY created_at, user_id LIMIT ")
-        page.appendInterpolation(bind: limit)
-        page.appendInterpolation(unsafeRaw: " OFFSET ")
-        page.appendInterpolation(bind: offset)
-        return (try await db.raw(page).all(decoding: DriverRecord.self), total)
+        let (rows, total) = try await db.page(DriverRecord.self, from: "drivers", where: filter, orderBy: "created_at, user_id", offset: offset, limit: limit)
+        return (rows, total)
     }
 
     public func drivers(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DriverRecord] {

@@ -127,16 +127,8 @@ public struct JobStore: Sendable {
         case .anyone: break
         }
         if let status { filter.appendInterpolation(unsafeRaw: " AND status = "); filter.appendInterpolation(bind: status.rawValue) }
-        var count = SQLQueryString("SELECT COUNT(*) AS n FROM jobs")
-        count += filter
-        let total = try await db.raw(count).first()?.decode(column: "n", as: Int.self) ?? 0
-        var page = SQLQueryString("SELECT * FROM jobs")
-        page += filter
-        page.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id LIMIT ")
-        page.appendInterpolation(bind: limit)
-        page.appendInterpolation(unsafeRaw: " OFFSET ")
-        page.appendInterpolation(bind: offset)
-        return (try await db.raw(page).all(decoding: JobRecord.self), total)
+        let (rows, total) = try await db.page(JobRecord.self, from: "jobs", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
+        return (rows, total)
     }
 
     /// Jobs not yet final that the user booked or drives (their sockets follow these rooms).

@@ -12,6 +12,8 @@ struct HeraldCommand: ParsableCommand {
     @Option(help: "Grid cell size in metres.") var cellSize = DriverGrid.defaultCellSizeMeters
     @Option(help: "Seconds of back-to-back queries for the QPS figure.") var qpsSeconds = 5.0
     @Option(help: "Location updates to time (0: skip).") var updates = 2_000_000
+    @Option(help: "Queries (the first N) for the Redis-like variant: everyone within the radius, sorted, then the first `limit` (0: skip).")
+    var unboundedQueries = 2_000
 
     func run() throws {
         let workload = workloadOptions.workload()
@@ -35,6 +37,7 @@ struct HeraldCommand: ParsableCommand {
         build["inserts_per_s"] = Double(grid.count) / buildSeconds
         build["heap_bytes"] = heapAfter - heapBefore
         build["bytes_per_driver"] = Double(heapAfter - heapBefore) / Double(max(1, grid.count))
+        build["self_reported_bytes_per_driver"] = Double(grid.approximateMemoryBytes) / Double(max(1, grid.count))
         build.emit()
 
         // Per-query latency, after one untimed pass over the same queries.
@@ -55,6 +58,27 @@ struct HeraldCommand: ParsableCommand {
         LatencyStats(nanoseconds: samples).add(to: &latency)
         latency["mean_results"] = Double(results) / Double(max(1, samples.count))
         latency.emit()
+
+        // What Redis does for COUNT without ANY: find everyone within the radius, sort, keep `limit`.
+        // Separates the algorithm (stopping at the k-th) from the implementation.
+        if unboundedQueries > 0 {
+            var unboundedSamples: [UInt64] = []
+            var found = 0
+            for center in workload.queries.prefix(unboundedQueries) {
+                let start = Monotonic.nanoseconds()
+                let everyone = grid.nearest(to: center, radiusMeters: radius, limit: .max)
+                let first = Array(everyone.prefix(limit))
+                unboundedSamples.append(Monotonic.nanoseconds() - start)
+                found += everyone.count
+                sink &+= first.count
+            }
+            var line = JSONLine(measure: "herald-latency")
+            line["cell_size_m"] = cellSize
+            line["api"] = "DriverGrid.nearest(limit: .max), first \(limit) kept"
+            LatencyStats(nanoseconds: unboundedSamples).add(to: &line)
+            line["mean_within_radius"] = Double(found) / Double(max(1, unboundedSamples.count))
+            line.emit()
+        }
 
         emitThroughput(measure: "herald-qps", api: "DriverGrid.nearest", workload: workload) { center in
             grid.nearest(to: center, radiusMeters: radius, limit: limit).count

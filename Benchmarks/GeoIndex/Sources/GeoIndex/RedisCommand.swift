@@ -21,7 +21,7 @@ struct RedisCommand: ParsableCommand {
     @Option(help: "Grid cell size for the Herald side of the equality check.") var cellSize = DriverGrid.defaultCellSizeMeters
     @Option(help: "Commands in flight in the pipelined throughput run.") var pipeline = 32
     @Option(help: "Connections (one thread each, sequential) in the concurrent throughput run.") var connections = 4
-    @Option(help: "Seconds per throughput run.") var qpsSeconds = 10.0
+    @Option(help: "Queries per throughput run: the first N query points (Redis needs ~20 ms for a dense one).") var qpsQueries = 2_000
     @Flag(help: "Reuse the key already loaded.") var skipLoad = false
 
     final class Counts: Sendable {
@@ -124,6 +124,7 @@ struct RedisCommand: ParsableCommand {
         var grid = DriverGrid(cellSizeMeters: cellSize)
         for (i, point) in workload.drivers.enumerated() { grid.upsert(workload.ids[i], at: point, time: 0) }
         var counts: [ResultComparison.Verdict: Int] = [:]
+        var tightCounts: [ResultComparison.Verdict: Int] = [:]
         var maxDifference = 0.0
         var examples: [String] = []
         var resultCount = 0
@@ -134,6 +135,10 @@ struct RedisCommand: ParsableCommand {
             let comparison = ResultComparison(
                 herald: herald, redis: redisResults[q], radiusMeters: workloadOptions.radius, limit: workloadOptions.limit)
             counts[comparison.verdict, default: 0] += 1
+            let tight = ResultComparison(
+                herald: herald, redis: redisResults[q], radiusMeters: workloadOptions.radius, limit: workloadOptions.limit,
+                toleranceMeters: 0.5)
+            tightCounts[tight.verdict, default: 0] += 1
             maxDifference = max(maxDifference, comparison.maxDistanceDifference)
             if let reason = comparison.reason, examples.count < 5 {
                 examples.append("query \(q) (\(center.latitude), \(center.longitude)): \(reason)")
@@ -144,6 +149,8 @@ struct RedisCommand: ParsableCommand {
         line["exact"] = counts[.exact, default: 0]
         line["ties_only"] = counts[.tiesOnly, default: 0]
         line["mismatch"] = counts[.mismatch, default: 0]
+        line["tolerance_m"] = 1.0
+        line["mismatch_at_0_5m_tolerance"] = tightCounts[.mismatch, default: 0]
         line["herald_results"] = resultCount
         line["redis_results"] = redisResults.reduce(0) { $0 + $1.count }
         line["max_distance_difference_m"] = maxDifference
@@ -152,21 +159,19 @@ struct RedisCommand: ParsableCommand {
     }
 
     private func pipelinedThroughput(_ commands: [[UInt8]], connection: RESPConnection) throws {
-        let batches: [[UInt8]] = stride(from: 0, to: commands.count - pipeline + 1, by: pipeline).map { start in
-            commands[start..<(start + pipeline)].reduce(into: []) { $0 += $1 }
+        let total = min(qpsQueries, commands.count)
+        let batches: [(bytes: [UInt8], count: Int)] = stride(from: 0, to: total, by: pipeline).map { start in
+            let end = min(start + pipeline, total)
+            return (commands[start..<end].reduce(into: []) { $0 += $1 }, end - start)
         }
         var done = 0
         let start = Monotonic.nanoseconds()
-        let deadline = start + UInt64(qpsSeconds * 1e9)
-        var now = start
-        var b = 0
-        while now < deadline {
-            try connection.send(batches[b % batches.count])
-            for _ in 0..<pipeline { try connection.skipValue() }
-            done += pipeline
-            b += 1
-            now = Monotonic.nanoseconds()
+        for batch in batches {
+            try connection.send(batch.bytes)
+            for _ in 0..<batch.count { try connection.skipValue() }
+            done += batch.count
         }
+        let now = Monotonic.nanoseconds()
         var line = JSONLine(measure: "redis-qps")
         line["mode"] = "pipelined"
         line["clients"] = 1
@@ -182,8 +187,8 @@ struct RedisCommand: ParsableCommand {
         let group = DispatchGroup()
         let host = host
         let port = port
-        let seconds = qpsSeconds
         let connections = connections
+        let total = min(qpsQueries, commands.count)
         let begin = Monotonic.nanoseconds()
         for c in 0..<connections {
             group.enter()
@@ -191,13 +196,11 @@ struct RedisCommand: ParsableCommand {
                 var done = 0
                 do {
                     let connection = try RESPConnection(host: host, port: port)
-                    let deadline = Monotonic.nanoseconds() + UInt64(seconds * 1e9)
-                    var q = c * commands.count / connections
-                    while Monotonic.nanoseconds() < deadline {
-                        try connection.send(commands[q % commands.count])
+                    // Client c sends queries c, c + connections, c + 2·connections, … of the first `total`.
+                    for q in stride(from: c, to: total, by: connections) {
+                        try connection.send(commands[q])
                         try connection.skipValue()
                         done += 1
-                        q += 1
                     }
                 } catch {
                     FileHandle.standardError.write(Data("client \(c): \(error)\n".utf8))
