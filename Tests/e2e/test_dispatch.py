@@ -136,6 +136,15 @@ def test_nearby_drivers_hear_of_a_job_and_the_first_accept_wins(deployment):
     clients = {user: Client(d.sockets, tokens[user]) for user in (near, other, far)}
     clients[customer] = Client(d.sockets, customer_token)
     try:
+        # Positions also come as the socket event `location` (acked); an older sequence is ignored.
+        moved = clients[far].sio.call("location", {"lat": SITE[0] + 79 / 111.2, "lng": SITE[1], "heading": 90, "sequence": 5}, timeout=TIMEOUT)
+        assert moved == {"status": "ok", "accepted": True}, moved
+        stale = clients[far].sio.call("location", {"lat": SITE[0], "lng": SITE[1], "sequence": 4}, timeout=TIMEOUT)
+        assert stale["accepted"] is False and stale["reason"] == "stale_sequence" and stale["last_sequence"] == 5, stale
+        bad = clients[far].sio.call("location", {"lat": 91, "lng": SITE[1]}, timeout=TIMEOUT)
+        assert bad["status"] == "error" and bad["code"] == "VALIDATION_FAILED", bad
+        refused = clients[customer].sio.call("location", {"lat": SITE[0], "lng": SITE[1]}, timeout=TIMEOUT)
+        assert refused["code"] == "FORBIDDEN", refused
         if d.front is not d.sockets:
             time.sleep(0.5)  # the drivers' positions reach the other node's index (sync every 200 ms)
         booked = d.front.request("POST", "/api/v1/jobs", customer_token, json={
