@@ -99,16 +99,27 @@ public final class NotificationService: Sendable {
 
     /// Validates `draft` and routes it for each recipient (duplicates in the list once).
     public func prepare(_ draft: NotificationDraft) async throws -> PreparedSend {
+        try await prepare(draft, nil)
+    }
+
+    /// The same, reading preferences and presence through `db`: for a caller that routes
+    /// only once its own conditional update inside a transaction has succeeded (a claim's
+    /// winner), so the losers of a race do no routing work at all.
+    public func prepare(_ draft: NotificationDraft, in db: any SQLDatabase) async throws -> PreparedSend {
+        try await prepare(draft, .some(db))
+    }
+
+    private func prepare(_ draft: NotificationDraft, _ db: (any SQLDatabase)?) async throws -> PreparedSend {
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
         guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
         var seen = Set<String>()
         let users = draft.userIDs.filter { seen.insert($0).inserted }
         let now = clock.now()
         // Preferences and presence for every recipient in a few queries, not a few per user.
-        let settings = try await settings(for: users, type: type.name)
+        let settings = if let db { try await settings(for: users, type: type.name, db) } else { try await settings(for: users, type: type.name) }
         let online: Set<String>
         do {
-            online = try await presence.onlineUsers(users)
+            online = try await presence.onlineUsers(users, db)
         } catch {
             // Without presence, push is the side that still reaches the user.
             logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
@@ -297,7 +308,12 @@ public final class NotificationService: Sendable {
     /// Many users' settings for one type, in a few queries (users Herald has not seen get the
     /// defaults: UTC, no quiet hours).
     public func settings(for userIDs: [String], type: String) async throws -> [String: UserNotificationSettings] {
-        try await database.withConnection { db in
+        try await database.withConnection { db in try await self.settings(for: userIDs, type: type, db) }
+    }
+
+    /// The same, read through `db` (inside a caller's transaction).
+    public func settings(for userIDs: [String], type: String, _ db: any SQLDatabase) async throws -> [String: UserNotificationSettings] {
+        do {
             let zones = try await UserStore().timeZones(db, ids: userIDs)
             let stored = try await NotificationPreferenceStore().settings(db, userIDs: userIDs)
             let choices = try await NotificationPreferenceStore().typePreferences(db, userIDs: userIDs, type: type)

@@ -20,15 +20,18 @@ extension DispatchService {
         if let settled = try Self.settled(before, for: driverID) { return (settled, driver) }
         let now = self.now
         let message = Self.customerMessage(.accepted, driverName: driver.name)!
-        let prepared = await prepareNotification(NotificationDraft(
+        let draft = NotificationDraft(
             userIDs: [before.customerID], type: message.type, title: message.title, body: message.body,
-            data: ["job_id": .string(jobID), "status": "accepted", "driver_id": .string(driverID)], collapseKey: "job-\(jobID)"))
+            data: ["job_id": .string(jobID), "status": "accepted", "driver_id": .string(driverID)], collapseKey: "job-\(jobID)")
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
             guard let claimed = try await self.jobs.claim(db, id: jobID, driverID: driverID, now: now) else { return nil }
+            // Only the winner routes the customer's notification (the losers of a race of
+            // hundreds stop at the UPDATE); read through the transaction's connection.
+            let prepared = try await self.notifications.prepare(draft, in: db)
             try await self.jobs.recordEvent(db, jobID: jobID, from: .pending, to: .accepted, actorID: driverID, actor: .driver, now: now)
             try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: "lost")
             let offered = try await self.offers.driverIDs(db, jobID: jobID)
-            return (claimed, try await prepared.asyncMap { try await self.notifications.write($0, db) }, offered)
+            return (claimed, try await self.notifications.write(prepared, db), offered)
         }
         guard let (job, written, offered) = result else {
             // Lost the race (or the job changed): answer from what won.

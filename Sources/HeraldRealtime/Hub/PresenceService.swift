@@ -49,7 +49,7 @@ public final class PresenceService: Service, Sendable {
 
     /// Which of `userIDs` are online here or, with PostgreSQL, on any live node (one query per
     /// 500 users, for sends to many users).
-    public func onlineUsers(_ userIDs: [String]) async throws -> Set<String> {
+    public func onlineUsers(_ userIDs: [String], _ db: (any SQLDatabase)? = nil) async throws -> Set<String> {
         var online = Set(userIDs.filter { hub.isConnectedHere($0) })
         guard distributed else { return online }
         let remaining = userIDs.filter { !online.contains($0) }
@@ -62,7 +62,7 @@ public final class PresenceService: Service, Sendable {
                 """)
             query.appendInList(Array(chunk))
             let statement = query
-            let rows = try await hub.database.withConnection { db in try await db.raw(statement).all() }
+            let rows = if let db { try await db.raw(statement).all() } else { try await hub.database.withConnection { db in try await db.raw(statement).all() } }
             for row in rows { online.insert(try row.decode(column: "user_id", as: String.self)) }
         }
         return online
