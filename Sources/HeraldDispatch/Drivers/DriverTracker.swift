@@ -81,10 +81,6 @@ public final class DriverTracker: Sendable {
         }
     }
 
-    public func isKnown(_ driverID: String) -> Bool {
-        state.withLock { $0.drivers[driverID] != nil }
-    }
-
     /// The positions received since the last call (newest per driver).
     public func takeDirty() -> [LocationWrite] {
         state.withLock { state in

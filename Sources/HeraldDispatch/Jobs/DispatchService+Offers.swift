@@ -45,11 +45,11 @@ extension DispatchService {
             body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
             data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
         let nextRoundAt = now + Int64(config.offerTimeoutSeconds) * 1000
-        let written = try await database.transaction { db -> NotificationService.WrittenSend?? in
+        let (started, sent) = try await database.transaction { db -> (Bool, NotificationService.WrittenSend?) in
             guard try await self.jobs.startRound(db, id: job.id, round: round, radiusMeters: center == nil ? nil : Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
-                return .none
+                return (false, nil)
             }
-            guard let prepared else { return .some(nil) }
+            guard let prepared else { return (true, nil) }
             let written = try await self.notifications.write(prepared, db)
             let channels = written.channels
             let notificationIDs = written.notificationIDs
@@ -58,9 +58,9 @@ extension DispatchService {
                     jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
                     channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
             })
-            return .some(written)
+            return (true, written)
         }
-        guard case .some(let sent) = written else { return }  // another node made this round
+        guard started else { return }  // another node made this round
         scheduleChanged.signal()
         var offered = job
         offered.offerRound = round
@@ -100,15 +100,6 @@ extension DispatchService {
         let due = try await database.withConnection { db in try await self.jobs.dueRounds(db, now: self.now, limit: limit) }
         for job in due { await runRound(job) }
         return due.count
-    }
-
-    /// When the next round is due (nil: nothing pending).
-    func nextDueTime() async throws -> Int64? {
-        try await database.withConnection { db in
-            try await db.raw(
-                "SELECT next_round_at FROM jobs WHERE status = 'pending' AND next_round_at IS NOT NULL ORDER BY next_round_at LIMIT 1"
-            ).first()?.decode(column: "next_round_at", as: Int64.self)
-        }
     }
 
     static func money(_ minor: Int64, _ currency: String) -> String {

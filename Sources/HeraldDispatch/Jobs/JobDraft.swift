@@ -18,8 +18,8 @@ public struct JobDraft: Sendable, Equatable {
     public static func parse(_ object: [String: JSONValue], pricing: PricingConfig, now: Date) throws -> JobDraft {
         var v = FieldValidator()
         for key in object.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
-        let address = text(object, "address", max: 500, required: true, &v)
-        let notes = text(object, "notes", max: 2000, required: false, &v)
+        let address = v.text(object, "address", max: 500, required: true, multiline: true)
+        let notes = v.text(object, "notes", max: 2000, required: false, multiline: true)
         let lat = object["lat"] ?? object["latitude"]
         let lng = object["lng"] ?? object["longitude"]
         var point: GeoPoint?
@@ -98,27 +98,5 @@ public struct JobDraft: Sendable, Equatable {
         let rounded = scaled.rounded()
         guard abs(scaled - rounded) < 1e-6, rounded >= 1 else { return nil }
         return Int(rounded)
-    }
-
-    static func text(_ object: [String: JSONValue], _ key: String, max: Int, required: Bool, _ v: inout FieldValidator) -> String? {
-        switch object[key] {
-        case nil, .null?:
-            if required { v.fail(key, "is required") }
-            return nil
-        case .string(let value)?:
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty, trimmed.count <= max else {
-                v.fail(key, "must be 1 to \(max) characters")
-                return nil
-            }
-            guard !trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F }) else {
-                v.fail(key, "must not contain control characters")
-                return nil
-            }
-            return trimmed
-        case let other?:
-            v.fail(key, "must be a string, got \(other.typeName)")
-            return nil
-        }
     }
 }

@@ -30,7 +30,7 @@ struct DispatchRoutes {
         }
         api.put("/drivers/me") { request, context in
             let identity = try context.require(.driver)
-            let profile = try Self.profile(try await request.jsonObject(context: context))
+            let profile = try DriverProfile.parse(try await request.jsonObject(context: context))
             let existed = try await dispatch.profile(identity.userID) != nil
             let driver = try await dispatch.saveProfile(identity.userID, profile)
             return try respond(DispatchJSON.driver(driver), status: existed ? .ok : .created, context)
@@ -80,36 +80,6 @@ struct DispatchRoutes {
         }
     }
 
-    static func profile(_ body: [String: JSONValue]) throws -> DriverProfile {
-        var v = FieldValidator()
-        let known: Set<String> = ["name", "phone", "truck_type", "vehicle_description", "license_plate"]
-        for key in body.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
-        func text(_ key: String, _ max: Int, required: Bool) -> String? {
-            switch body[key] {
-            case nil, .null?:
-                if required { v.fail(key, "is required") }
-                return nil
-            case .string(let value)?:
-                let trimmed = value.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty || trimmed.count > max || trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                    v.fail(key, "must be 1 to \(max) printable characters")
-                    return nil
-                }
-                return trimmed
-            default:
-                v.fail(key, "must be a string")
-                return nil
-            }
-        }
-        let name = text("name", 100, required: true)
-        let phone = text("phone", 32, required: false)
-        let truck = text("truck_type", 64, required: true)
-        let vehicle = text("vehicle_description", 200, required: false)
-        let plate = text("license_plate", 20, required: false)
-        try v.validate()
-        return DriverProfile(name: name!, phone: phone, truckType: truck!, vehicleDescription: vehicle, licensePlate: plate)
-    }
-
     // MARK: Jobs
 
     func addJobRoutes(to api: RouterGroup<HeraldRequestContext>) {
@@ -139,11 +109,7 @@ struct DispatchRoutes {
                 let body = try await request.jsonObject(context: context)
                 var v = FieldValidator()
                 for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
-                switch body["reason"] {
-                case nil, .null?: break
-                case .string(let text)? where (1...500).contains(text.count): reason = text
-                default: v.fail("reason", "must be 1 to 500 characters")
-                }
+                reason = v.reason(body)
                 try v.validate()
             }
             let job = try await dispatch.cancelJob(try context.parameters.require("id"), by: identity, reason: reason)
@@ -214,12 +180,7 @@ struct DispatchRoutes {
             for key in body.keys.sorted() where key != "status" && key != "reason" { v.fail(key, "is not a known field") }
             let status = body["status"]?.stringValue.flatMap(DriverApproval.init(rawValue:))
             v.check(status != nil, "status", "must be pending, approved, rejected or suspended")
-            var reason: String?
-            switch body["reason"] {
-            case nil, .null?: break
-            case .string(let text)? where (1...500).contains(text.count): reason = text
-            default: v.fail("reason", "must be 1 to 500 characters")
-            }
+            let reason = v.reason(body)
             try v.validate()
             let driver = try await dispatch.setApproval(try context.parameters.require("id"), status!, reason: reason, by: identity.userID)
             return try respond(DispatchJSON.driver(driver), context)
