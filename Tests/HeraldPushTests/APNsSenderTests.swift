@@ -204,7 +204,8 @@ final class Script: Sendable {
         try await APNsFixture.with({ _ in MockPushServer.Response(status: 200, delay: .seconds(30)) }, timeout: .milliseconds(300)) { f in
             let started = ContinuousClock.now
             await #expect(throws: (any Error).self) { _ = try await f.sender.send(APNsFixture.message()) }
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Well under the 30 s the server stalls (generous: the whole suite shares two cores).
+            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 
