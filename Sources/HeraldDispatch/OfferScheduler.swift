@@ -70,10 +70,19 @@ public struct DriverIndexSync: Service {
             } catch {
                 break
             }
-            await flush()
-            if pullsChanges { watermark = await pull(since: watermark) }
+            // A database that stopped answering must not hold up a shutdown: the round is
+            // cancelled (unwritten positions stay dirty for the final flush).
+            let previous = watermark
+            let pulls = pullsChanges
+            let sync = self
+            watermark = await cancelWhenGracefulShutdown {
+                await sync.flush()
+                return pulls ? await sync.pull(since: previous) : previous
+            }
         }
-        await flush()
+        // The last positions get a bounded try: a lost write costs one report, a hang costs the
+        // whole shutdown.
+        _ = try? await withDeadline(.seconds(3)) { await self.flush() }
     }
 
     /// Writes the positions received since the last flush; returns how many.

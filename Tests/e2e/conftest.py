@@ -278,13 +278,18 @@ def psql(url: str, sql: str) -> str:
 
 
 @pytest.fixture
-def pg_url() -> str:
-    """A fresh, empty PostgreSQL database on HERALD_TEST_POSTGRES_URL's server."""
+def pg_url(request) -> str:
+    """A fresh, empty PostgreSQL database on HERALD_TEST_POSTGRES_URL's server.
+
+    The test's servers are stopped before the database is dropped, whatever order the test
+    requested its fixtures in (`test_stops_when_database_vanishes` covers the other case)."""
     admin = _admin_url()
     name = f"e2e_{secrets.token_hex(6)}"
     psql(admin, f'CREATE DATABASE "{name}"')
     yield admin.rsplit("/", 1)[0] + "/" + name
+    problems = request.getfixturevalue("herald").close() if "herald" in request.fixturenames else []
     psql(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    assert not problems, "\n\n".join(problems)
 
 
 @pytest.fixture(scope="module")

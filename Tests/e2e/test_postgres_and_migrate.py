@@ -1,9 +1,11 @@
 """PostgreSQL as the database, and `herald migrate` on both engines."""
 
 import re
+import secrets
 import signal
+import time
 
-from conftest import assert_error, issue_token, psql, run_herald
+from conftest import _admin_url, assert_error, issue_token, psql, run_herald
 
 APPLIED = re.compile(r": applied migrations (\d+(?:, \d+)*)$")
 UP_TO_DATE = re.compile(r": schema is up to date$")
@@ -66,6 +68,22 @@ def test_serve_on_postgres(herald, pg_url, tmp_path):
     assert again.status_code == 200, again.text
     assert again.json()["data"]["display_name"] == "Dora"
     assert again.json()["data"]["locale"] == "de-DE"
+
+
+def test_stops_when_database_vanishes(herald, tmp_path):
+    """A database that disappears (failover, DROP ... WITH (FORCE)) must not keep a graceful
+    stop waiting: every background loop gives up its database wait on SIGTERM."""
+    admin = _admin_url()
+    name = f"e2e_{secrets.token_hex(6)}"
+    psql(admin, f'CREATE DATABASE "{name}"')
+    server = herald.start(database=admin.rsplit("/", 1)[0] + "/" + name)
+    assert server.get("/readyz").status_code == 200
+    psql(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    time.sleep(1)  # the background loops are now waiting for a connection that cannot come
+    started = time.monotonic()
+    assert server.stop(signal.SIGTERM) == 0, server.output()
+    # Well inside the 8 s graceful limit, after which the process would cancel everything.
+    assert time.monotonic() - started < 6, server.output()
 
 
 def test_database_url_from_environment(herald, pg_url):

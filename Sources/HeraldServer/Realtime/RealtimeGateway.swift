@@ -215,10 +215,14 @@ struct RealtimeJanitor: Service {
             let before = now - retention.components.seconds * 1000
             let sessionsBefore = now - recoveryWindow.components.seconds * 1000
             do {
-                try await hub.database.withConnection { db in
-                    try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
-                    try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: sessionsBefore)").run()
+                try await cancelWhenGracefulShutdown {
+                    try await hub.database.withConnection { db in
+                        try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
+                        try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: sessionsBefore)").run()
+                    }
                 }
+            } catch is CancellationError {
+                return
             } catch {
                 logger.warning("trimming realtime history failed", metadata: ["error": "\(String(reflecting: error))"])
             }

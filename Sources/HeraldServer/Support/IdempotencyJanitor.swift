@@ -20,8 +20,12 @@ struct IdempotencyJanitor: Service {
             }
             let now = clock.now().epochMilliseconds
             do {
-                let purged = try await database.withConnection { db in try await store.purgeExpired(db, now: now) }
+                let purged = try await cancelWhenGracefulShutdown {
+                    try await database.withConnection { db in try await store.purgeExpired(db, now: now) }
+                }
                 if purged > 0 { logger.debug("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
+            } catch is CancellationError {
+                return
             } catch {
                 logger.warning("purging idempotency keys failed", metadata: ["error": "\(String(reflecting: error))"])
             }
