@@ -82,4 +82,34 @@ public enum DispatchJSON {
             "offered_at": time(offer.offeredAt), "outcome": offer.outcome.map(JSONValue.string) ?? .null,
         ]
     }
+
+    /// A volume adjustment; `now` adds `expired` (the deadline passed).
+    public static func adjustment(_ a: AdjustmentRecord, now: Int64?) -> JSONValue {
+        let lines = (try? JSONDecoder().decode([PriceLine].self, from: Data(a.priceLines.utf8))) ?? []
+        var object: [String: JSONValue] = [
+            "job_id": .string(a.jobID), "status": .string(a.status), "automatic": .bool(a.automatic != 0),
+            "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
+            "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
+            "original_price_minor": .number(Double(a.originalPriceMinor)), "new_price_minor": .number(Double(a.newPriceMinor)),
+            "new_price": .number(Double(a.newPriceMinor) / 100), "currency": .string(a.currency),
+            "lines": .array(lines.map { ["code": .string($0.code), "amount_minor": .number(Double($0.amountMinor))] }),
+            "trip_fee_minor": integer(a.tripFeeMinor), "deadline_at": time(a.deadlineAt), "extensions": .number(Double(a.extensions)),
+            "expired_at": time(a.expiredAt), "decided_at": time(a.decidedAt), "decided_by": a.decidedBy.map(JSONValue.string) ?? .null,
+            "created_at": time(a.createdAt),
+        ]
+        if let now {
+            object["expired"] = .bool(a.adjustmentStatus == .pending && (a.deadlineAt ?? .max) <= now)
+        }
+        return .object(object)
+    }
+
+    /// A job's payment hold: what is held, what a capture will take, what was taken.
+    public static func payment(_ hold: HoldRecord) -> JSONValue {
+        [
+            "provider": .string(hold.provider), "status": .string(hold.status), "currency": .string(hold.currency),
+            "authorized_minor": .number(Double(hold.authorizedMinor)), "amount_minor": .number(Double(hold.amountMinor)),
+            "captured_minor": .number(Double(hold.capturedMinor)), "pending_operation": hold.pendingOp.map(JSONValue.string) ?? .null,
+            "last_error": hold.lastError.map(JSONValue.string) ?? .null,
+        ]
+    }
 }

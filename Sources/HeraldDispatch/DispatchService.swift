@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGeo
 import HeraldNotifications
+import HeraldPayments
 import HeraldRealtime
 import HeraldStorage
 import Logging
@@ -28,13 +29,23 @@ public final class DispatchService: Sendable {
     let jobs = JobStore()
     let drivers = DriverStore()
     let offers = OfferStore()
+    let adjustments = AdjustmentStore()
+    let holds = HoldStore()
+    /// The payment hold of each job, and the provider calls owed.
+    public let payments: JobPayments
+    public let paymentsConfig: PaymentsConfig
     /// Wakes the offer scheduler (a round ends sooner than its next poll).
     let scheduleChanged: WakeSignal
+    /// Wakes the adjustment scheduler (a deadline or a payment retry is due sooner).
+    let adjustmentsChanged = WakeSignal()
 
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, config: DispatchConfig, clock: any HeraldClock,
-        logger: Logger, tracker: DriverTracker = DriverTracker()
+        logger: Logger, tracker: DriverTracker = DriverTracker(), payments paymentsConfig: PaymentsConfig = PaymentsConfig(),
+        gateway: (any PaymentGateway)? = nil
     ) {
+        self.paymentsConfig = paymentsConfig
+        self.payments = JobPayments(gateway: gateway ?? LedgerGateway(database: database, clock: clock), database: database, clock: clock, logger: logger)
         self.database = database
         self.hub = hub
         self.notifications = notifications
@@ -48,6 +59,7 @@ public final class DispatchService: Sendable {
 
     public static func jobRoom(_ jobID: String) -> String { "job:\(jobID)" }
     public static func driverRoom(_ driverID: String) -> String { "driver:\(driverID)" }
+    public static func userRoom(_ userID: String) -> String { "user:\(userID)" }
 
     var now: Int64 { clock.now().epochMilliseconds }
 

@@ -195,8 +195,12 @@ public final class NotificationService: Sendable {
         let severity = draft.severity ?? type.severity
         let delivery = draft.delivery ?? type.delivery
         let decision = DeliveryPolicy.decide(type: type, severity: severity, delivery: delivery, settings: settings, at: now)
+        // An online user's socket gets it first and the push waits for the ack, unless the
+        // type pushes while online (then both go now).
+        let pushAlongside = decision.push && type.pushWhileOnline
         let socketStatus: String? =
-            decision.push ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
+            decision.push && !pushAlongside
+            ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
         let record = NotificationRecord(
             id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
             title: draft.title, body: draft.body, data: SocketPacketEncoder.json(.object(draft.data)),
@@ -205,7 +209,7 @@ public final class NotificationService: Sendable {
             expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 }, createdAt: nowMs,
             sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed)
         return Plan(
-            record: record, socketStatus: socketStatus, pushNow: decision.push && socketStatus == nil,
+            record: record, socketStatus: socketStatus, pushNow: decision.push && (socketStatus == nil || pushAlongside),
             pushSuppressed: decision.pushSuppressed, ackDeadline: nowMs + Int64(config.ackTimeoutMs),
             cooldownStart: nowMs - Int64(type.dedupeCooldownSeconds) * 1000)
     }

@@ -17,6 +17,7 @@ public enum ConfigLoader {
         ("HERALD_JWT_AUDIENCE", "auth.audience"),
         ("HERALD_LOG_LEVEL", "logging.level"),
         ("HERALD_LOG_FORMAT", "logging.format"),
+        ("HERALD_STRIPE_SECRET_KEY", "payments.stripe.secret_key"),
     ]
 
     public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HeraldConfig {
@@ -101,6 +102,7 @@ public enum ConfigLoader {
         if let issuer = value("HERALD_JWT_ISSUER") { config.auth.issuer = issuer }
         if let audience = value("HERALD_JWT_AUDIENCE") { config.auth.audience = audience }
         if let level = value("HERALD_LOG_LEVEL") { config.logging.level = level }
+        if let key = value("HERALD_STRIPE_SECRET_KEY") { config.payments.stripe.secretKey = key }
         if let format = value("HERALD_LOG_FORMAT") { config.logging.format = format }
     }
 }

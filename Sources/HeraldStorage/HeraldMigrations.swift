@@ -303,5 +303,103 @@ public enum HeraldMigrations {
                 "CREATE INDEX job_events_job ON job_events (job_id, created_at)",
             ]
         ),
+        Migration(
+            version: 6, name: "payments_and_adjustments",
+            statements: [
+                // The on-site volume adjustment (seed 001): at most one per job (the primary key
+                // makes a second one fail), decided by one conditional update on `status`.
+                """
+                CREATE TABLE job_adjustments (
+                    job_id TEXT PRIMARY KEY,
+                    driver_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    automatic INTEGER NOT NULL,
+                    original_volume_hundredths BIGINT,
+                    actual_volume_hundredths BIGINT NOT NULL,
+                    original_price_minor BIGINT NOT NULL,
+                    new_price_minor BIGINT NOT NULL,
+                    currency TEXT NOT NULL,
+                    price_lines TEXT NOT NULL,
+                    trip_fee_minor BIGINT,
+                    deadline_at BIGINT,
+                    extensions INTEGER NOT NULL DEFAULT 0,
+                    expired_at BIGINT,
+                    decided_at BIGINT,
+                    decided_by TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX job_adjustments_due ON job_adjustments (status, deadline_at)",
+                // Herald's view of each job's payment hold, and the provider call it still owes
+                // (`pending_op`): a decision commits with it, so a crash or a provider outage
+                // delays the call but never loses it.
+                """
+                CREATE TABLE payment_holds (
+                    job_id TEXT PRIMARY KEY,
+                    provider TEXT NOT NULL,
+                    reference TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    authorized_minor BIGINT NOT NULL,
+                    amount_minor BIGINT NOT NULL,
+                    captured_minor BIGINT NOT NULL,
+                    currency TEXT NOT NULL,
+                    pending_op TEXT,
+                    pending_amount_minor BIGINT,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at BIGINT,
+                    last_error TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX payment_holds_pending ON payment_holds (next_attempt_at)",
+                // Every call Herald made to the payment provider, and how it ended.
+                """
+                CREATE TABLE payment_events (
+                    id TEXT PRIMARY KEY,
+                    job_id TEXT NOT NULL,
+                    provider TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    amount_minor BIGINT,
+                    outcome TEXT NOT NULL,
+                    error_code TEXT,
+                    idempotency_key TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX payment_events_job ON payment_events (job_id, created_at)",
+                // The `ledger` provider's own book: holds and every entry against them, with
+                // idempotency keys (a repeated call returns the first result).
+                """
+                CREATE TABLE ledger_holds (
+                    reference TEXT PRIMARY KEY,
+                    job_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    authorized_minor BIGINT NOT NULL,
+                    amount_minor BIGINT NOT NULL,
+                    captured_minor BIGINT NOT NULL,
+                    currency TEXT NOT NULL,
+                    payment_method TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE ledger_entries (
+                    id TEXT PRIMARY KEY,
+                    reference TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    amount_minor BIGINT NOT NULL,
+                    idempotency_key TEXT NOT NULL UNIQUE,
+                    result TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX ledger_entries_reference ON ledger_entries (reference, created_at)",
+            ]
+        ),
     ]
 }

@@ -52,6 +52,7 @@ extension HeraldConfig {
         }
         validateNotifications(check)
         errors += dispatch.validationErrors()
+        errors += payments.validationErrors()
         return errors
     }
 

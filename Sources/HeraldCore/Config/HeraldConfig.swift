@@ -19,6 +19,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var notifications = NotificationsConfig()
     public var push = PushConfig()
     public var dispatch = DispatchConfig()
+    public var payments = PaymentsConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -31,6 +32,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case notifications
         case push
         case dispatch
+        case payments
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -54,6 +56,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         notifications = try c.decodeIfPresent(NotificationsConfig.self, forKey: .notifications) ?? d.notifications
         push = try c.decodeIfPresent(PushConfig.self, forKey: .push) ?? d.push
         dispatch = try c.decodeIfPresent(DispatchConfig.self, forKey: .dispatch) ?? d.dispatch
+        payments = try c.decodeIfPresent(PaymentsConfig.self, forKey: .payments) ?? d.payments
     }
 }
 

@@ -12,6 +12,9 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     public var interruptionLevel: String?
     /// Users cannot opt out, and quiet hours and the severity floor do not hold it back.
     public var critical: Bool
+    /// Push even when the user's app holds a socket (the socket gets it too): for actionable
+    /// pushes whose buttons belong on the lock screen (`volume_adjustment`).
+    public var pushWhileOnline: Bool
     /// Repeats of the same (user, dedupe key) within this many seconds return the first
     /// notification instead of a new one; nil means the global default.
     public var dedupeCooldownSeconds: Int?
@@ -20,13 +23,15 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
         case severity, delivery, category, critical
         case defaultEnabled = "default_enabled"
         case interruptionLevel = "interruption_level"
+        case pushWhileOnline = "push_while_online"
         case dedupeCooldownSeconds = "dedupe_cooldown_seconds"
     }
 
     public init(
         severity: String, delivery: String, defaultEnabled: Bool = true, category: String? = nil,
-        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil
+        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil, pushWhileOnline: Bool = false
     ) {
+        self.pushWhileOnline = pushWhileOnline
         self.severity = severity
         self.delivery = delivery
         self.defaultEnabled = defaultEnabled
@@ -44,6 +49,7 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
         category = try c.decodeIfPresent(String.self, forKey: .category)
         interruptionLevel = try c.decodeIfPresent(String.self, forKey: .interruptionLevel)
         critical = try c.decodeIfPresent(Bool.self, forKey: .critical) ?? false
+        pushWhileOnline = try c.decodeIfPresent(Bool.self, forKey: .pushWhileOnline) ?? false
         dedupeCooldownSeconds = try c.decodeIfPresent(Int.self, forKey: .dedupeCooldownSeconds)
     }
 }

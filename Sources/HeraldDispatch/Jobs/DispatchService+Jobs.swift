@@ -23,9 +23,19 @@ extension DispatchService {
             volumeHundredths: draft.volumeHundredths.map(Int64.init), scheduledAt: draft.scheduledAt?.epochMilliseconds, notes: draft.notes,
             priceMinor: Int64(quote.totalMinor), currency: quote.currency, priceLines: String(decoding: try encoder.encode(quote.lines), as: UTF8.self),
             offerRound: 0, offerRadiusM: nil, nextRoundAt: now, version: 1, createdAt: now, updatedAt: now)
-        try await database.transaction { db in
-            try await self.jobs.insert(db, job)
-            try await self.jobs.recordEvent(db, jobID: job.id, from: nil, to: .pending, actorID: customerID, actor: .customer, now: now)
+        // No hold, no job: the card is authorised first; if storing the job then fails, the
+        // hold is released.
+        let hold = try await payments.authorize(
+            jobID: job.id, customerID: customerID, amountMinor: job.priceMinor, currency: job.currency, paymentMethodID: draft.paymentMethodID)
+        do {
+            try await database.transaction { db in
+                try await self.jobs.insert(db, job)
+                try await self.jobs.recordEvent(db, jobID: job.id, from: nil, to: .pending, actorID: customerID, actor: .customer, now: now)
+                try await self.holds.insert(db, jobID: job.id, provider: self.payments.gateway.provider, hold, now: now)
+            }
+        } catch {
+            await payments.release(hold, jobID: job.id)
+            throw error
         }
         await addToRoom([customerID], Self.jobRoom(job.id))
         await runRound(job)
@@ -89,6 +99,9 @@ extension DispatchService {
             guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: identity.userID, actor: actor, reason: reason, now: now)
             try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
+            // An operator cancelling during a price proposal closes it; the hold is released.
+            _ = try await self.adjustments.decide(db, jobID: id, to: .cancelled, by: identity.userID, tripFeeMinor: nil, now: now)
+            try await self.holds.plan(db, jobID: id, .cancel, now: now)
             let offered = try await self.offers.driverIDs(db, jobID: id)
             let written = try await prepared.asyncMap { try await self.notifications.write($0, db) }
             return (updated, written, offered)
@@ -100,6 +113,7 @@ extension DispatchService {
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
         }
         await announce(updated, previous: current, driver: driver, offeredDrivers: offered)
+        await payments.settle(id)
         if let written { _ = await notifications.deliver(written) }
         return updated
     }
@@ -126,15 +140,21 @@ extension DispatchService {
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?)? in
             guard let updated = try await self.jobs.transition(db, id: id, from: current, to: to, driverID: driverID, now: now) else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: to, actorID: driverID, actor: .driver, now: now)
-            if to == .completed { try await self.drivers.recordCompletion(db, userID: driverID, now: now) }
+            if to == .completed {
+                try await self.drivers.recordCompletion(db, userID: driverID, now: now)
+                // Completion captures the final amount (seed 001, pitfall 3).
+                try await self.holds.plan(db, jobID: id, .capture(updated.priceMinor), now: now)
+            }
             return (updated, try await prepared.asyncMap { try await self.notifications.write($0, db) })
         }
         guard let (updated, written) = result else {
             let (fresh, _) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
             if fresh.jobStatus == to { return fresh }
+            if to == .started, fresh.jobStatus == .arrived, try await adjustment(id)?.adjustmentStatus == .pending { throw DispatchError.adjustmentPending }
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: .driver))
         }
         await announce(updated, previous: current, driver: driver, offeredDrivers: [])
+        if to == .completed { await payments.settle(id) }
         if let written { _ = await notifications.deliver(written) }
         return updated
     }

@@ -84,11 +84,13 @@ extension DispatchService {
             guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return nil }
             try await self.jobs.recordEvent(db, jobID: job.id, from: .pending, to: .expired, actorID: nil, actor: .system, now: now)
             try await self.offers.decide(db, jobID: job.id, winner: nil, outcome: "expired")
+            try await self.holds.plan(db, jobID: job.id, .cancel, now: now)
             let offered = try await self.offers.driverIDs(db, jobID: job.id)
             return (expired, try await prepared.asyncMap { try await self.notifications.write($0, db) }, offered)
         }
         guard let (expired, written, offered) = result else { return }
         await announce(expired, previous: .pending, driver: nil, offeredDrivers: offered)
+        await payments.settle(job.id)
         if let written { _ = await notifications.deliver(written) }
         logger.info("job expired unclaimed", metadata: ["job_id": "\(job.id)", "rounds": "\(job.offerRound)"])
     }

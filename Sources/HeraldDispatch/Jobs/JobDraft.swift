@@ -10,9 +10,11 @@ public struct JobDraft: Sendable, Equatable {
     public var volumeHundredths: Int?
     public var scheduledAt: Date?
     public var notes: String?
+    /// The provider's payment method for the hold (Stripe `pm_…`); the ledger needs none.
+    public var paymentMethodID: String?
 
     public static let maxItems = 50
-    static let known: Set<String> = ["address", "lat", "lng", "latitude", "longitude", "items", "volume_estimate", "scheduled_at", "notes"]
+    static let known: Set<String> = ["address", "lat", "lng", "latitude", "longitude", "items", "volume_estimate", "scheduled_at", "notes", "payment_method_id"]
 
     /// Reads `{address, lat, lng, items: [{category, quantity}], volume_estimate, scheduled_at, notes}`.
     public static func parse(_ object: [String: JSONValue], pricing: PricingConfig, now: Date) throws -> JobDraft {
@@ -87,8 +89,17 @@ public struct JobDraft: Sendable, Equatable {
             }
         default: v.fail("scheduled_at", "must be an ISO 8601 time")
         }
+        var paymentMethodID: String?
+        switch object["payment_method_id"] {
+        case nil, .null?: break
+        case .string(let text)? where (1...255).contains(text.utf8.count) && text.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }):
+            paymentMethodID = text
+        default: v.fail("payment_method_id", "must be a payment method id of 1 to 255 letters, digits, _ and -")
+        }
         try v.validate()
-        return JobDraft(address: address ?? "", point: point, items: items, volumeHundredths: volume, scheduledAt: scheduledAt, notes: notes)
+        return JobDraft(
+            address: address ?? "", point: point, items: items, volumeHundredths: volume, scheduledAt: scheduledAt, notes: notes,
+            paymentMethodID: paymentMethodID)
     }
 
     /// Cubic yards as hundredths; nil unless 0 < yards ≤ max with at most two decimals.

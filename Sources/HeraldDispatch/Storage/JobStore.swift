@@ -58,7 +58,26 @@ public struct JobStore: Sendable {
         query.appendInterpolation(unsafeRaw: " WHERE id = "); query.appendInterpolation(bind: id)
         query.appendInterpolation(unsafeRaw: " AND status = "); query.appendInterpolation(bind: from.rawValue)
         if let driverID { query.appendInterpolation(unsafeRaw: " AND driver_id = "); query.appendInterpolation(bind: driverID) }
+        if to == .started {
+            // Work waits for the customer's answer to a higher price (seed 001).
+            query.appendInterpolation(unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM job_adjustments WHERE job_adjustments.job_id = jobs.id AND status = 'pending')")
+        }
         query.appendInterpolation(unsafeRaw: " RETURNING *")
+        return try await db.raw(query).first(decoding: JobRecord.self)
+    }
+
+    /// Locks an arrived job of this driver for an adjustment (a concurrent status step waits
+    /// for this transaction); with `price`, also stores the new price and volume.
+    public func touchArrived(
+        _ db: any SQLDatabase, id: String, driverID: String?, price: (minor: Int64, lines: String, volumeHundredths: Int64)?, now: Int64
+    ) async throws -> JobRecord? {
+        var query = SQLQueryString("UPDATE jobs SET version = version + 1, updated_at = \(bind: now)")
+        if let price {
+            query += ", price_minor = \(bind: price.minor), price_lines = \(bind: price.lines), volume_hundredths = \(bind: price.volumeHundredths)"
+        }
+        query += " WHERE id = \(bind: id) AND status = 'arrived'"
+        if let driverID { query += " AND driver_id = \(bind: driverID)" }
+        query += " RETURNING *"
         return try await db.raw(query).first(decoding: JobRecord.self)
     }
 

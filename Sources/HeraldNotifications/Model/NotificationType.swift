@@ -12,12 +12,16 @@ public struct NotificationType: Sendable, Equatable {
     public var interruptionLevel: String?
     /// Users cannot opt out; quiet hours and the severity floor do not hold it back.
     public var critical: Bool
+    /// Push even to a user whose app is connected (an actionable push belongs on the lock
+    /// screen); the socket gets it too.
+    public var pushWhileOnline: Bool
     public var dedupeCooldownSeconds: Int
 
     public init(
         name: String, severity: Severity, delivery: DeliveryMode, defaultEnabled: Bool = true, category: String? = nil,
-        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int = 1800
+        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int = 1800, pushWhileOnline: Bool = false
     ) {
+        self.pushWhileOnline = pushWhileOnline
         self.name = name
         self.severity = severity
         self.delivery = delivery
@@ -50,7 +54,7 @@ public struct NotificationTypeCatalog: Sendable {
                 interruptionLevel: "time-sensitive", dedupeCooldownSeconds: cooldown),
             NotificationType(
                 name: "volume_adjustment", severity: .alert, delivery: .push, category: "VOLUME_ADJUSTMENT",
-                interruptionLevel: "time-sensitive", critical: true, dedupeCooldownSeconds: cooldown),
+                interruptionLevel: "time-sensitive", critical: true, dedupeCooldownSeconds: cooldown, pushWhileOnline: true),
             NotificationType(
                 name: "trip_update", severity: .warning, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "active",
                 dedupeCooldownSeconds: cooldown),
@@ -68,7 +72,7 @@ public struct NotificationTypeCatalog: Sendable {
                 name: name, severity: Severity(rawValue: entry.severity) ?? .info,
                 delivery: DeliveryMode(rawValue: entry.delivery) ?? .push, defaultEnabled: entry.defaultEnabled,
                 category: entry.category, interruptionLevel: entry.interruptionLevel, critical: entry.critical,
-                dedupeCooldownSeconds: entry.dedupeCooldownSeconds ?? config.dedupeCooldownSeconds)
+                dedupeCooldownSeconds: entry.dedupeCooldownSeconds ?? config.dedupeCooldownSeconds, pushWhileOnline: entry.pushWhileOnline)
         }
         self.types = types
     }

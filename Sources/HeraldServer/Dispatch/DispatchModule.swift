@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldDispatch
+import HeraldPayments
 import HeraldStorage
 import Hummingbird
 import Logging
@@ -16,7 +17,8 @@ public struct DispatchModule: Sendable {
 
     init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
         let service = DispatchService(
-            database: database, hub: realtime.hub, notifications: notifications.service, config: config.dispatch, clock: clock, logger: logger)
+            database: database, hub: realtime.hub, notifications: notifications.service, config: config.dispatch, clock: clock, logger: logger,
+            payments: config.payments, gateway: Self.gateway(config.payments, database: database, clock: clock, logger: logger))
         DispatchSocketEvents(dispatch: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         let hub = realtime.hub
         let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
@@ -24,11 +26,21 @@ public struct DispatchModule: Sendable {
             dispatch: service, interval: .milliseconds(config.dispatch.indexSyncIntervalMs), pullsChanges: database.engine == .postgres, ready: ready)
         self.service = service
         self.indexSync = sync
-        self.services = [OfferScheduler(dispatch: service, ready: ready), sync]
+        self.services = [OfferScheduler(dispatch: service, ready: ready), AdjustmentScheduler(dispatch: service, ready: ready), sync]
         self.clock = clock
     }
 
-    static var operations: [APIOperation] { DispatchRoutes.operations }
+    /// The configured payment provider (`payments.provider`; validated at start).
+    static func gateway(_ config: PaymentsConfig, database: any Database, clock: any HeraldClock, logger: Logger) -> any PaymentGateway {
+        if config.provider == "stripe", let key = config.stripe.secretKey {
+            return StripeGateway(
+                baseURL: config.stripe.baseURL, secretKey: key, apiVersion: config.stripe.apiVersion, timeout: .seconds(config.stripe.timeoutSeconds),
+                logger: logger)
+        }
+        return LedgerGateway(database: database, clock: clock)
+    }
+
+    static var operations: [APIOperation] { DispatchRoutes.operations + DispatchRoutes.adjustmentOperations }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         DispatchRoutes(dispatch: service, clock: clock).addRoutes(to: api)

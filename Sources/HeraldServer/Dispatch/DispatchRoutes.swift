@@ -14,6 +14,7 @@ struct DispatchRoutes {
         addDriverRoutes(to: api)
         addJobRoutes(to: api)
         addOperatorRoutes(to: api)
+        addAdjustmentRoutes(to: api)
     }
 
     func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, _ context: HeraldRequestContext) throws -> Response {
@@ -100,7 +101,15 @@ struct DispatchRoutes {
         api.get("/jobs/{id}") { _, context in
             let identity = try context.requireIdentity()
             let (job, driver) = try await dispatch.job(try context.parameters.require("id"), for: identity)
-            return try respond(DispatchJSON.job(job, driver: driver), context)
+            guard case .object(var object) = DispatchJSON.job(job, driver: driver) else { return try respond(DispatchJSON.job(job, driver: driver), context) }
+            // The parties of an assigned job see its price adjustment and its payment hold.
+            if job.driverID != nil || identity.role == .operator || identity.role == .service {
+                object["adjustment"] = try await dispatch.adjustment(job.id).map { DispatchJSON.adjustment($0, now: clock.now().epochMilliseconds) } ?? .null
+            }
+            if identity.role != .driver {
+                object["payment"] = try await dispatch.payments.hold(job.id).map(DispatchJSON.payment) ?? .null
+            }
+            return try respond(.object(object), context)
         }
         api.post("/jobs/{id}/cancel") { request, context in
             let identity = try context.require(.customer, .operator, .service)

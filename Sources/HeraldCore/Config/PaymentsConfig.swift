@@ -1,0 +1,84 @@
+/// Where job payments are held, and the on-site price adjustment's rules (seed 001).
+public struct PaymentsConfig: Codable, Sendable, Equatable {
+    /// `ledger` (holds recorded in Herald's own database; no external service) or `stripe`.
+    public var provider = "ledger"
+    public var stripe = StripeConfig()
+    /// What a customer pays when they decline a price adjustment after the driver arrived
+    /// (seed 001, open question 1: a fixed fee). Minor units of the job's currency.
+    public var tripFeeMinor = 5_000
+    /// How long the customer has to answer a higher price before the driver is told.
+    public var adjustmentTimeoutSeconds = 300
+    /// How much time each `volume/extend` adds…
+    public var adjustmentExtensionSeconds = 300
+    /// …and how many times a driver may extend one proposal.
+    public var maxAdjustmentExtensions = 2
+
+    enum CodingKeys: String, CodingKey {
+        case provider, stripe
+        case tripFeeMinor = "trip_fee_minor"
+        case adjustmentTimeoutSeconds = "adjustment_timeout_seconds"
+        case adjustmentExtensionSeconds = "adjustment_extension_seconds"
+        case maxAdjustmentExtensions = "max_adjustment_extensions"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = PaymentsConfig()
+        provider = try c.decodeIfPresent(String.self, forKey: .provider) ?? d.provider
+        stripe = try c.decodeIfPresent(StripeConfig.self, forKey: .stripe) ?? d.stripe
+        tripFeeMinor = try c.decodeIfPresent(Int.self, forKey: .tripFeeMinor) ?? d.tripFeeMinor
+        adjustmentTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentTimeoutSeconds) ?? d.adjustmentTimeoutSeconds
+        adjustmentExtensionSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentExtensionSeconds) ?? d.adjustmentExtensionSeconds
+        maxAdjustmentExtensions = try c.decodeIfPresent(Int.self, forKey: .maxAdjustmentExtensions) ?? d.maxAdjustmentExtensions
+    }
+
+    func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: "payments.\(field)", message: message)) }
+        }
+        check(["ledger", "stripe"].contains(provider), "provider", "must be ledger or stripe")
+        check((0...10_000_000).contains(tripFeeMinor), "trip_fee_minor", "must be between 0 and 10000000")
+        check((10...86_400).contains(adjustmentTimeoutSeconds), "adjustment_timeout_seconds", "must be between 10 and 86400")
+        check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
+        check((0...20).contains(maxAdjustmentExtensions), "max_adjustment_extensions", "must be between 0 and 20")
+        if provider == "stripe" {
+            check(stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
+            check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")
+            check((1...120).contains(stripe.timeoutSeconds), "stripe.timeout_seconds", "must be between 1 and 120")
+        }
+        return errors
+    }
+}
+
+/// Stripe's PaymentIntents API.
+public struct StripeConfig: Codable, Sendable, Equatable {
+    /// Point it at a test double in tests; `https://api.stripe.com` otherwise.
+    public var baseURL = "https://api.stripe.com"
+    /// `sk_live_…`/`sk_test_…`; better given as `HERALD_STRIPE_SECRET_KEY` than in a file.
+    public var secretKey: String?
+    /// The `Stripe-Version` Herald was written against.
+    public var apiVersion = "2024-06-20"
+    /// Every call's deadline.
+    public var timeoutSeconds = 10
+
+    enum CodingKeys: String, CodingKey {
+        case baseURL = "base_url"
+        case secretKey = "secret_key"
+        case apiVersion = "api_version"
+        case timeoutSeconds = "timeout_seconds"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = StripeConfig()
+        baseURL = try c.decodeIfPresent(String.self, forKey: .baseURL) ?? d.baseURL
+        secretKey = try c.decodeIfPresent(String.self, forKey: .secretKey)
+        apiVersion = try c.decodeIfPresent(String.self, forKey: .apiVersion) ?? d.apiVersion
+        timeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldNotifications
+import HeraldPayments
+import HeraldStorage
+import SQLKit
+
+/// The on-site price adjustment (seed 001): the driver measures, Herald reprices, the
+/// customer approves or declines a higher price, the hold follows.
+extension DispatchService {
+    /// The result of an adjustment call: the job, its adjustment and its payment hold.
+    public struct AdjustmentOutcome: Sendable {
+        public var job: JobRecord
+        public var adjustment: AdjustmentRecord
+        public var hold: HoldRecord?
+    }
+
+    /// A transaction found the row changed under it; the caller answers from what won.
+    private struct Superseded: Error {}
+
+    /// `POST /drivers/jobs/{id}/volume`: the assigned driver's measurement while `arrived`.
+    /// Not higher than the current price: approved at once and the hold lowered (pitfall 5).
+    /// Higher: a proposal with a deadline, pushed to the customer as `VOLUME_ADJUSTMENT`.
+    public func proposeVolume(_ jobID: String, driverID: String, actualHundredths: Int) async throws -> AdjustmentOutcome {
+        let job = try await assignedJob(jobID, driverID: driverID)
+        if let existing = try await adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
+        guard job.jobStatus == .arrived else { throw DispatchError.notArrived(job.jobStatus) }
+        let items = (try? JSONDecoder().decode([JobItem].self, from: Data(job.items.utf8))) ?? []
+        let quote = pricing.quote(PricingRequest(
+            items: items, volumeHundredths: actualHundredths, scheduledAt: job.scheduledAt.map { Date(epochMilliseconds: $0) },
+            bookedAt: Date(epochMilliseconds: job.createdAt)))
+        let newPrice = Int64(quote.totalMinor)
+        let increase = newPrice > job.priceMinor
+        let now = self.now
+        let lines = String(decoding: try JSONEncoder().encode(quote.lines), as: UTF8.self)
+        let adjustment = AdjustmentRecord(
+            jobID: jobID, driverID: driverID, customerID: job.customerID, status: increase ? AdjustmentStatus.pending.rawValue : AdjustmentStatus.approved.rawValue,
+            automatic: increase ? 0 : 1, originalVolumeHundredths: job.volumeHundredths, actualVolumeHundredths: Int64(actualHundredths),
+            originalPriceMinor: job.priceMinor, newPriceMinor: newPrice, currency: job.currency, priceLines: lines, tripFeeMinor: nil,
+            deadlineAt: increase ? now + Int64(paymentsConfig.adjustmentTimeoutSeconds) * 1000 : nil, extensions: 0, expiredAt: nil,
+            decidedAt: increase ? nil : now, decidedBy: increase ? nil : "system", createdAt: now, updatedAt: now)
+        let prepared = await prepareNotification(increase ? proposalNotification(adjustment, reminder: false) : loweredNotification(adjustment))
+        let result: (JobRecord, NotificationService.WrittenSend?)
+        do {
+            result = try await database.transaction { db in
+                // The job's row is locked in `arrived` for this transaction: a concurrent step to
+                // `started` waits, then finds the pending proposal and stops.
+                let price = increase ? nil : (newPrice, lines, Int64(actualHundredths))
+                guard let locked = try await self.jobs.touchArrived(db, id: jobID, driverID: driverID, price: price, now: now) else { throw Superseded() }
+                guard try await self.adjustments.insert(db, adjustment) else { throw Superseded() }
+                if !increase { try await self.holds.plan(db, jobID: jobID, .change(newPrice), now: now) }
+                return (locked, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            }
+        } catch is Superseded {
+            if let existing = try await self.adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
+            throw DispatchError.notArrived(try await assignedJob(jobID, driverID: driverID).jobStatus)
+        }
+        let (updated, written) = result
+        let payload = adjustmentPayload(adjustment)
+        if increase {
+            adjustmentsChanged.signal()
+            await publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
+        } else {
+            await payments.settle(jobID)
+            await publish(batch: [("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID))])
+        }
+        if let written { _ = await notifications.deliver(written) }
+        return AdjustmentOutcome(job: updated, adjustment: adjustment, hold: try await payments.hold(jobID))
+    }
+
+    /// `POST /jobs/{id}/volume/approve` (the job's customer): the hold is raised first — a
+    /// card that refuses leaves the proposal pending (402) — then one conditional update
+    /// decides. Approving again returns the same result.
+    public func approveVolume(_ jobID: String, customerID: String) async throws -> AdjustmentOutcome {
+        let (job, current) = try await customerProposal(jobID, customerID: customerID, deciding: .approved)
+        if current.adjustmentStatus == .approved { return AdjustmentOutcome(job: job, adjustment: current, hold: try await payments.hold(jobID)) }
+        let raised: HoldState?
+        do {
+            raised =
+                if let hold = try await payments.hold(jobID), hold.state.status == .authorized, current.newPriceMinor != hold.amountMinor {
+                    try await payments.change(jobID: jobID, hold: hold, to: current.newPriceMinor)
+                } else { nil }
+        } catch {
+            // A decline or the driver's cancel may have won meanwhile (and closed the hold):
+            // answer with what won rather than with the payment's refusal.
+            if let fresh = try await adjustment(jobID), fresh.adjustmentStatus != .pending {
+                return try await answerRepeat(jobID, customerID: customerID, deciding: .approved)
+            }
+            throw error
+        }
+        let now = self.now
+        let prepared = await prepareNotification(NotificationDraft(
+            userIDs: [current.driverID], type: "job_update", title: "New price approved",
+            body: "The customer approved \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)). You can start.",
+            data: ["job_id": .string(jobID), "event": "volume_approved"], collapseKey: "volume-\(jobID)"))
+        let result = try await database.transaction { db -> (JobRecord, AdjustmentRecord, NotificationService.WrittenSend?)? in
+            guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .approved, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
+            let price = (decided.newPriceMinor, decided.priceLines, decided.actualVolumeHundredths)
+            guard let updated = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: price, now: now) else { throw Superseded() }
+            if let raised { try await self.holds.applied(db, jobID: jobID, raised, settling: nil, now: now) }
+            return (updated, decided, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+        }
+        guard let (updated, decided, written) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .approved) }
+        let payload = adjustmentPayload(decided)
+        await publish(batch: [("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID))])
+        if let written { _ = await notifications.deliver(written) }
+        return AdjustmentOutcome(job: updated, adjustment: decided, hold: try await payments.hold(jobID))
+    }
+
+    /// `POST /jobs/{id}/volume/decline` (the job's customer): the job is cancelled and the
+    /// trip fee captured from the hold (the rest released). Declining again returns the same.
+    public func declineVolume(_ jobID: String, customerID: String) async throws -> AdjustmentOutcome {
+        let (_, current) = try await customerProposal(jobID, customerID: customerID, deciding: .declined)
+        if current.adjustmentStatus == .declined { return try await outcome(jobID) }
+        let draft = NotificationDraft(
+            userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
+            body: "The job is cancelled; you get the \(DisplayFormat.money(Int64(paymentsConfig.tripFeeMinor), currency: current.currency)) trip fee.",
+            data: ["job_id": .string(jobID), "event": "volume_declined"], collapseKey: "volume-\(jobID)")
+        guard let decided = try await endWithTripFee(current, to: .declined, actorID: customerID, actor: .customer, reason: "volume_declined", notify: draft, onlyAfterDeadline: false) else {
+            return try await answerRepeat(jobID, customerID: customerID, deciding: .declined)
+        }
+        await publish(
+            "volume:declined",
+            ["job_id": .string(jobID), "trip_fee": .number(Double(decided.tripFeeMinor ?? 0) / 100), "trip_fee_minor": DispatchJSON.integer(decided.tripFeeMinor),
+             "currency": .string(decided.currency)],
+            to: Self.driverRoom(decided.driverID))
+        return try await outcome(jobID)
+    }
+
+    /// `POST /drivers/jobs/{id}/volume/extend`: more time for the customer, and a reminder.
+    public func extendProposal(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
+        _ = try await assignedJob(jobID, driverID: driverID)
+        guard let current = try await adjustment(jobID), current.adjustmentStatus == .pending else { throw DispatchError.noPendingAdjustment }
+        let now = self.now
+        let deadline = max(now, current.deadlineAt ?? now) + Int64(paymentsConfig.adjustmentExtensionSeconds) * 1000
+        let max = paymentsConfig.maxAdjustmentExtensions
+        var reminder = current
+        reminder.deadlineAt = deadline
+        let prepared = await prepareNotification(proposalNotification(reminder, reminder: true))
+        let result = try await database.transaction { db -> (AdjustmentRecord, NotificationService.WrittenSend?)? in
+            guard let extended = try await self.adjustments.extend(db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else { return nil }
+            return (extended, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+        }
+        guard let (extended, written) = result else {
+            guard let fresh = try await adjustment(jobID), fresh.adjustmentStatus == .pending else { throw DispatchError.noPendingAdjustment }
+            throw DispatchError.extensionLimit(max)
+        }
+        adjustmentsChanged.signal()
+        let payload = adjustmentPayload(extended)
+        await publish(batch: [("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID))])
+        if let written { _ = await notifications.deliver(written) }
+        return try await outcome(jobID)
+    }
+
+    /// `POST /drivers/jobs/{id}/cancel-with-trip-fee`: after an unanswered deadline, the
+    /// driver ends the job and is paid the trip fee (seed 001, pitfall 4).
+    public func cancelWithTripFee(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
+        _ = try await assignedJob(jobID, driverID: driverID)
+        guard let current = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
+        switch current.adjustmentStatus {
+        case .cancelled where current.decidedBy == driverID: return try await outcome(jobID)
+        case .pending: break
+        default: throw DispatchError.alreadyDecided(current)
+        }
+        guard (current.deadlineAt ?? 0) <= now else { throw DispatchError.notExpired(current) }
+        let draft = NotificationDraft(
+            userIDs: [current.customerID], type: "job_update", title: "Job cancelled",
+            body: "You did not answer the new price, so the driver left. A \(DisplayFormat.money(Int64(paymentsConfig.tripFeeMinor), currency: current.currency)) trip fee applies.",
+            data: ["job_id": .string(jobID), "status": "cancelled", "event": "trip_fee"], collapseKey: "job-\(jobID)")
+        guard try await endWithTripFee(current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil else {
+            guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
+            if fresh.adjustmentStatus == .cancelled && fresh.decidedBy == driverID { return try await outcome(jobID) }
+            if fresh.adjustmentStatus == .pending { throw DispatchError.notExpired(fresh) }
+            throw DispatchError.alreadyDecided(fresh)
+        }
+        return try await outcome(jobID)
+    }
+
+    /// Tells drivers whose proposal's deadline passed (`volume:expired` and a push); returns how many.
+    public func expireDueProposals(limit: Int = 100) async throws -> Int {
+        let now = self.now
+        let due = try await database.withConnection { db in try await self.adjustments.dueExpiries(db, now: now, limit: limit) }
+        var told = 0
+        for proposal in due {
+            let extensionsLeft = Swift.max(0, paymentsConfig.maxAdjustmentExtensions - proposal.extensions)
+            let prepared = await prepareNotification(NotificationDraft(
+                userIDs: [proposal.driverID], type: "job_update", title: "No answer from the customer",
+                body: extensionsLeft > 0
+                    ? "The customer hasn't responded. Call them, wait longer, or cancel with the trip fee."
+                    : "The customer hasn't responded. Call them or cancel with the trip fee.",
+                data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
+            let written = try await database.transaction { db -> NotificationService.WrittenSend?? in
+                guard try await self.adjustments.markExpired(db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else { return nil }
+                return .some(try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            }
+            guard let written else { continue }
+            told += 1
+            var payload = adjustmentPayload(proposal)
+            if case .object(var object) = payload {
+                object["extensions_left"] = .number(Double(extensionsLeft))
+                object["trip_fee_minor"] = .number(Double(paymentsConfig.tripFeeMinor))
+                payload = .object(object)
+            }
+            await publish("volume:expired", payload, to: Self.driverRoom(proposal.driverID))
+            if let written { _ = await notifications.deliver(written) }
+        }
+        return told
+    }
+
+    /// The job's adjustment, if any.
+    public func adjustment(_ jobID: String) async throws -> AdjustmentRecord? {
+        try await database.withConnection { db in try await self.adjustments.find(db, jobID: jobID) }
+    }
+
+    // MARK: Pieces
+
+    /// Decides `current` as `status` with the trip fee: the job is cancelled and the fee is
+    /// captured (the rest of the hold released) — all in one transaction with the owed
+    /// payment call; nil when another decision won.
+    private func endWithTripFee(
+        _ current: AdjustmentRecord, to status: AdjustmentStatus, actorID: String, actor: JobActor, reason: String, notify draft: NotificationDraft,
+        onlyAfterDeadline: Bool
+    ) async throws -> AdjustmentRecord? {
+        let jobID = current.jobID
+        let now = self.now
+        let hold = try await payments.hold(jobID)
+        let fee = Swift.min(Int64(paymentsConfig.tripFeeMinor), hold?.authorizedMinor ?? Int64(paymentsConfig.tripFeeMinor))
+        let prepared = await prepareNotification(draft)
+        let result = try await database.transaction { db -> (AdjustmentRecord, JobRecord, NotificationService.WrittenSend?)? in
+            guard let decided = try await self.adjustments.decide(
+                db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
+            else { return nil }
+            guard let cancelled = try await self.jobs.transition(
+                db, id: jobID, from: .arrived, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
+            else { throw Superseded() }
+            try await self.jobs.recordEvent(db, jobID: jobID, from: .arrived, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
+            if hold != nil { try await self.holds.plan(db, jobID: jobID, fee > 0 ? .capture(fee) : .cancel, now: now) }
+            return (decided, cancelled, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+        }
+        guard let (decided, cancelled, written) = result else { return nil }
+        await payments.settle(jobID)
+        await announce(cancelled, previous: .arrived, driver: nil, offeredDrivers: [])
+        if let written { _ = await notifications.deliver(written) }
+        return decided
+    }
+
+    /// The job and its adjustment for the customer's decision; throws unless it can be made
+    /// (or repeats the same decision).
+    private func customerProposal(_ jobID: String, customerID: String, deciding: AdjustmentStatus) async throws -> (JobRecord, AdjustmentRecord) {
+        let (job, _) = try await self.job(jobID, for: Identity(userID: customerID, role: .customer, expiresAt: .infinity))
+        guard let current = try await adjustment(jobID), current.automatic == 0 else { throw DispatchError.noPendingAdjustment }
+        switch current.adjustmentStatus {
+        case .pending: return (job, current)
+        case deciding where current.decidedBy == customerID: return (job, current)
+        default: throw DispatchError.alreadyDecided(current)
+        }
+    }
+
+    /// After losing the decision race: the same decision (a double tap) gets its result,
+    /// the opposite one a 409.
+    private func answerRepeat(_ jobID: String, customerID: String, deciding: AdjustmentStatus) async throws -> AdjustmentOutcome {
+        guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
+        if fresh.adjustmentStatus == deciding && fresh.decidedBy == customerID { return try await outcome(jobID) }
+        throw DispatchError.alreadyDecided(fresh)
+    }
+
+    private func outcome(_ jobID: String) async throws -> AdjustmentOutcome {
+        try await database.withConnection { db in
+            guard let job = try await self.jobs.find(db, id: jobID), let adjustment = try await self.adjustments.find(db, jobID: jobID) else {
+                throw DispatchError.jobNotFound
+            }
+            return AdjustmentOutcome(job: job, adjustment: adjustment, hold: try await self.holds.find(db, jobID: jobID))
+        }
+    }
+
+    /// The job if `driverID` is its driver (anyone else: 404).
+    func assignedJob(_ jobID: String, driverID: String) async throws -> JobRecord {
+        guard let job = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }), job.driverID == driverID else {
+            throw DispatchError.jobNotFound
+        }
+        return job
+    }
+
+    /// What `volume:*` events carry (both apps): amounts in minor units, plus seed 001's
+    /// `new_price` in major units for clients written against it.
+    func adjustmentPayload(_ a: AdjustmentRecord) -> JSONValue {
+        [
+            "job_id": .string(a.jobID), "status": .string(a.status), "automatic": .bool(a.automatic != 0),
+            "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
+            "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
+            "original_price_minor": .number(Double(a.originalPriceMinor)), "new_price_minor": .number(Double(a.newPriceMinor)),
+            "new_price": .number(Double(a.newPriceMinor) / 100), "currency": .string(a.currency),
+            "deadline_at": DispatchJSON.time(a.deadlineAt), "extensions": .number(Double(a.extensions)),
+        ]
+    }
+
+    /// The customer's actionable push (category `VOLUME_ADJUSTMENT`, time-sensitive).
+    func proposalNotification(_ a: AdjustmentRecord, reminder: Bool) -> NotificationDraft {
+        NotificationDraft(
+            userIDs: [a.customerID], type: "volume_adjustment", title: reminder ? "Reminder: Price Adjustment Required" : "Price Adjustment Required",
+            body: "Volume increased to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
+            data: [
+                "job_id": .string(a.jobID), "new_price": .number(Double(a.newPriceMinor) / 100), "new_price_minor": .number(Double(a.newPriceMinor)),
+                "currency": .string(a.currency), "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
+                "deadline_at": DispatchJSON.time(a.deadlineAt), "actions": ["APPROVE_VOLUME", "DECLINE_VOLUME"],
+            ],
+            category: "VOLUME_ADJUSTMENT", threadID: "job-\(a.jobID)", collapseKey: "volume-\(a.jobID)")
+    }
+
+    func loweredNotification(_ a: AdjustmentRecord) -> NotificationDraft {
+        NotificationDraft(
+            userIDs: [a.customerID], type: "job_update", title: "Good news: lower price",
+            body: "Volume adjusted to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
+            data: ["job_id": .string(a.jobID), "new_price_minor": .number(Double(a.newPriceMinor)), "currency": .string(a.currency), "event": "volume_lowered"],
+            collapseKey: "job-\(a.jobID)")
+    }
+}

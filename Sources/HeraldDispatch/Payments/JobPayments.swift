@@ -1,0 +1,169 @@
+import Foundation
+import HeraldCore
+import HeraldPayments
+import HeraldStorage
+import Logging
+import SQLKit
+
+/// A job's money: the hold taken at booking, the provider calls that job decisions imply, and
+/// their retries.
+///
+/// Why decisions first and provider calls after: a decision (approve, decline, complete,
+/// cancel) is one conditional database update that exactly one request wins; the provider
+/// call it implies is written with it (`HoldStore.plan`) and made right after commit with an
+/// idempotency key derived from the decision, and retried with backoff by the scheduler if the
+/// provider is down — so the job and the payment always end up agreeing. The one call made
+/// before its decision is raising a hold for an approved higher price: if the card refuses,
+/// the customer must hear it before the price counts.
+public final class JobPayments: Sendable {
+    public let gateway: any PaymentGateway
+    let database: any Database
+    let clock: any HeraldClock
+    let logger: Logger
+    let holds = HoldStore()
+    /// Retries stop after this many attempts (about a day with the backoff below).
+    static let maxAttempts = 30
+
+    public init(gateway: any PaymentGateway, database: any Database, clock: any HeraldClock, logger: Logger) {
+        self.gateway = gateway
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+    }
+
+    var now: Int64 { clock.now().epochMilliseconds }
+
+    /// Takes the hold for a new job (before the job is stored: no hold, no job).
+    func authorize(jobID: String, customerID: String, amountMinor: Int64, currency: String, paymentMethodID: String?) async throws -> HoldState {
+        let key = "\(jobID):authorize"
+        do {
+            let state = try await gateway.authorize(
+                HoldRequest(jobID: jobID, customerID: customerID, amountMinor: amountMinor, currency: currency, paymentMethodID: paymentMethodID, idempotencyKey: key))
+            await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: nil, key: key)
+            return state
+        } catch let error as PaymentError {
+            await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: error, key: key)
+            throw Self.clientError(error)
+        }
+    }
+
+    /// Releases a hold whose job could not be stored (best effort; logged).
+    func release(_ state: HoldState, jobID: String) async {
+        do {
+            _ = try await gateway.cancel(state, idempotencyKey: "\(jobID):cancel")
+        } catch {
+            logger.error("releasing an orphaned payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Raises (or lowers) the hold now, before the decision that needs it.
+    func change(jobID: String, hold: HoldRecord, to amountMinor: Int64) async throws -> HoldState {
+        let operation = HoldOperation.change(amountMinor)
+        let key = operation.idempotencyKey(jobID: jobID)
+        do {
+            let state = try await gateway.changeAmount(hold.state, to: amountMinor, idempotencyKey: key)
+            await record(jobID: jobID, operation: operation.name, amount: amountMinor, error: nil, key: key)
+            return state
+        } catch let error as PaymentError {
+            await record(jobID: jobID, operation: operation.name, amount: amountMinor, error: error, key: key)
+            throw Self.clientError(error)
+        }
+    }
+
+    /// Makes the provider call owed for `jobID`, if any; failures are kept for a retry.
+    func settle(_ jobID: String) async {
+        do {
+            guard let hold = try await database.withConnection({ db in try await self.holds.find(db, jobID: jobID) }) else { return }
+            await settle(hold)
+        } catch {
+            logger.warning("reading a payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func settle(_ hold: HoldRecord) async {
+        guard let operation = HoldOperation(name: hold.pendingOp, amount: hold.pendingAmountMinor) else { return }
+        let key = operation.idempotencyKey(jobID: hold.jobID)
+        let now = self.now
+        do {
+            let state: HoldState
+            switch operation {
+            case .change(let amount): state = try await gateway.changeAmount(hold.state, to: amount, idempotencyKey: key)
+            case .capture(let amount): state = try await gateway.capture(hold.state, amountMinor: min(amount, hold.authorizedMinor), idempotencyKey: key)
+            case .cancel: state = try await gateway.cancel(hold.state, idempotencyKey: key)
+            }
+            try await database.transaction { db in
+                try await self.holds.applied(db, jobID: hold.jobID, state, settling: operation, now: now)
+                try await self.holds.recordEvent(
+                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount, outcome: "ok",
+                    errorCode: nil, key: key, now: now)
+            }
+        } catch {
+            let paymentError = error as? PaymentError
+            let retryable = paymentError?.isRetryable ?? true
+            let attempts = hold.attempts + 1
+            let retryAt = retryable && attempts < Self.maxAttempts ? now + Self.backoffMilliseconds(attempt: attempts) : nil
+            let code = paymentError.map { $0.providerCode ?? $0.kind.rawValue } ?? "error"
+            let metadata: Logger.Metadata = ["job_id": "\(hold.jobID)", "operation": "\(operation.name)", "code": "\(code)", "attempt": "\(attempts)"]
+            if retryAt == nil {
+                logger.error("payment call failed; giving up", metadata: metadata)
+            } else {
+                logger.warning("payment call failed; will retry", metadata: metadata)
+            }
+            do {
+                try await database.transaction { db in
+                    try await self.holds.failed(db, jobID: hold.jobID, operation, error: code, retryAt: retryAt, now: now)
+                    try await self.holds.recordEvent(
+                        db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount,
+                        outcome: retryAt == nil ? "failed" : "retry", errorCode: code, key: key, now: now)
+                }
+            } catch {
+                logger.warning("recording a payment failure failed", metadata: ["job_id": "\(hold.jobID)", "error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
+    /// Makes the owed calls that are due; returns how many were attempted.
+    public func runDue(limit: Int = 50) async throws -> Int {
+        let now = self.now
+        let due = try await database.withConnection { db in try await self.holds.claimDue(db, now: now, lease: 60_000, limit: limit) }
+        for hold in due { await settle(hold) }
+        return due.count
+    }
+
+    public func hold(_ jobID: String) async throws -> HoldRecord? {
+        try await database.withConnection { db in try await self.holds.find(db, jobID: jobID) }
+    }
+
+    public func events(_ jobID: String) async throws -> [HoldStore.EventRecord] {
+        try await database.withConnection { db in try await self.holds.events(db, jobID: jobID) }
+    }
+
+    /// 2 s, 4 s, 8 s … capped at an hour, with ±20 % jitter so retries from many jobs spread out.
+    static func backoffMilliseconds(attempt: Int) -> Int64 {
+        let base = min(3_600_000, 1_000 << min(attempt, 22))
+        return Int64(Double(base) * Double.random(in: 0.8...1.2))
+    }
+
+    private func record(jobID: String, operation: String, amount: Int64?, error: PaymentError?, key: String) async {
+        let now = self.now
+        do {
+            try await database.withConnection { db in
+                try await self.holds.recordEvent(
+                    db, jobID: jobID, provider: self.gateway.provider, operation: operation, amount: amount, outcome: error == nil ? "ok" : "failed",
+                    errorCode: error.map { $0.providerCode ?? $0.kind.rawValue }, key: key, now: now)
+            }
+        } catch {
+            logger.warning("recording a payment event failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// What a client is told when the provider refuses (never the provider's raw answer).
+    static func clientError(_ error: PaymentError) -> APIError {
+        switch error.kind {
+        case .declined: APIError(status: 402, code: .paymentDeclined, message: error.message)
+        case .holdClosed: APIError(status: 409, code: .paymentHoldClosed, message: error.message)
+        case .invalid: APIError(status: 422, code: .paymentInvalid, message: error.message)
+        case .unavailable: APIError(status: 503, code: .paymentUnavailable, message: "The payment provider is not answering; try again shortly.")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import HeraldPayments
+
+/// A job's payment hold as Herald knows it: one row of `payment_holds`. Money in minor units.
+public struct HoldRecord: Sendable, Equatable, Codable {
+    public var jobID: String
+    public var provider: String
+    public var reference: String
+    public var status: String
+    public var authorizedMinor: Int64
+    public var amountMinor: Int64
+    public var capturedMinor: Int64
+    public var currency: String
+    /// The provider call Herald decided on but the provider has not confirmed yet.
+    public var pendingOp: String?
+    public var pendingAmountMinor: Int64?
+    public var attempts: Int
+    public var nextAttemptAt: Int64?
+    public var lastError: String?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+
+    public var state: HoldState {
+        HoldState(
+            reference: reference, status: HoldStatus(rawValue: status) ?? .cancelled, authorizedMinor: authorizedMinor, amountMinor: amountMinor,
+            capturedMinor: capturedMinor, currency: currency)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, reference, status, currency, attempts
+        case jobID = "job_id"
+        case authorizedMinor = "authorized_minor"
+        case amountMinor = "amount_minor"
+        case capturedMinor = "captured_minor"
+        case pendingOp = "pending_op"
+        case pendingAmountMinor = "pending_amount_minor"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// A provider call Herald owes a hold.
+public enum HoldOperation: Sendable, Equatable {
+    case change(Int64)
+    case capture(Int64)
+    case cancel
+
+    var name: String {
+        switch self {
+        case .change: "change"
+        case .capture: "capture"
+        case .cancel: "cancel"
+        }
+    }
+
+    var amount: Int64? {
+        switch self {
+        case .change(let amount), .capture(let amount): amount
+        case .cancel: nil
+        }
+    }
+
+    init?(name: String?, amount: Int64?) {
+        switch (name, amount) {
+        case ("change", let amount?): self = .change(amount)
+        case ("capture", let amount?): self = .capture(amount)
+        case ("cancel", _): self = .cancel
+        default: return nil
+        }
+    }
+
+    /// The same decision always gets the same key, so a retry is never applied twice.
+    func idempotencyKey(jobID: String) -> String {
+        amount.map { "\(jobID):\(name):\($0)" } ?? "\(jobID):\(name)"
+    }
+}

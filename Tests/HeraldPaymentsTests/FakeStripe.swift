@@ -1,0 +1,515 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A small Stripe PaymentIntents server on 127.0.0.1, for driving `StripeGateway` over a real
+/// socket.
+///
+/// Why a strict fake rather than a recorder: it keeps Stripe's state rules (only an intent
+/// awaiting capture can be raised, captured or released), its idempotency (a key replays the
+/// first answer), and it refuses requests Stripe would refuse or Herald must never send
+/// (no Bearer key, no form body, a POST without an idempotency key), so a gateway that gets
+/// the wire format wrong fails its tests instead of passing against a lenient mock.
+struct FakeStripe: Sendable {
+    let state: FakeStripeState
+    let port: Int
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts a fake, runs `body` against it, and stops the fake.
+    static func run<T: Sendable>(
+        secretKey: String, apiVersion: String? = "2024-06-20", _ body: (FakeStripe) async throws -> T
+    ) async throws -> T {
+        let state = FakeStripeState(secretKey: secretKey, apiVersion: apiVersion)
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            try await Self.respond(to: request, state: state)
+        }
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "fake-stripe"),
+            onServerRunning: { channel in
+                portSink.yield(channel.localAddress?.port ?? 0)
+                portSink.finish()
+            },
+            logger: Logger(label: "fake-stripe", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { portSink.finish() }
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else { throw FakeStripeDidNotStart() }
+            return try await body(FakeStripe(state: state, port: port))
+        }
+    }
+
+    private static func respond(to request: Request, state: FakeStripeState) async throws -> Response {
+        var request = request
+        let bytes = try await request.collectBody(upTo: 1024 * 1024)
+        let headers = Dictionary(
+            request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let recorded = RecordedRequest(
+            method: request.method.rawValue, path: request.uri.path, headers: headers, body: String(buffer: bytes))
+        var reply: FakeReply
+        switch await state.begin(recorded) {
+        case .reply(let answer):
+            reply = answer
+        case .stall(let duration):
+            // Whether the sleep ends or is cancelled (shutdown), the request then completes, as
+            // Stripe finishes work whose client has gone.
+            try? await Task.sleep(for: duration)
+            reply = await state.finishStalled(recorded)
+        }
+        var fields = HTTPFields()
+        fields[.contentType] = reply.contentType
+        fields[HTTPField.Name("Request-Id")!] = "req_fake"
+        if reply.replayed { fields[HTTPField.Name("Idempotent-Replayed")!] = "true" }
+        guard let bodyStall = reply.bodyStall else {
+            return Response(
+                status: .init(code: reply.status), headers: fields, body: .init(byteBuffer: ByteBuffer(string: reply.body)))
+        }
+        // Headers and the first bytes now, the rest after the stall.
+        let answer = ByteBuffer(string: reply.body)
+        let split = min(8, answer.readableBytes)
+        return Response(
+            status: .init(code: reply.status), headers: fields,
+            body: ResponseBody { writer in
+                try await writer.write(answer.getSlice(at: answer.readerIndex, length: split)!)
+                try await Task.sleep(for: bodyStall)
+                try await writer.write(answer.getSlice(at: answer.readerIndex + split, length: answer.readableBytes - split)!)
+                try await writer.finish(nil)
+            })
+    }
+
+    /// GET `/v1/payment_intents/{id}` over HTTP, as a Stripe client would, parsed.
+    func retrieve(_ id: String, secretKey: String) async throws -> (status: Int, json: JSONValue?) {
+        var request = HTTPClientRequest(url: "\(baseURL)/v1/payment_intents/\(id)")
+        request.method = .GET
+        request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
+        if let version = state.apiVersion { request.headers.add(name: "Stripe-Version", value: version) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1024 * 1024)
+        return (Int(response.status.code), try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))
+    }
+}
+
+struct FakeStripeDidNotStart: Error {}
+
+/// One request as the fake received it.
+struct RecordedRequest: Sendable {
+    var method: String
+    var path: String
+    /// Canonical (lower-case) header names.
+    var headers: [String: String]
+    var body: String
+    /// The decoded form body, in order; nil if the body was not a valid form.
+    var form: [(name: String, value: String)]? = nil
+    var sequence = 0
+
+    init(method: String, path: String, headers: [String: String], body: String) {
+        self.method = method
+        self.path = path
+        self.headers = headers.reduce(into: [:]) { $0[$1.key.lowercased()] = $1.value }
+        self.body = body
+    }
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The last value sent for `name` (bracket names as sent: `metadata[job_id]`).
+    func field(_ name: String) -> String? { form?.last { $0.name == name }?.value }
+    func fields(_ name: String) -> [String] { form?.filter { $0.name == name }.map(\.value) ?? [] }
+}
+
+/// An answer: JSON unless a test injected something else.
+struct FakeReply: Sendable {
+    var status: Int
+    var body: String
+    var contentType = "application/json"
+    var replayed = false
+    /// Sends the head and a few bytes, then waits this long before the rest.
+    var bodyStall: Duration? = nil
+
+    static func json(_ status: Int, _ value: JSONValue) -> FakeReply {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return FakeReply(status: status, body: String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
+    }
+
+    static func error(
+        _ status: Int, type: String, code: String? = nil, declineCode: String? = nil, param: String? = nil,
+        message: String, paymentIntent: JSONValue? = nil
+    ) -> FakeReply {
+        var error: [String: JSONValue] = ["type": .string(type), "message": .string(message)]
+        if let code { error["code"] = .string(code) }
+        if let declineCode { error["decline_code"] = .string(declineCode) }
+        if let param { error["param"] = .string(param) }
+        if let paymentIntent { error["payment_intent"] = paymentIntent }
+        return json(status, ["error": .object(error)])
+    }
+}
+
+/// A PaymentIntent as the fake keeps it.
+struct FakeIntent: Sendable {
+    var id: String
+    var status: String
+    var amount: Int64
+    var amountCapturable: Int64 = 0
+    var amountReceived: Int64 = 0
+    var currency: String
+    var captureMethod: String
+    var paymentMethod: String?
+    var metadata: [String: String]
+    var incrementalAuthorization: Bool
+
+    var json: JSONValue {
+        [
+            "id": .string(id), "object": "payment_intent", "status": .string(status),
+            "amount": .number(Double(amount)), "amount_capturable": .number(Double(amountCapturable)),
+            "amount_received": .number(Double(amountReceived)), "currency": .string(currency),
+            "capture_method": .string(captureMethod), "payment_method": paymentMethod.map(JSONValue.string) ?? .null,
+            "metadata": .object(metadata.mapValues(JSONValue.string)),
+        ]
+    }
+}
+
+/// The fake's state and Stripe's rules.
+actor FakeStripeState {
+    nonisolated let secretKey: String
+    nonisolated let apiVersion: String?
+
+    /// Payment methods with scripted outcomes, named after Stripe's test payment methods.
+    static let declinedCard = "pm_card_chargeDeclinedInsufficientFunds"
+    static let authenticationCard = "pm_card_authenticationRequired"
+
+    private(set) var requests: [RecordedRequest] = []
+    private(set) var intents: [String: FakeIntent] = [:]
+    /// Wire-format faults the fake saw (it also refused those requests); tests expect none.
+    private(set) var violations: [String] = []
+
+    private struct Stored {
+        var method: String
+        var path: String
+        var body: String
+        var reply: FakeReply
+    }
+    private var idempotency: [String: Stored] = [:]
+    private var inFlight: Set<String> = []
+    private var injected: [FakeReply] = []
+    private var stalls: [Duration] = []
+    private var bodyStalls: [Duration] = []
+    private var nextID = 1
+    /// Increments above this amount are declined by the "issuer".
+    private var incrementLimit: Int64?
+
+    init(secretKey: String, apiVersion: String?) {
+        self.secretKey = secretKey
+        self.apiVersion = apiVersion
+    }
+
+    // MARK: Knobs
+
+    /// The next `count` requests get `status` with `body` (JSON unless `contentType` says
+    /// otherwise) before any processing, like a load balancer or Stripe's rate limiter.
+    func failNext(_ count: Int = 1, status: Int, body: String? = nil, contentType: String = "application/json") {
+        let type = status == 429 ? "rate_limit_error" : "api_error"
+        let reply =
+            body.map { FakeReply(status: status, body: $0, contentType: contentType) }
+            ?? .error(status, type: type, code: status == 429 ? "rate_limit" : nil, message: "Injected failure.")
+        injected.append(contentsOf: Array(repeating: reply, count: count))
+    }
+
+    /// The next request is held for `duration` before it is processed and answered.
+    func stallNext(for duration: Duration) { stalls.append(duration) }
+
+    /// The next request is processed at once, but its answer stops after the headers and a
+    /// few bytes for `duration`.
+    func stallBodyOfNext(for duration: Duration) { bodyStalls.append(duration) }
+
+    /// Declines incremental authorisations to more than `amount`.
+    func declineIncrements(above amount: Int64) { incrementLimit = amount }
+
+    var posts: [RecordedRequest] { requests.filter { $0.method == "POST" } }
+    var intentCount: Int { intents.count }
+    var stalledInFlight: Int { inFlight.count }
+
+    // MARK: Handling
+
+    enum Begin: Sendable {
+        case reply(FakeReply)
+        case stall(Duration)
+    }
+
+    func begin(_ incoming: RecordedRequest) -> Begin {
+        var request = incoming
+        request.sequence = requests.count + 1
+        request.form = Self.decodeForm(request.body)
+        requests.append(request)
+
+        if !injected.isEmpty { return .reply(injected.removeFirst()) }
+        if let refusal = checkWire(request) { return .reply(refusal) }
+        if !stalls.isEmpty {
+            let duration = stalls.removeFirst()
+            if let key = request.header("Idempotency-Key") { inFlight.insert(key) }
+            return .stall(duration)
+        }
+        var reply = process(request)
+        if !bodyStalls.isEmpty { reply.bodyStall = bodyStalls.removeFirst() }
+        return .reply(reply)
+    }
+
+    func finishStalled(_ incoming: RecordedRequest) -> FakeReply {
+        var request = incoming
+        request.form = Self.decodeForm(request.body)
+        if let key = request.header("Idempotency-Key") { inFlight.remove(key) }
+        return process(request, afterStall: true)
+    }
+
+    /// What Stripe refuses outright (or Herald must never send): checked before idempotency,
+    /// so such requests are never stored.
+    private func checkWire(_ request: RecordedRequest) -> FakeReply? {
+        guard request.header("Authorization") == "Bearer \(secretKey)" else {
+            // Stripe names the presented key in this message; echoing it whole lets the tests
+            // prove the gateway never passes Stripe's text on.
+            let presented = request.header("Authorization")?.replacingOccurrences(of: "Bearer ", with: "") ?? ""
+            return .error(401, type: "invalid_request_error", message: "Invalid API Key provided: \(presented)")
+        }
+        if let apiVersion, request.header("Stripe-Version") != apiVersion {
+            return violation("Stripe-Version is \(request.header("Stripe-Version") ?? "missing")")
+        }
+        if request.method == "POST" {
+            guard request.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true else {
+                return violation("POST \(request.path) without a form content type")
+            }
+            guard let key = request.header("Idempotency-Key"), !key.isEmpty else {
+                return violation("POST \(request.path) without an Idempotency-Key")
+            }
+            guard request.form != nil else { return violation("POST \(request.path) with a malformed form body: \(request.body)") }
+        } else if !request.body.isEmpty {
+            return violation("\(request.method) \(request.path) with a body")
+        }
+        return nil
+    }
+
+    private func violation(_ text: String) -> FakeReply {
+        violations.append(text)
+        return .error(400, type: "invalid_request_error", code: "fake_wire_violation", message: text)
+    }
+
+    /// Idempotency as Stripe keeps it: a key's first completed answer is replayed for the same
+    /// request, a different request under the key is refused, a concurrent one conflicts.
+    private func process(_ request: RecordedRequest, afterStall: Bool = false) -> FakeReply {
+        guard request.method == "POST", let key = request.header("Idempotency-Key") else { return route(request) }
+        if let stored = idempotency[key] {
+            guard stored.method == request.method, stored.path == request.path, stored.body == request.body else {
+                return .error(
+                    400, type: "idempotency_error",
+                    message: "Keys for idempotent requests can only be used with the same parameters they were first used with.")
+            }
+            var replay = stored.reply
+            replay.replayed = true
+            return replay
+        }
+        if inFlight.contains(key), !afterStall {
+            return .error(409, type: "idempotency_error", code: "idempotency_key_in_use", message: "Another request with this key is in progress.")
+        }
+        let reply = route(request)
+        idempotency[key] = Stored(method: request.method, path: request.path, body: request.body, reply: reply)
+        return reply
+    }
+
+    private func route(_ request: RecordedRequest) -> FakeReply {
+        let parts = request.path.split(separator: "/").map(String.init)
+        guard parts.count >= 2, parts[0] == "v1", parts[1] == "payment_intents" else { return unknownURL(request) }
+        switch (request.method, parts.count) {
+        case ("POST", 2): return create(request)
+        case ("GET", 3): return intents[parts[2]].map { .json(200, $0.json) } ?? missing(parts[2])
+        case ("POST", 4):
+            guard var intent = intents[parts[2]] else { return missing(parts[2]) }
+            let reply: FakeReply
+            switch parts[3] {
+            case "increment_authorization": reply = increment(&intent, request)
+            case "capture": reply = capture(&intent, request)
+            case "cancel": reply = cancel(&intent, request)
+            default: return unknownURL(request)
+            }
+            intents[intent.id] = intent
+            return reply
+        default: return unknownURL(request)
+        }
+    }
+
+    // MARK: PaymentIntents
+
+    private func create(_ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: [
+            "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
+            "payment_method_options[card][request_incremental_authorization]", "description",
+        ]) { return unknown }
+        guard let amount = request.field("amount").flatMap(Int64.init), amount > 0 else {
+            return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Invalid integer.")
+        }
+        guard let currency = request.field("currency"), currency.count == 3,
+            currency.allSatisfy({ ("a"..."z").contains($0) })
+        else {
+            return violation("currency must be three lower-case letters, got \(request.field("currency") ?? "nothing")")
+        }
+        let confirm = request.field("confirm") == "true"
+        let manual = request.field("capture_method") == "manual"
+        let paymentMethod = request.field("payment_method")
+        if confirm, paymentMethod == nil {
+            return .error(400, type: "invalid_request_error", code: "parameter_missing", param: "payment_method", message: "Missing payment method.")
+        }
+        let metadata = (request.form ?? []).reduce(into: [String: String]()) { out, field in
+            if field.name.hasPrefix("metadata["), field.name.hasSuffix("]") {
+                out[String(field.name.dropFirst("metadata[".count).dropLast())] = field.value
+            }
+        }
+        var intent = FakeIntent(
+            id: String(format: "pi_fake%06d", nextID), status: "requires_confirmation", amount: amount, currency: currency,
+            captureMethod: manual ? "manual" : "automatic", paymentMethod: paymentMethod, metadata: metadata,
+            incrementalAuthorization: request.field("payment_method_options[card][request_incremental_authorization]") == "if_available")
+        nextID += 1
+        guard confirm else {
+            intents[intent.id] = intent
+            return .json(200, intent.json)
+        }
+        switch paymentMethod {
+        case Self.declinedCard:
+            intent.status = "requires_payment_method"
+            intents[intent.id] = intent
+            return .error(
+                402, type: "card_error", code: "card_declined", declineCode: "insufficient_funds",
+                message: "Your card has insufficient funds.", paymentIntent: intent.json)
+        case Self.authenticationCard:
+            intent.status = "requires_action"
+        default:
+            if manual {
+                intent.status = "requires_capture"
+                intent.amountCapturable = amount
+            } else {
+                intent.status = "succeeded"
+                intent.amountReceived = amount
+            }
+        }
+        intents[intent.id] = intent
+        return .json(200, intent.json)
+    }
+
+    private func increment(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["amount", "description"]) { return unknown }
+        guard intent.status == "requires_capture" else { return unexpectedState(intent, "increment") }
+        // The code is the fake's own: Stripe refuses intents created without the request.
+        guard intent.incrementalAuthorization else {
+            return .error(400, type: "invalid_request_error", code: "incremental_authorization_unavailable", message: "Not requested at creation.")
+        }
+        guard let amount = request.field("amount").flatMap(Int64.init), amount > intent.amount else {
+            return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Must exceed the current amount.")
+        }
+        if let incrementLimit, amount > incrementLimit {
+            return .error(402, type: "card_error", code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
+        }
+        intent.amount = amount
+        intent.amountCapturable = amount
+        return .json(200, intent.json)
+    }
+
+    private func capture(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["amount_to_capture"]) { return unknown }
+        guard intent.status == "requires_capture" else { return unexpectedState(intent, "capture") }
+        let amount: Int64?
+        if let raw = request.field("amount_to_capture") { amount = Int64(raw) } else { amount = intent.amountCapturable }
+        guard let amount, amount > 0 else {
+            return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount_to_capture", message: "Invalid integer.")
+        }
+        guard amount <= intent.amountCapturable else {
+            return .error(400, type: "invalid_request_error", code: "amount_too_large", param: "amount_to_capture", message: "Amount too large.")
+        }
+        intent.status = "succeeded"
+        intent.amountReceived = amount
+        intent.amountCapturable = 0
+        return .json(200, intent.json)
+    }
+
+    private func cancel(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["cancellation_reason"]) { return unknown }
+        guard ["requires_payment_method", "requires_confirmation", "requires_action", "requires_capture"].contains(intent.status) else {
+            return unexpectedState(intent, "cancel")
+        }
+        intent.status = "canceled"
+        intent.amountCapturable = 0
+        return .json(200, intent.json)
+    }
+
+    private func unexpectedState(_ intent: FakeIntent, _ action: String) -> FakeReply {
+        .error(
+            400, type: "invalid_request_error", code: "payment_intent_unexpected_state",
+            message: "You cannot \(action) this PaymentIntent because it has a status of \(intent.status).",
+            paymentIntent: intent.json)
+    }
+
+    private func missing(_ id: String) -> FakeReply {
+        .error(404, type: "invalid_request_error", code: "resource_missing", param: "intent", message: "No such payment_intent: '\(id)'")
+    }
+
+    private func unknownURL(_ request: RecordedRequest) -> FakeReply {
+        .error(404, type: "invalid_request_error", message: "Unrecognized request URL (\(request.method): \(request.path)).")
+    }
+
+    private func unknownParameter(_ request: RecordedRequest, allowed: Set<String>) -> FakeReply? {
+        guard let name = (request.form ?? []).map(\.name).first(where: { !allowed.contains($0) && !$0.hasPrefix("metadata[") }) else {
+            return nil
+        }
+        return .error(400, type: "invalid_request_error", code: "parameter_unknown", param: name, message: "Received unknown parameter: \(name)")
+    }
+
+    // MARK: Form decoding
+
+    /// Decodes `application/x-www-form-urlencoded`, refusing what a careless encoder leaves
+    /// behind: raw spaces, non-ASCII bytes, stray delimiters and broken percent escapes.
+    /// Written apart from the gateway's encoder so the two cannot share a mistake.
+    static func decodeForm(_ body: String) -> [(name: String, value: String)]? {
+        if body.isEmpty { return [] }
+        let allowedRaw = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%+[]".utf8)
+        var fields: [(name: String, value: String)] = []
+        for pair in body.split(separator: "&", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else { return nil }
+            guard parts.allSatisfy({ $0.utf8.allSatisfy(allowedRaw.contains) }),
+                let name = unescape(parts[0]), let value = unescape(parts[1])
+            else { return nil }
+            fields.append((name, value))
+        }
+        return fields
+    }
+
+    private static func unescape(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,442 @@
+import Foundation
+import HeraldCore
+import HeraldPayments
+import Logging
+import Synchronization
+import Testing
+
+/// `StripeGateway` against `FakeStripe` over a real loopback socket.
+@Suite(.timeLimit(.minutes(1)))
+struct StripeGatewayTests {
+    static let secretKey = "sk_test_51HeraldSECRETkey0123456789abcdef"
+
+    static func gateway(
+        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = .seconds(5), logs: LogCapture = LogCapture()
+    ) -> StripeGateway {
+        StripeGateway(baseURL: fake.baseURL, secretKey: key, timeout: timeout, logger: logs.logger)
+    }
+
+    static func booking(
+        _ amount: Int64 = 1500, key: String = "authorize-job-1", paymentMethod: String? = "pm_card_visa",
+        jobID: String = "job_1", customerID: String = "cust_1"
+    ) -> HoldRequest {
+        HoldRequest(jobID: jobID, customerID: customerID, amountMinor: amount, currency: "USD", paymentMethodID: paymentMethod, idempotencyKey: key)
+    }
+
+    // MARK: The hold's life
+
+    @Test func authorizeRaiseAndCapturePartOfTheHold() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(1500))
+            #expect(hold.reference.hasPrefix("pi_"))
+            #expect(hold.status == .authorized)
+            #expect(hold.authorizedMinor == 1500 && hold.amountMinor == 1500 && hold.capturedMinor == 0)
+            #expect(hold.currency == "USD")
+
+            let raised = try await gateway.changeAmount(hold, to: 2000, idempotencyKey: "raise-1")
+            #expect(raised == HoldState(reference: hold.reference, status: .authorized, authorizedMinor: 2000, amountMinor: 2000, capturedMinor: 0, currency: "USD"))
+
+            let captured = try await gateway.capture(raised, amountMinor: 1800, idempotencyKey: "capture-1")
+            #expect(captured.status == .captured)
+            #expect(captured.capturedMinor == 1800 && captured.amountMinor == 1800)
+
+            let (status, intent) = try await fake.retrieve(hold.reference, secretKey: Self.secretKey)
+            #expect(status == 200)
+            #expect(intent?["status"] == "succeeded")
+            #expect(intent?["amount"] == 2000)
+            #expect(intent?["amount_received"] == 1800)
+            #expect(intent?["amount_capturable"] == 0)
+
+            let posts = await fake.state.posts
+            #expect(posts.map(\.path) == [
+                "/v1/payment_intents",
+                "/v1/payment_intents/\(hold.reference)/increment_authorization",
+                "/v1/payment_intents/\(hold.reference)/capture",
+            ])
+            #expect(posts.count == 3)
+            if posts.count == 3 {
+                #expect(posts[1].field("amount") == "2000")
+                #expect(posts[2].field("amount_to_capture") == "1800")
+            }
+        }
+    }
+
+    @Test func loweringCallsNothingAndCaptureTakesTheLowerAmount() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(2000))
+            let lowered = try await gateway.changeAmount(hold, to: 1200, idempotencyKey: "lower-1")
+            #expect(lowered.authorizedMinor == 2000)
+            #expect(lowered.amountMinor == 1200)
+            #expect(lowered.status == .authorized)
+            #expect(await fake.state.requests.count == 1)
+
+            let captured = try await gateway.capture(lowered, amountMinor: lowered.amountMinor, idempotencyKey: "capture-1")
+            #expect(captured.capturedMinor == 1200)
+            #expect(await fake.state.posts.last?.field("amount_to_capture") == "1200")
+            let (_, intent) = try await fake.retrieve(hold.reference, secretKey: Self.secretKey)
+            #expect(intent?["amount_received"] == 1200)
+            #expect(intent?["status"] == "succeeded")
+        }
+    }
+
+    @Test func cancelReleasesTheHoldOnce() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking())
+            let cancelled = try await gateway.cancel(hold, idempotencyKey: "cancel-1")
+            #expect(cancelled.status == .cancelled)
+            #expect(cancelled.capturedMinor == 0 && cancelled.amountMinor == 0)
+            let (_, intent) = try await fake.retrieve(hold.reference, secretKey: Self.secretKey)
+            #expect(intent?["status"] == "canceled")
+
+            let postsBefore = await fake.state.posts.count
+            #expect(try await gateway.cancel(cancelled, idempotencyKey: "cancel-2") == cancelled)
+            #expect(await fake.state.posts.count == postsBefore)
+
+            // Herald's stale copy of the hold: Stripe refuses, and that is final.
+            let error = await #expect(throws: PaymentError.self) {
+                try await gateway.capture(hold, amountMinor: 1000, idempotencyKey: "capture-after-cancel")
+            }
+            #expect(error?.kind == .holdClosed)
+            #expect(error?.providerCode == "payment_intent_unexpected_state")
+        }
+    }
+
+    @Test func changesAfterCaptureAreHoldClosed() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(1500))
+            let captured = try await gateway.capture(hold, amountMinor: 1500, idempotencyKey: "capture-1")
+
+            // From a stale authorised copy, Stripe answers payment_intent_unexpected_state.
+            let raise = await #expect(throws: PaymentError.self) {
+                try await gateway.changeAmount(hold, to: 1900, idempotencyKey: "raise-late")
+            }
+            #expect(raise?.kind == .holdClosed)
+            #expect(raise?.message == "The payment was already captured or cancelled.")
+            let recapture = await #expect(throws: PaymentError.self) {
+                try await gateway.capture(hold, amountMinor: 1000, idempotencyKey: "capture-2")
+            }
+            #expect(recapture?.kind == .holdClosed)
+            #expect(recapture?.isRetryable == false)
+
+            // From the captured copy, the gateway knows without asking.
+            let posts = await fake.state.posts.count
+            let change = await #expect(throws: PaymentError.self) {
+                try await gateway.changeAmount(captured, to: 1900, idempotencyKey: "raise-later")
+            }
+            #expect(change?.kind == .holdClosed)
+            let cancel = await #expect(throws: PaymentError.self) { try await gateway.cancel(captured, idempotencyKey: "cancel-late") }
+            #expect(cancel?.kind == .holdClosed)
+            #expect(try await gateway.capture(captured, amountMinor: 1500, idempotencyKey: "capture-again") == captured)
+            #expect(await fake.state.posts.count == posts)
+        }
+    }
+
+    // MARK: Declines
+
+    @Test func aDeclinedCardIsDeclinedWithItsDeclineCode() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let error = await #expect(throws: PaymentError.self) {
+                try await Self.gateway(fake).authorize(Self.booking(paymentMethod: FakeStripeState.declinedCard))
+            }
+            #expect(error?.kind == .declined)
+            #expect(error?.providerCode == "insufficient_funds")
+            #expect(error?.message == "The card was declined (insufficient_funds).")
+            #expect(error?.isRetryable == false)
+        }
+    }
+
+    @Test func aCardNeedingAuthenticationIsDeclined() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let error = await #expect(throws: PaymentError.self) {
+                try await Self.gateway(fake).authorize(Self.booking(paymentMethod: FakeStripeState.authenticationCard))
+            }
+            #expect(error?.kind == .declined)
+            #expect(error?.providerCode == "requires_action")
+            #expect(error?.message.contains("authentication") == true)
+        }
+    }
+
+    @Test func aDeclinedRaiseKeepsTheHoldCapturable() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            await fake.state.declineIncrements(above: 2500)
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(2000))
+            let error = await #expect(throws: PaymentError.self) {
+                try await gateway.changeAmount(hold, to: 3000, idempotencyKey: "raise-1")
+            }
+            #expect(error?.kind == .declined)
+            let (_, intent) = try await fake.retrieve(hold.reference, secretKey: Self.secretKey)
+            #expect(intent?["amount_capturable"] == 2000)
+            #expect(try await gateway.capture(hold, amountMinor: 2000, idempotencyKey: "capture-1").capturedMinor == 2000)
+        }
+    }
+
+    @Test func aMissingPaymentMethodFailsWithoutCallingStripe() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let error = await #expect(throws: PaymentError.self) {
+                try await Self.gateway(fake).authorize(Self.booking(paymentMethod: nil))
+            }
+            #expect(error == PaymentError(.invalid, "A payment method is required."))
+            #expect(await fake.state.requests.isEmpty)
+        }
+    }
+
+    @Test func badAmountsAndReferencesAreRefusedWithoutACall() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(1500))
+            for attempt in [
+                { try await gateway.capture(hold, amountMinor: 0, idempotencyKey: "c0") },
+                { try await gateway.capture(hold, amountMinor: 1501, idempotencyKey: "c1") },
+                { try await gateway.changeAmount(hold, to: 0, idempotencyKey: "z0") },
+                { try await gateway.changeAmount(hold, to: -5, idempotencyKey: "z1") },
+                { try await gateway.capture(hold, amountMinor: 100, idempotencyKey: "") },
+                {
+                    var forged = hold
+                    forged.reference = "pi_1/../../v1/customers"
+                    return try await gateway.cancel(forged, idempotencyKey: "x1")
+                },
+            ] as [@Sendable () async throws -> HoldState] {
+                let error = await #expect(throws: PaymentError.self) { try await attempt() }
+                #expect(error?.kind == .invalid)
+            }
+            #expect(await fake.state.requests.count == 1)
+        }
+    }
+
+    @Test func anUnknownIntentIsInvalid() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let ghost = HoldState(reference: "pi_missing", status: .authorized, authorizedMinor: 900, amountMinor: 900, capturedMinor: 0, currency: "USD")
+            let error = await #expect(throws: PaymentError.self) {
+                try await Self.gateway(fake).capture(ghost, amountMinor: 900, idempotencyKey: "capture-ghost")
+            }
+            #expect(error?.kind == .invalid)
+            #expect(error?.providerCode == "resource_missing")
+            #expect(error?.message.contains("No such") == false)
+        }
+    }
+
+    // MARK: Idempotency and retries
+
+    @Test func aRetriedAuthorizeReplaysTheSameIntent() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let first = try await gateway.authorize(Self.booking(1500, key: "authorize-job-7"))
+            let again = try await gateway.authorize(Self.booking(1500, key: "authorize-job-7"))
+            #expect(again == first)
+            #expect(await fake.state.posts.count == 2)
+            #expect(await fake.state.intentCount == 1)
+
+            // The same key for a different booking is a bug in the caller, not a new hold.
+            let reused = await #expect(throws: PaymentError.self) {
+                try await gateway.authorize(Self.booking(9900, key: "authorize-job-7"))
+            }
+            #expect(reused?.kind == .invalid)
+            #expect(reused?.providerCode == "idempotency_error")
+            #expect(await fake.state.intentCount == 1)
+        }
+    }
+
+    @Test func serverErrorsRateLimitsAndConflictsAreRetryable() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            await fake.state.failNext(status: 500)
+            await fake.state.failNext(status: 429)
+            await fake.state.failNext(status: 502, body: "<html><body>Bad gateway</body></html>", contentType: "text/html")
+            await fake.state.failNext(
+                status: 409, body: #"{"error":{"type":"idempotency_error","code":"idempotency_key_in_use"}}"#)
+            await fake.state.failNext(status: 503, body: "")
+            for _ in 0..<5 {
+                let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking(key: "authorize-retry")) }
+                #expect(error?.kind == .unavailable)
+                #expect(error?.isRetryable == true)
+            }
+            let hold = try await gateway.authorize(Self.booking(key: "authorize-retry"))
+            #expect(hold.status == .authorized)
+            #expect(await fake.state.intentCount == 1)
+            #expect(await fake.state.posts.count == 6)
+        }
+    }
+
+    @Test func anUnreadableSuccessIsRetryable() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            await fake.state.failNext(status: 200, body: "not json", contentType: "text/plain")
+            await fake.state.failNext(status: 200, body: String(repeating: "x", count: 2 * 1024 * 1024), contentType: "text/plain")
+            for _ in 0..<2 {
+                let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking()) }
+                #expect(error?.kind == .unavailable)
+            }
+        }
+    }
+
+    @Test func aStalledStripeCostsOnlyTheTimeout() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake, timeout: .seconds(1))
+            await fake.state.stallNext(for: .seconds(4))
+            let clock = ContinuousClock()
+            let started = clock.now
+            let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking(key: "authorize-stalled")) }
+            #expect(error?.kind == .unavailable)
+            #expect(error?.message == "The payment provider did not answer in time.")
+            #expect(clock.now - started < .seconds(15))
+
+            // Stripe finishes the stalled request; the retry with the same key then gets its
+            // answer rather than a second hold.
+            while await fake.state.stalledInFlight > 0, clock.now - started < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let hold = try await gateway.authorize(Self.booking(key: "authorize-stalled"))
+            #expect(hold.status == .authorized)
+            #expect(await fake.state.intentCount == 1)
+        }
+    }
+
+    @Test func anAnswerThatStallsAfterItsHeadersStillTimesOut() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake, timeout: .seconds(1))
+            await fake.state.stallBodyOfNext(for: .seconds(4))
+            let clock = ContinuousClock()
+            let started = clock.now
+            let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking()) }
+            #expect(error?.kind == .unavailable)
+            #expect(clock.now - started < .seconds(15))
+        }
+    }
+
+    @Test func anUnreachableStripeIsUnavailable() async throws {
+        let gateway = StripeGateway(baseURL: "http://127.0.0.1:1", secretKey: Self.secretKey, timeout: .seconds(2), logger: LogCapture().logger)
+        let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking()) }
+        #expect(error?.kind == .unavailable)
+    }
+
+    // MARK: Credentials and the wire
+
+    @Test func aWrongKeyIsAFinalConfigurationError() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let logs = LogCapture()
+            let wrongKey = "sk_test_WRONGkey_9876543210zyxwv"
+            let error = await #expect(throws: PaymentError.self) {
+                try await Self.gateway(fake, key: wrongKey, logs: logs).authorize(Self.booking())
+            }
+            #expect(error?.kind == .invalid)
+            #expect(error?.message == "The payment provider rejected Herald's credentials.")
+            #expect(error.map { "\($0)".contains(wrongKey) } == false)
+            #expect(logs.levels.contains(.error))
+            #expect(logs.lines.allSatisfy { !$0.contains(wrongKey) })
+
+            await fake.state.failNext(status: 403, body: #"{"error":{"type":"invalid_request_error","message":"restricted key"}}"#)
+            let forbidden = await #expect(throws: PaymentError.self) { try await Self.gateway(fake).authorize(Self.booking()) }
+            #expect(forbidden?.kind == .invalid)
+            #expect(forbidden?.message == "The payment provider rejected Herald's credentials.")
+        }
+    }
+
+    @Test func everyPostCarriesKeyVersionFormAndIdempotencyKey() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let awkwardJob = "job 7&total=1+1 ü [x] %20/#?"
+            let first = try await gateway.authorize(Self.booking(1500, key: "authorize-a", jobID: awkwardJob, customerID: "cust/42=b"))
+            let raised = try await gateway.changeAmount(first, to: 1700, idempotencyKey: "raise-a")
+            _ = try await gateway.capture(raised, amountMinor: 1600, idempotencyKey: "capture-a")
+            let second = try await gateway.authorize(Self.booking(800, key: "authorize-b"))
+            _ = try await gateway.cancel(second, idempotencyKey: "cancel-b")
+
+            let state = fake.state
+            #expect(await state.violations.isEmpty)
+            let posts = await state.posts
+            #expect(posts.map { $0.header("Idempotency-Key") } == ["authorize-a", "raise-a", "capture-a", "authorize-b", "cancel-b"])
+            for post in posts {
+                #expect(post.header("Authorization") == "Bearer \(Self.secretKey)")
+                #expect(post.header("Stripe-Version") == "2024-06-20")
+                #expect(post.header("Content-Type") == "application/x-www-form-urlencoded")
+                #expect(post.form != nil)
+            }
+            let create = try #require(posts.first)
+            #expect(create.field("amount") == "1500")
+            #expect(create.field("currency") == "usd")
+            #expect(create.field("capture_method") == "manual")
+            #expect(create.field("confirm") == "true")
+            #expect(create.field("payment_method") == "pm_card_visa")
+            #expect(create.fields("payment_method_types[]") == ["card"])
+            #expect(create.field("payment_method_options[card][request_incremental_authorization]") == "if_available")
+            #expect(create.field("metadata[job_id]") == awkwardJob)
+            #expect(create.field("metadata[customer_id]") == "cust/42=b")
+            #expect(!create.body.contains(" ") && !create.body.contains("+") && create.body.allSatisfy(\.isASCII))
+            #expect(posts.last?.form?.isEmpty == true)
+            #expect(await state.intents[first.reference]?.metadata["job_id"] == awkwardJob)
+        }
+    }
+
+    @Test func theSecretKeyNeverReachesErrorsOrLogs() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let logs = LogCapture()
+            let gateway = Self.gateway(fake, timeout: .seconds(1), logs: logs)
+            var errors: [PaymentError] = []
+            func record(_ operation: () async throws -> HoldState) async {
+                do { _ = try await operation() } catch let error as PaymentError { errors.append(error) } catch {
+                    Issue.record("not a PaymentError: \(error)")
+                }
+            }
+            // Stripe's own bodies that quote the key must not be passed on.
+            await fake.state.failNext(
+                status: 400, body: #"{"error":{"type":"invalid_request_error","code":"parameter_invalid","message":"bad key \#(Self.secretKey)"}}"#)
+            await record { try await gateway.authorize(Self.booking(key: "k1")) }
+            await fake.state.failNext(status: 500, body: "internal error for \(Self.secretKey)", contentType: "text/plain")
+            await record { try await gateway.authorize(Self.booking(key: "k2")) }
+            await fake.state.failNext(
+                status: 402, body: #"{"error":{"type":"card_error","code":"card_declined","decline_code":"\#(Self.secretKey)"}}"#)
+            await record { try await gateway.authorize(Self.booking(key: "k3")) }
+            await fake.state.stallNext(for: .seconds(3))
+            await record { try await gateway.authorize(Self.booking(key: "k4")) }
+            await record { try await gateway.authorize(Self.booking(key: "k5", paymentMethod: FakeStripeState.declinedCard)) }
+            let ghost = HoldState(reference: "pi_ghost", status: .authorized, authorizedMinor: 5, amountMinor: 5, capturedMinor: 0, currency: "USD")
+            await record { try await gateway.cancel(ghost, idempotencyKey: "k6") }
+
+            #expect(errors.count == 6)
+            #expect(errors.map(\.kind) == [.invalid, .unavailable, .declined, .unavailable, .declined, .invalid])
+            for error in errors {
+                #expect(!error.message.contains(Self.secretKey))
+                #expect(!"\(error)".contains(Self.secretKey))
+            }
+            #expect(!logs.lines.isEmpty)
+            #expect(logs.lines.filter { $0.contains(Self.secretKey) } == [])
+        }
+    }
+}
+
+/// Collects what the gateway logs, to prove what never reaches the log.
+final class LogCapture: Sendable {
+    private let records = Mutex<[(level: Logger.Level, line: String)]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "stripe-test") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var lines: [String] { records.withLock { $0.map(\.line) } }
+    var levels: [Logger.Level] { records.withLock { $0.map(\.level) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            let rendered = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            capture.records.withLock { $0.append((event.level, "\(event.level) \(event.message) \(rendered)")) }
+        }
+    }
+}
