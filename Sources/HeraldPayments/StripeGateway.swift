@@ -227,7 +227,7 @@ public struct StripeGateway: PaymentGateway {
     private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> (Int, HTTPHeaders, Data) {
         let deadline = NIODeadline.now() + .milliseconds(timeout.wholeMilliseconds)
         do {
-            let response = try await client.execute(request, deadline: deadline, logger: logger)
+            let response = try await client.execute(request, deadline: deadline)
             let remaining = deadline - NIODeadline.now()
             guard remaining.nanoseconds > 0 else { throw DeadlineExceeded() }
             let body = try await withDeadline(.nanoseconds(remaining.nanoseconds)) {
@@ -269,7 +269,7 @@ public struct StripeGateway: PaymentGateway {
         default:
             break
         }
-        if code == "payment_intent_unexpected_state" { return closed(code) }
+        if code == "payment_intent_unexpected_state" { return Self.closed(code) }
         if status == 402 || detail?.type == "card_error" {
             let reason = safeCode(detail?.declineCode) ?? code
             if reason == "authentication_required" {

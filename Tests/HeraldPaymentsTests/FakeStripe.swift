@@ -111,7 +111,6 @@ struct RecordedRequest: Sendable {
     var body: String
     /// The decoded form body, in order; nil if the body was not a valid form.
     var form: [(name: String, value: String)]? = nil
-    var sequence = 0
 
     init(method: String, path: String, headers: [String: String], body: String) {
         self.method = method
@@ -248,7 +247,6 @@ actor FakeStripeState {
 
     func begin(_ incoming: RecordedRequest) -> Begin {
         var request = incoming
-        request.sequence = requests.count + 1
         request.form = Self.decodeForm(request.body)
         requests.append(request)
 

@@ -1,7 +1,9 @@
+import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldPayments
 import Logging
+import NIOCore
 import Synchronization
 import Testing
 
@@ -369,6 +371,35 @@ struct StripeGatewayTests {
             #expect(!create.body.contains(" ") && !create.body.contains("+") && create.body.allSatisfy(\.isASCII))
             #expect(posts.last?.form?.isEmpty == true)
             #expect(await state.intents[first.reference]?.metadata["job_id"] == awkwardJob)
+        }
+    }
+
+    /// A raw POST to the fake's create endpoint; its HTTP status.
+    static func post(_ fake: FakeStripe, _ headers: [(String, String)], _ body: String) async throws -> Int {
+        var request = HTTPClientRequest(url: "\(fake.baseURL)/v1/payment_intents")
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(string: body))
+        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(5)).status.code)
+    }
+
+    /// The wire checks above are only as good as the fake's refusals.
+    @Test func theFakeRefusesMalformedPosts() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let auth = ("Authorization", "Bearer \(Self.secretKey)")
+            let version = ("Stripe-Version", "2024-06-20")
+            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let valid = "amount=100&currency=usd&confirm=true&capture_method=manual&payment_method=pm_card_visa"
+            let missingKey = try await Self.post(fake, [version, form, ("Idempotency-Key", "a")], valid)
+            #expect(missingKey == 401)
+            #expect(try await Self.post(fake, [auth, form, ("Idempotency-Key", "b")], valid) == 400)
+            #expect(try await Self.post(fake, [auth, version, form], valid) == 400)
+            #expect(try await Self.post(fake, [auth, version, ("Content-Type", "application/json"), ("Idempotency-Key", "c")], #"{"amount":100}"#) == 400)
+            #expect(try await Self.post(fake, [auth, version, form, ("Idempotency-Key", "d")], "amount=100&currency=usd&metadata[job_id]=a b") == 400)
+            #expect(try await Self.post(fake, [auth, version, form, ("Idempotency-Key", "e")], valid.replacingOccurrences(of: "usd", with: "USD")) == 400)
+            #expect(await fake.state.violations.count == 5)
+            #expect(await fake.state.intentCount == 0)
+            #expect(try await Self.post(fake, [auth, version, form, ("Idempotency-Key", "f")], valid) == 200)
         }
     }
 

@@ -11,6 +11,9 @@ extension DispatchService {
     /// room and makes the first offer round at once. The round is also due in the database,
     /// so if this node dies before broadcasting, the scheduler on any node makes it.
     public func createJob(customerID: String, _ draft: JobDraft) async throws -> JobRecord {
+        if payments.gateway.provider != "ledger" && draft.paymentMethodID == nil {
+            throw APIError.validation(field: "payment_method_id", "is required: the card to hold the price on")
+        }
         let nowDate = clock.now()
         let now = nowDate.epochMilliseconds
         let quote = pricing.quote(PricingRequest(items: draft.items, volumeHundredths: draft.volumeHundredths, scheduledAt: draft.scheduledAt, bookedAt: nowDate))

@@ -23,6 +23,8 @@ public final class JobPayments: Sendable {
     let holds = HoldStore()
     /// Retries stop after this many attempts (about a day with the backoff below).
     static let maxAttempts = 30
+    /// How long a caller owns an owed call it is making (then another may retry it).
+    static let lease: Int64 = 60_000
 
     public init(gateway: any PaymentGateway, database: any Database, clock: any HeraldClock, logger: Logger) {
         self.gateway = gateway
@@ -57,9 +59,16 @@ public final class JobPayments: Sendable {
     }
 
     /// Raises (or lowers) the hold now, before the decision that needs it.
+    ///
+    /// The key is the decision's, so a double tap or a retry after a timeout is one raise; but
+    /// after a refusal (the card declined) the next try gets a new key — the provider would
+    /// otherwise answer it with the stored refusal even once the customer's bank would agree.
     func change(jobID: String, hold: HoldRecord, to amountMinor: Int64) async throws -> HoldState {
         let operation = HoldOperation.change(amountMinor)
-        let key = operation.idempotencyKey(jobID: jobID)
+        let refusals = try await database.withConnection { db in
+            try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: amountMinor, outcome: "failed")
+        }
+        let key = operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
         do {
             let state = try await gateway.changeAmount(hold.state, to: amountMinor, idempotencyKey: key)
             await record(jobID: jobID, operation: operation.name, amount: amountMinor, error: nil, key: key)
@@ -70,10 +79,12 @@ public final class JobPayments: Sendable {
         }
     }
 
-    /// Makes the provider call owed for `jobID`, if any; failures are kept for a retry.
+    /// Makes the provider call owed for `jobID`, if any (leased first, so the scheduler does
+    /// not make it at the same time); failures are kept for a retry.
     func settle(_ jobID: String) async {
+        let now = self.now
         do {
-            guard let hold = try await database.withConnection({ db in try await self.holds.find(db, jobID: jobID) }) else { return }
+            guard let hold = try await database.withConnection({ db in try await self.holds.claim(db, jobID: jobID, now: now, lease: Self.lease) }) else { return }
             await settle(hold)
         } catch {
             logger.warning("reading a payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
@@ -125,7 +136,7 @@ public final class JobPayments: Sendable {
     /// Makes the owed calls that are due; returns how many were attempted.
     public func runDue(limit: Int = 50) async throws -> Int {
         let now = self.now
-        let due = try await database.withConnection { db in try await self.holds.claimDue(db, now: now, lease: 60_000, limit: limit) }
+        let due = try await database.withConnection { db in try await self.holds.claimDue(db, now: now, lease: Self.lease, limit: limit) }
         for hold in due { await settle(hold) }
         return due.count
     }
@@ -144,12 +155,15 @@ public final class JobPayments: Sendable {
         return Int64(Double(base) * Double.random(in: 0.8...1.2))
     }
 
+    /// Records a call made before its decision (`failed`: final; `retry`: the same key may be
+    /// used again).
     private func record(jobID: String, operation: String, amount: Int64?, error: PaymentError?, key: String) async {
         let now = self.now
+        let outcome = error.map { $0.isRetryable ? "retry" : "failed" } ?? "ok"
         do {
             try await database.withConnection { db in
                 try await self.holds.recordEvent(
-                    db, jobID: jobID, provider: self.gateway.provider, operation: operation, amount: amount, outcome: error == nil ? "ok" : "failed",
+                    db, jobID: jobID, provider: self.gateway.provider, operation: operation, amount: amount, outcome: outcome,
                     errorCode: error.map { $0.providerCode ?? $0.kind.rawValue }, key: key, now: now)
             }
         } catch {

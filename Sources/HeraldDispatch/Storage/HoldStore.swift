@@ -27,12 +27,17 @@ public struct HoldStore: Sendable {
         try await db.raw("SELECT * FROM payment_holds WHERE job_id = \(bind: jobID)").first(decoding: HoldRecord.self)
     }
 
-    /// Records that `operation` is owed (due now), replacing any older owed call.
+    /// How long the request that made a decision has to make its call before the scheduler
+    /// takes over (it only does when that request's node died or the call failed).
+    public static let requestGrace: Int64 = 15_000
+
+    /// Records that `operation` is owed, replacing any older owed call; the deciding request
+    /// makes it right after commit, the scheduler after `requestGrace` if it did not.
     public func plan(_ db: any SQLDatabase, jobID: String, _ operation: HoldOperation, now: Int64) async throws {
         try await db.raw(
             """
             UPDATE payment_holds SET pending_op = \(bind: operation.name), pending_amount_minor = \(bind: operation.amount), attempts = 0,
-                next_attempt_at = \(bind: now), last_error = NULL, updated_at = \(bind: now)
+                next_attempt_at = \(bind: now + Self.requestGrace), last_error = NULL, updated_at = \(bind: now)
             WHERE job_id = \(bind: jobID)
             """
         ).run()
@@ -74,6 +79,18 @@ public struct HoldStore: Sendable {
         try await db.raw(query).run()
     }
 
+    /// Leases the job's owed call for the request that just planned it (nil: none, or the
+    /// scheduler or another request has it leased).
+    public func claim(_ db: any SQLDatabase, jobID: String, now: Int64, lease: Int64) async throws -> HoldRecord? {
+        try await db.raw(
+            """
+            UPDATE payment_holds SET next_attempt_at = \(bind: now + lease)
+            WHERE job_id = \(bind: jobID) AND pending_op IS NOT NULL AND next_attempt_at <= \(bind: now + Self.requestGrace)
+            RETURNING *
+            """
+        ).first(decoding: HoldRecord.self)
+    }
+
     /// Owed calls that are due, leased for `lease` so another node does not make them at the
     /// same time (a double call would be harmless — same idempotency key — but wasteful).
     public func claimDue(_ db: any SQLDatabase, now: Int64, lease: Int64, limit: Int) async throws -> [HoldRecord] {
@@ -108,6 +125,15 @@ public struct HoldStore: Sendable {
                 \(bind: errorCode), \(bind: key), \(bind: now))
             """
         ).run()
+    }
+
+    public func countEvents(_ db: any SQLDatabase, jobID: String, operation: String, amount: Int64, outcome: String) async throws -> Int {
+        try await db.raw(
+            """
+            SELECT COUNT(*) AS n FROM payment_events
+            WHERE job_id = \(bind: jobID) AND operation = \(bind: operation) AND amount_minor = \(bind: amount) AND outcome = \(bind: outcome)
+            """
+        ).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
     public struct EventRecord: Sendable, Codable, Equatable {

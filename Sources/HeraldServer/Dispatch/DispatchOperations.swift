@@ -78,8 +78,11 @@ extension DispatchRoutes {
                 ["address": Schema.string(maxLength: 500), "lat": ["type": "number"], "lng": ["type": "number"],
                  "items": ["type": "array", "items": Schema.object(["category": Schema.string(), "quantity": Schema.integer()])],
                  "volume_estimate": ["type": "number", "description": "cubic yards, at most two decimals"],
-                 "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.string(maxLength: 2000)], required: ["address"]),
-            response: jobSchema, successStatus: 201, acceptsIdempotencyKey: true, errors: [422: "Invalid fields (coordinates, quantities, unknown categories, volume)"]),
+                 "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.string(maxLength: 2000),
+                 "payment_method_id": ["type": "string", "description": "the provider's payment method for the hold (Stripe pm_…); the ledger needs none"]],
+                required: ["address"]),
+            response: jobSchema, successStatus: 201, acceptsIdempotencyKey: true,
+            errors: [402: "The card refused the hold (`PAYMENT_DECLINED`)", 422: "Invalid fields (coordinates, quantities, unknown categories, volume)", 503: "`PAYMENT_UNAVAILABLE`"]),
         APIOperation(
             "GET", "/api/v1/jobs", summary: "The caller's jobs, newest first",
             description: "Customers: the jobs they booked; drivers: the jobs assigned to them; operators and services: all.",
