@@ -59,7 +59,7 @@ public struct DriverIndexSync: Service {
         guard await ready() else { return }
         var watermark = dispatch.now
         do {
-            let loaded = try await dispatch.rebuildIndex()
+            let loaded = try await cancelWhenGracefulShutdown { try await dispatch.rebuildIndex() }
             dispatch.logger.info("driver index rebuilt", metadata: ["drivers": "\(loaded)"])
         } catch {
             dispatch.logger.error("rebuilding the driver index failed", metadata: ["error": "\(String(reflecting: error))"])

@@ -6,6 +6,7 @@ import HeraldServer
 import HeraldStorage
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 @main
 struct HeraldCommand: AsyncParsableCommand {
@@ -74,12 +75,27 @@ struct Serve: AsyncParsableCommand {
             print("Herald \(HeraldApplication.version) listening on http://\(host):\(port) (database: \(databaseDescription))")
             fflush(nil)
         })
-        // A graceful stop lets in-flight work finish, but at most 8 s: then everything is
-        // cancelled, so a database that vanished cannot keep the process alive.
+        // A graceful stop lets in-flight work finish, but at most 6 s: then everything is
+        // cancelled. A call stuck inside the database driver (the database vanished mid-query)
+        // can ignore even cancellation, so a watchdog ends the process 8 s after the signal —
+        // before the 10 s an orchestrator usually waits before SIGKILL — instead of hanging
+        // or crashing.
         var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        group.maximumGracefulShutdownDuration = .seconds(8)
-        group.maximumCancellationDuration = .seconds(2)
-        try await ServiceGroup(configuration: group).run()
+        group.maximumGracefulShutdownDuration = .seconds(6)
+        group.maximumCancellationDuration = nil
+        let services = ServiceGroup(configuration: group)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await services.run() }
+            tasks.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    try await Task.sleep(for: .seconds(8))
+                    logger.error("shutdown did not finish within 8 s of the signal (a database call is stuck); exiting")
+                    Foundation.exit(0)
+                }
+            }
+            try await tasks.next()
+            tasks.cancelAll()
+        }
         logger.info("Herald stopped")
     }
 }
