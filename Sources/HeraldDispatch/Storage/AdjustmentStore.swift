@@ -77,10 +77,4 @@ public struct AdjustmentStore: Sendable {
             """
         ).first() != nil
     }
-
-    /// The earliest deadline still to pass (the scheduler sleeps until then at most).
-    public func nextDeadline(_ db: any SQLDatabase) async throws -> Int64? {
-        try await db.raw("SELECT MIN(deadline_at) AS next FROM job_adjustments WHERE status = 'pending' AND expired_at IS NULL").first()
-            .flatMap { try $0.decodeNil(column: "next") ? nil : $0.decode(column: "next", as: Int64.self) }
-    }
 }
