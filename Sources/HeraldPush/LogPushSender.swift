@@ -16,14 +16,10 @@ public final class LogPushSender: PushSender {
             file = Mutex(nil)
             return
         }
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        file = Mutex(handle)
+        // O_APPEND: every line lands at the end even when several nodes share the file.
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        file = Mutex(FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
     }
 
     public func send(_ message: PushMessage) async throws -> PushResult {

@@ -21,14 +21,16 @@ TIMEOUT = 10.0
 SITE = (37.7749, -122.4194)
 
 
-def write_config(directory: Path) -> tuple[Path, Path]:
-    log_file = directory / "push.jsonl"
+def write_config(directory: Path, node: str = "a") -> tuple[Path, Path]:
+    """One config per node: each node's push worker appends to its own log (two processes
+    appending to one file could interleave their lines)."""
+    log_file = directory / f"push-{node}.jsonl"
     config = {
         "notifications": {"ack_timeout_ms": 800},
         "push": {"log_file": str(log_file), "poll_interval_ms": 100},
         "dispatch": {"radius_km": 30, "index_sync_interval_ms": 200},
     }
-    path = directory / "herald.json"
+    path = directory / f"herald-{node}.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path, log_file
 
@@ -38,21 +40,28 @@ class Deployment:
     `sockets` takes the socket clients."""
 
     def __init__(self, launcher: HeraldLauncher, workdir: Path, database: str | None):
-        config, self.push_log = write_config(workdir)
+        config, front_log = write_config(workdir, "a")
+        self.push_logs = [front_log]
         self.env = {"HERALD_JWT_SECRET": secrets.token_urlsafe(48)}
         self.token_dir = workdir / "tokens"
         self.front = launcher.start("--config", str(config), data_dir=workdir / "a", database=database, env=self.env)
-        self.sockets = (launcher.start("--config", str(config), data_dir=workdir / "b", database=database, env=self.env)
-                        if database else self.front)
+        self.sockets = self.front
+        if database:
+            second, sockets_log = write_config(workdir, "b")
+            self.push_logs.append(sockets_log)
+            self.sockets = launcher.start("--config", str(second), data_dir=workdir / "b", database=database, env=self.env)
 
     def token(self, user: str, role: str = "customer") -> str:
         return issue_token(self.token_dir, user=user, role=role, env=self.env)
 
     def pushes(self) -> list[dict]:
-        if not self.push_log.exists():
-            return []
-        text = self.push_log.read_text(encoding="utf-8")
-        return [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines() if line.strip()]
+        """Every push either node's log sender recorded (whole lines only)."""
+        lines = []
+        for log in self.push_logs:
+            if log.exists():
+                text = log.read_text(encoding="utf-8")
+                lines += [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines() if line.strip()]
+        return lines
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
