@@ -83,20 +83,30 @@ public enum DispatchJSON {
         ]
     }
 
-    /// A volume adjustment; `now` adds `expired` (the deadline passed).
-    public static func adjustment(_ a: AdjustmentRecord, now: Int64?) -> JSONValue {
-        let lines = (try? JSONDecoder().decode([PriceLine].self, from: Data(a.priceLines.utf8))) ?? []
-        var object: [String: JSONValue] = [
+    /// What `volume:*` events carry to both apps: amounts in minor units, plus seed 001's
+    /// `new_price` in major units for clients written against it.
+    public static func adjustmentEvent(_ a: AdjustmentRecord) -> [String: JSONValue] {
+        [
             "job_id": .string(a.jobID), "status": .string(a.status), "automatic": .bool(a.automatic != 0),
-            "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
             "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
+            "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
             "original_price_minor": .number(Double(a.originalPriceMinor)), "new_price_minor": .number(Double(a.newPriceMinor)),
             "new_price": .number(Double(a.newPriceMinor) / 100), "currency": .string(a.currency),
-            "lines": .array(lines.map { ["code": .string($0.code), "amount_minor": .number(Double($0.amountMinor))] }),
-            "trip_fee_minor": integer(a.tripFeeMinor), "deadline_at": time(a.deadlineAt), "extensions": .number(Double(a.extensions)),
-            "expired_at": time(a.expiredAt), "decided_at": time(a.decidedAt), "decided_by": a.decidedBy.map(JSONValue.string) ?? .null,
-            "created_at": time(a.createdAt),
+            "deadline_at": time(a.deadlineAt), "extensions": .number(Double(a.extensions)),
         ]
+    }
+
+    /// A volume adjustment as the REST routes show it: the event's fields, the quote's lines
+    /// and the decision; `now` adds `expired` (pending past its deadline).
+    public static func adjustment(_ a: AdjustmentRecord, now: Int64?) -> JSONValue {
+        let lines = (try? JSONDecoder().decode([PriceLine].self, from: Data(a.priceLines.utf8))) ?? []
+        var object = adjustmentEvent(a)
+        object["lines"] = .array(lines.map { ["code": .string($0.code), "amount_minor": .number(Double($0.amountMinor))] })
+        object["trip_fee_minor"] = integer(a.tripFeeMinor)
+        object["expired_at"] = time(a.expiredAt)
+        object["decided_at"] = time(a.decidedAt)
+        object["decided_by"] = a.decidedBy.map(JSONValue.string) ?? .null
+        object["created_at"] = time(a.createdAt)
         if let now {
             object["expired"] = .bool(a.adjustmentStatus == .pending && (a.deadlineAt ?? .max) <= now)
         }

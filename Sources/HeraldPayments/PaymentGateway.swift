@@ -104,4 +104,7 @@ public struct PaymentError: Error, Sendable, Equatable {
     }
 
     public var isRetryable: Bool { kind == .unavailable }
+
+    /// What the error is recorded under: the provider's code, else Herald's kind.
+    public var code: String { providerCode ?? kind.rawValue }
 }

@@ -57,7 +57,7 @@ extension DispatchService {
             throw DispatchError.notArrived(try await assignedJob(jobID, driverID: driverID).jobStatus)
         }
         let (updated, written) = result
-        let payload = adjustmentPayload(adjustment)
+        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(adjustment))
         if increase {
             adjustmentsChanged.signal()
             await publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
@@ -102,7 +102,7 @@ extension DispatchService {
             return (updated, decided, try await prepared.asyncMap { try await self.notifications.write($0, db) })
         }
         guard let (updated, decided, written) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .approved) }
-        let payload = adjustmentPayload(decided)
+        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(decided))
         await publish(batch: [("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID))])
         if let written { _ = await notifications.deliver(written) }
         return AdjustmentOutcome(job: updated, adjustment: decided, hold: try await payments.hold(jobID))
@@ -147,7 +147,7 @@ extension DispatchService {
             throw DispatchError.extensionLimit(max)
         }
         adjustmentsChanged.signal()
-        let payload = adjustmentPayload(extended)
+        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(extended))
         await publish(batch: [("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID))])
         if let written { _ = await notifications.deliver(written) }
         return try await outcome(jobID)
@@ -196,16 +196,20 @@ extension DispatchService {
             }
             guard let written else { continue }
             told += 1
-            var payload = adjustmentPayload(proposal)
-            if case .object(var object) = payload {
-                object["extensions_left"] = .number(Double(extensionsLeft))
-                object["trip_fee_minor"] = .number(Double(paymentsConfig.tripFeeMinor))
-                payload = .object(object)
-            }
-            await publish("volume:expired", payload, to: Self.driverRoom(proposal.driverID))
+            var payload = DispatchJSON.adjustmentEvent(proposal)
+            payload["extensions_left"] = .number(Double(extensionsLeft))
+            payload["trip_fee_minor"] = .number(Double(paymentsConfig.tripFeeMinor))
+            await publish("volume:expired", .object(payload), to: Self.driverRoom(proposal.driverID))
             if let written { _ = await notifications.deliver(written) }
         }
         return told
+    }
+
+    /// A job's adjustment and payment hold, read together (the job view shows both).
+    public func adjustmentAndHold(_ jobID: String) async throws -> (adjustment: AdjustmentRecord?, hold: HoldRecord?) {
+        try await database.withConnection { db in
+            (try await self.adjustments.find(db, jobID: jobID), try await self.holds.find(db, jobID: jobID))
+        }
     }
 
     /// The job's adjustment, if any.
@@ -280,19 +284,6 @@ extension DispatchService {
             throw DispatchError.jobNotFound
         }
         return job
-    }
-
-    /// What `volume:*` events carry (both apps): amounts in minor units, plus seed 001's
-    /// `new_price` in major units for clients written against it.
-    func adjustmentPayload(_ a: AdjustmentRecord) -> JSONValue {
-        [
-            "job_id": .string(a.jobID), "status": .string(a.status), "automatic": .bool(a.automatic != 0),
-            "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
-            "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
-            "original_price_minor": .number(Double(a.originalPriceMinor)), "new_price_minor": .number(Double(a.newPriceMinor)),
-            "new_price": .number(Double(a.newPriceMinor) / 100), "currency": .string(a.currency),
-            "deadline_at": DispatchJSON.time(a.deadlineAt), "extensions": .number(Double(a.extensions)),
-        ]
     }
 
     /// The customer's actionable push (category `VOLUME_ADJUSTMENT`, time-sensitive).

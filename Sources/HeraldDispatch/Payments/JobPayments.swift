@@ -52,7 +52,7 @@ public final class JobPayments: Sendable {
     /// Releases a hold whose job could not be stored (best effort; logged).
     func release(_ state: HoldState, jobID: String) async {
         do {
-            _ = try await gateway.cancel(state, idempotencyKey: "\(jobID):cancel")
+            _ = try await gateway.cancel(state, idempotencyKey: HoldOperation.cancel.idempotencyKey(jobID: jobID))
         } catch {
             logger.error("releasing an orphaned payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
         }
@@ -113,7 +113,7 @@ public final class JobPayments: Sendable {
             let retryable = paymentError?.isRetryable ?? true
             let attempts = hold.attempts + 1
             let retryAt = retryable && attempts < Self.maxAttempts ? now + Self.backoffMilliseconds(attempt: attempts) : nil
-            let code = paymentError.map { $0.providerCode ?? $0.kind.rawValue } ?? "error"
+            let code = paymentError?.code ?? "error"
             let metadata: Logger.Metadata = ["job_id": "\(hold.jobID)", "operation": "\(operation.name)", "code": "\(code)", "attempt": "\(attempts)"]
             if retryAt == nil {
                 logger.error("payment call failed; giving up", metadata: metadata)
@@ -164,7 +164,7 @@ public final class JobPayments: Sendable {
             try await database.withConnection { db in
                 try await self.holds.recordEvent(
                     db, jobID: jobID, provider: self.gateway.provider, operation: operation, amount: amount, outcome: outcome,
-                    errorCode: error.map { $0.providerCode ?? $0.kind.rawValue }, key: key, now: now)
+                    errorCode: error?.code, key: key, now: now)
             }
         } catch {
             logger.warning("recording a payment event failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])

@@ -86,11 +86,15 @@ extension DispatchRoutes {
 
     /// These actions take no fields: an empty body or `{}`; anything else is named.
     static func emptyBody(_ request: Request, _ context: HeraldRequestContext) async throws {
-        guard request.headers[.contentLength].map({ $0 != "0" }) ?? false || request.headers[.contentType] != nil else { return }
-        let body = try await request.jsonObject(context: context)
         var v = FieldValidator()
-        for key in body.keys.sorted() { v.fail(key, "is not a known field") }
+        for key in try await optionalBody(request, context).keys.sorted() { v.fail(key, "is not a known field") }
         try v.validate()
+    }
+
+    /// The JSON object of a body that may be absent (no length, no content type): `[:]` then.
+    static func optionalBody(_ request: Request, _ context: HeraldRequestContext) async throws -> [String: JSONValue] {
+        guard request.headers[.contentLength].map({ $0 != "0" }) ?? false || request.headers[.contentType] != nil else { return [:] }
+        return try await request.jsonObject(context: context)
     }
 }
 

@@ -103,24 +103,22 @@ struct DispatchRoutes {
             let (job, driver) = try await dispatch.job(try context.parameters.require("id"), for: identity)
             guard case .object(var object) = DispatchJSON.job(job, driver: driver) else { return try respond(DispatchJSON.job(job, driver: driver), context) }
             // The parties of an assigned job see its price adjustment and its payment hold.
+            let (adjustment, hold) = try await dispatch.adjustmentAndHold(job.id)
             if job.driverID != nil || identity.role == .operator || identity.role == .service {
-                object["adjustment"] = try await dispatch.adjustment(job.id).map { DispatchJSON.adjustment($0, now: clock.now().epochMilliseconds) } ?? .null
+                object["adjustment"] = adjustment.map { DispatchJSON.adjustment($0, now: clock.now().epochMilliseconds) } ?? .null
             }
             if identity.role != .driver {
-                object["payment"] = try await dispatch.payments.hold(job.id).map(DispatchJSON.payment) ?? .null
+                object["payment"] = hold.map(DispatchJSON.payment) ?? .null
             }
             return try respond(.object(object), context)
         }
         api.post("/jobs/{id}/cancel") { request, context in
             let identity = try context.require(.customer, .operator, .service)
-            var reason: String?
-            if request.headers[.contentLength].map({ $0 != "0" }) ?? false || request.headers[.contentType] != nil {
-                let body = try await request.jsonObject(context: context)
-                var v = FieldValidator()
-                for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
-                reason = v.reason(body)
-                try v.validate()
-            }
+            let body = try await Self.optionalBody(request, context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
+            let reason = v.reason(body)
+            try v.validate()
             let job = try await dispatch.cancelJob(try context.parameters.require("id"), by: identity, reason: reason)
             return try respond(DispatchJSON.job(job), context)
         }
