@@ -143,6 +143,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HeraldTrips",
+            dependencies: [
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldGeo",
+                "HeraldStorage",
+                "HeraldRealtime",
+                "HeraldNotifications",
+                "HeraldDispatch",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
@@ -153,6 +169,7 @@ let package = Package(
                 "HeraldNotifications",
                 "HeraldDispatch",
                 "HeraldPayments",
+                "HeraldTrips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -244,11 +261,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo"], swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments",
+                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments", "HeraldTrips",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

@@ -7,6 +7,7 @@ import HeraldRealtime
 import HeraldStorage
 import Logging
 import SQLKit
+import Synchronization
 
 /// Dispatch (seed 000): drivers and their positions, jobs with a price, offer rounds to
 /// nearby drivers over socket and push, the race-free claim, and every status change told
@@ -38,6 +39,7 @@ public final class DispatchService: Sendable {
     let scheduleChanged: WakeSignal
     /// Wakes the adjustment scheduler (a deadline or a payment retry is due sooner).
     let adjustmentsChanged = WakeSignal()
+    private let locationObserver = Mutex<(any LocationObserver)?>(nil)
 
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, config: DispatchConfig, clock: any HeraldClock,
@@ -56,6 +58,13 @@ public final class DispatchService: Sendable {
         self.pricing = PricingEngine(config: config.pricing)
         self.scheduleChanged = WakeSignal()
     }
+
+    /// Installs the observer of position reports (the trips module).
+    public func observeLocations(_ observer: any LocationObserver) {
+        locationObserver.withLock { $0 = observer }
+    }
+
+    var currentLocationObserver: (any LocationObserver)? { locationObserver.withLock { $0 } }
 
     public static func jobRoom(_ jobID: String) -> String { "job:\(jobID)" }
     public static func driverRoom(_ driverID: String) -> String { "driver:\(driverID)" }

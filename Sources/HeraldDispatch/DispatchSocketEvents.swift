@@ -50,7 +50,8 @@ public struct DispatchSocketEvents: Sendable {
                 answer = Self.error("VALIDATION_FAILED", "payload must be an object {latitude, longitude, …}")
             }
             guard case .object(var object) = answer else { return }
-            object["type"] = "location_result"
+            // A refused sample is answered with the seed's throttle message.
+            object["type"] = object["status"] == "throttled" ? "throttle" : "location_result"
             if let requestID = message["request_id"] { object["request_id"] = requestID }
             connection.reply(.object(object))
         }
@@ -74,6 +75,11 @@ public struct DispatchSocketEvents: Sendable {
                 return ["status": "ok", "accepted": false, "reason": "stale_sequence", "last_sequence": .number(Double(last))]
             case .unknownDriver:
                 return error(ErrorCode.driverNotFound.rawValue, "Create your driver profile first.")
+            case .throttled(let throttle):
+                return [
+                    "status": "throttled", "accepted": false, "code": "RATE_LIMITED", "message": "Too many location updates; slow down.",
+                    "retry_after_ms": .number(Double(throttle.retryAfterMs)), "limit": .string(throttle.limit),
+                ]
             }
         } catch let failure as APIError {
             var object: [String: JSONValue] = ["status": "error", "code": .string(failure.code.rawValue), "message": .string(failure.message)]

@@ -5,25 +5,25 @@ extension FieldValidator {
     /// Reads an optional (or required) text field of a JSON body: trimmed, 1 to `max`
     /// characters, no control characters (newlines and tabs allowed when `multiline`).
     /// Records the problem and returns nil when it is not.
-    mutating func text(_ object: [String: JSONValue], _ key: String, max: Int, required: Bool, multiline: Bool = false) -> String? {
+    public mutating func text(_ object: [String: JSONValue], _ key: String, max: Int, required: Bool, multiline: Bool = false, field: String? = nil) -> String? {
         switch object[key] {
         case nil, .null?:
-            if required { fail(key, "is required") }
+            if required { fail(field ?? key, "is required") }
             return nil
         case .string(let value)?:
             let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty, trimmed.count <= max else {
-                fail(key, "must be 1 to \(max) characters")
+                fail(field ?? key, "must be 1 to \(max) characters")
                 return nil
             }
             let allowed: (Unicode.Scalar) -> Bool = { multiline && ($0 == "\n" || $0 == "\t") }
             guard !trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && !allowed($0)) || $0.value == 0x7F }) else {
-                fail(key, "must not contain control characters")
+                fail(field ?? key, "must not contain control characters")
                 return nil
             }
             return trimmed
         case let other?:
-            fail(key, "must be a string, got \(other.typeName)")
+            fail(field ?? key, "must be a string, got \(other.typeName)")
             return nil
         }
     }

@@ -18,12 +18,17 @@ public struct NotificationDraft: Sendable, Equatable {
     public var dedupeKey: String?
     /// Seconds after which an undelivered push is dropped (0: now or never).
     public var ttlSeconds: Int?
+    /// A background (content-available) push that wakes the app to sync and shows nothing:
+    /// pushed to every device even while the app is connected, never on the socket or in
+    /// the inbox.
+    public var silent: Bool
 
     public init(
         userIDs: [String], type: String, title: String, body: String? = nil, data: [String: JSONValue] = [:],
         severity: Severity? = nil, delivery: DeliveryMode? = nil, category: String? = nil, threadID: String? = nil,
-        collapseKey: String? = nil, dedupeKey: String? = nil, ttlSeconds: Int? = nil
+        collapseKey: String? = nil, dedupeKey: String? = nil, ttlSeconds: Int? = nil, silent: Bool = false
     ) {
+        self.silent = silent
         self.userIDs = userIDs
         self.type = type
         self.title = title

@@ -199,7 +199,8 @@ public final class NotificationService: Sendable {
         // type pushes while online (then both go now).
         let pushAlongside = decision.push && type.pushWhileOnline
         let socketStatus: String? =
-            decision.push && !pushAlongside
+            draft.silent ? nil
+            : decision.push && !pushAlongside
             ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
         let record = NotificationRecord(
             id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
@@ -207,7 +208,7 @@ public final class NotificationService: Sendable {
             category: draft.category ?? type.category, threadID: draft.threadID, collapseKey: draft.collapseKey,
             dedupeKey: draft.dedupeKey, interruptionLevel: decision.interruptionLevel,
             expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 }, createdAt: nowMs,
-            sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed)
+            sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed, silent: draft.silent)
         return Plan(
             record: record, socketStatus: socketStatus, pushNow: decision.push && (socketStatus == nil || pushAlongside),
             pushSuppressed: decision.pushSuppressed, ackDeadline: nowMs + Int64(config.ackTimeoutMs),

@@ -170,7 +170,7 @@ public final class DeliveryWorker: Service, Sendable {
                 token: device.token, webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: notification.title,
                 body: notification.body, data: .object(data), category: notification.category, threadID: notification.threadID,
                 collapseKey: notification.collapseKey, interruptionLevel: notification.interruptionLevel, badge: badge,
-                expiresAt: notification.expiresAt, attempt: delivery.attempts,
+                expiresAt: notification.expiresAt, attempt: delivery.attempts, silent: notification.silent != 0,
                 deviceUpdatedAt: device.lastUsedAt)
             return .send(message, createdAt: delivery.createdAt)
         }

@@ -36,7 +36,7 @@ public final class LogPushSender: PushSender {
             "badge": .number(Double(message.badge)), "collapse_key": message.collapseKey.map(JSONValue.string) ?? .null,
             "category": message.category.map(JSONValue.string) ?? .null,
             "interruption_level": message.interruptionLevel.map(JSONValue.string) ?? .null,
-            "attempt": .number(Double(message.attempt)), "data": message.data,
+            "attempt": .number(Double(message.attempt)), "data": message.data, "silent": .bool(message.silent),
         ]
         var record = line
         if case .object(var object) = line, let request = Self.request(for: message) {

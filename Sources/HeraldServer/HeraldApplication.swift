@@ -26,6 +26,8 @@ public struct HeraldRuntime: Sendable {
     public let notifications: NotificationModule
     /// Drivers, jobs, offers and claims.
     public let dispatch: DispatchModule
+    /// Ride requests, trips and live tracking.
+    public let trips: TripsModule
 }
 
 public enum HeraldApplication {
@@ -54,7 +56,7 @@ public enum HeraldApplication {
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
-            + NotificationModule.operations + DispatchModule.operations
+            + NotificationModule.operations + DispatchModule.operations + TripsModule.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
@@ -62,6 +64,8 @@ public enum HeraldApplication {
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
         let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
         let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
+        let trips = TripsModule(
+            config: config, database: database, realtime: realtime, notifications: notifications, dispatch: dispatch, clock: clock, logger: logger)
         SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications).addRoutes(to: router)
         realtime.addRoutes(to: router)
 
@@ -80,6 +84,7 @@ public enum HeraldApplication {
         realtime.addNativeRoutes(to: api)
         notifications.addRoutes(to: api)
         dispatch.addRoutes(to: api)
+        trips.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -89,6 +94,7 @@ public enum HeraldApplication {
         services.append(contentsOf: realtime.services)
         services.append(contentsOf: notifications.services)
         services.append(contentsOf: dispatch.services)
+        services.append(contentsOf: trips.services)
 
         var application = Application(
             router: router,
@@ -107,7 +113,7 @@ public enum HeraldApplication {
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
             metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime,
-            notifications: notifications, dispatch: dispatch)
+            notifications: notifications, dispatch: dispatch, trips: trips)
         return (application, runtime)
     }
 }

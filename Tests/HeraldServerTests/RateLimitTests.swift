@@ -51,7 +51,8 @@ import Testing
             let limited = try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "B"])
             #expect(limited.status == 429)
             #expect(limited.json?["error"]?["details"]?["window"] == "1 hour")
-            #expect(limited.header("Retry-After") == "3600")
+            // A full hour, less whatever time passed between the two calls (a slow machine).
+            #expect(["3599", "3600"].contains(limited.header("Retry-After") ?? ""))
             // Other routes still use the (untouched) default bucket.
             #expect(try await session.request(.get, "/api/v1/me", token: token).status == 200)
         }

@@ -53,6 +53,7 @@ extension HeraldConfig {
         validateNotifications(check)
         errors += dispatch.validationErrors()
         errors += payments.validationErrors()
+        errors += trips.validationErrors()
         return errors
     }
 

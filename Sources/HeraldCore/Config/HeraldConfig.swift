@@ -20,6 +20,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var push = PushConfig()
     public var dispatch = DispatchConfig()
     public var payments = PaymentsConfig()
+    public var trips = TripsConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -33,6 +34,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case push
         case dispatch
         case payments
+        case trips
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -57,6 +59,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         push = try c.decodeIfPresent(PushConfig.self, forKey: .push) ?? d.push
         dispatch = try c.decodeIfPresent(DispatchConfig.self, forKey: .dispatch) ?? d.dispatch
         payments = try c.decodeIfPresent(PaymentsConfig.self, forKey: .payments) ?? d.payments
+        trips = try c.decodeIfPresent(TripsConfig.self, forKey: .trips) ?? d.trips
     }
 }
 
@@ -185,8 +188,17 @@ public struct RateLimitConfig: Codable, Sendable, Equatable {
     /// Calls with a valid token, per user.
     public var authenticated = RateLimitRule(limit: 600, windowSeconds: 60)
     /// Per-route rules keyed by `"METHOD /api/v1/path/{param}"`; they replace the defaults
-    /// for that route (per user when authenticated, per IP otherwise).
-    public var routes: [String: RateLimitRule] = [:]
+    /// for that route (per user when authenticated, per IP otherwise). Starts from the
+    /// seed's rider limits (`builtInRoutes`); a configured rule replaces the built-in one of
+    /// its route.
+    public var routes: [String: RateLimitRule] = RateLimitConfig.builtInRoutes
+
+    /// Seed 002's rider limits: 3 ride requests and 5 cancels a minute, 30 trip reads a minute.
+    public static let builtInRoutes: [String: RateLimitRule] = [
+        "POST /api/v1/ride-requests": RateLimitRule(limit: 3, windowSeconds: 60),
+        "POST /api/v1/ride-requests/{id}/cancel": RateLimitRule(limit: 5, windowSeconds: 60),
+        "GET /api/v1/trips/{id}": RateLimitRule(limit: 30, windowSeconds: 60),
+    ]
 
     enum CodingKeys: String, CodingKey {
         case enabled
@@ -203,7 +215,7 @@ public struct RateLimitConfig: Codable, Sendable, Equatable {
         enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         anonymous = try c.decodeIfPresent(RateLimitRule.self, forKey: .anonymous) ?? d.anonymous
         authenticated = try c.decodeIfPresent(RateLimitRule.self, forKey: .authenticated) ?? d.authenticated
-        routes = try c.decodeIfPresent([String: RateLimitRule].self, forKey: .routes) ?? [:]
+        routes = Self.builtInRoutes.merging(try c.decodeIfPresent([String: RateLimitRule].self, forKey: .routes) ?? [:]) { _, configured in configured }
     }
 }
 

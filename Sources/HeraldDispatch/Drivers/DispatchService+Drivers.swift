@@ -43,6 +43,8 @@ extension DispatchService {
     /// Takes a position report (REST or socket). Returns whether it was newer than the last one.
     public func reportLocation(_ userID: String, _ update: LocationUpdate) async throws -> DriverTracker.LocationOutcome {
         let receivedAt = now
+        let observer = currentLocationObserver
+        if let observer, let throttle = await observer.admit(driverID: userID, receivedAt: receivedAt) { return .throttled(throttle) }
         var outcome = tracker.apply(userID, update, receivedAt: receivedAt)
         if outcome == .unknownDriver {
             // The profile may have been made on another node moments ago.
@@ -51,6 +53,7 @@ extension DispatchService {
             outcome = tracker.apply(userID, update, receivedAt: receivedAt)
         }
         if outcome == .unknownDriver { throw DispatchError.driverNotFound }
+        if outcome == .accepted, let observer { await observer.accepted(driverID: userID, update: update, receivedAt: receivedAt) }
         return outcome
     }
 

@@ -35,6 +35,8 @@ public final class DriverTracker: Sendable {
         case stale(lastSequence: Int64)
         /// No driver profile is known for this user (on this node yet).
         case unknownDriver
+        /// Sent too often for the driver's state (the trips module's limits); not recorded.
+        case throttled(LocationThrottle)
     }
 
     /// Applies a position the driver sent now (`receivedAt`, server time).

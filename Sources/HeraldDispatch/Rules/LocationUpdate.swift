@@ -15,8 +15,18 @@ public struct LocationUpdate: Sendable, Equatable {
     public var sequence: Int64?
     /// The device's time of the fix (epoch ms), informational.
     public var clientTime: Int64?
+    /// Kept in a trip's audit trail; never shown to the rider.
+    public var altitudeMeters: Double?
+    public var batteryPercent: Double?
+    public var isCharging: Bool?
 
-    public init(point: GeoPoint, accuracyMeters: Double? = nil, heading: Double? = nil, speedMps: Double? = nil, sequence: Int64? = nil, clientTime: Int64? = nil) {
+    public init(
+        point: GeoPoint, accuracyMeters: Double? = nil, heading: Double? = nil, speedMps: Double? = nil, sequence: Int64? = nil, clientTime: Int64? = nil,
+        altitudeMeters: Double? = nil, batteryPercent: Double? = nil, isCharging: Bool? = nil
+    ) {
+        self.altitudeMeters = altitudeMeters
+        self.batteryPercent = batteryPercent
+        self.isCharging = isCharging
         self.point = point
         self.accuracyMeters = accuracyMeters
         self.heading = heading
@@ -69,8 +79,8 @@ public struct LocationUpdate: Sendable, Equatable {
         let accuracy = bounded(["accuracy", "accuracy_meters"], 0...100_000, "must be from 0 to 100000 meters")
         let heading = bounded(["heading"], 0...360, "must be from 0 to 360 degrees")
         let speed = bounded(["speed", "speed_mps"], 0...150, "must be from 0 to 150 m/s")
-        _ = bounded(["altitude_meters"], -1_000...20_000, "must be from -1000 to 20000 meters")
-        _ = bounded(["battery_percent"], 0...100, "must be from 0 to 100")
+        let altitude = bounded(["altitude_meters"], -1_000...20_000, "must be from -1000 to 20000 meters")
+        let battery = bounded(["battery_percent"], 0...100, "must be from 0 to 100")
         if let charging = object["is_charging"], charging != .null, charging.boolValue == nil { v.fail("is_charging", "must be true or false") }
         var sequence: Int64?
         switch sequenceOverride ?? object["sequence"] {
@@ -91,6 +101,8 @@ public struct LocationUpdate: Sendable, Equatable {
         }
         try v.validate()
         guard let point else { throw APIError.validation(field: "lat", "is required") }
-        return LocationUpdate(point: point, accuracyMeters: accuracy, heading: heading, speedMps: speed, sequence: sequence, clientTime: clientTime)
+        return LocationUpdate(
+            point: point, accuracyMeters: accuracy, heading: heading, speedMps: speed, sequence: sequence, clientTime: clientTime,
+            altitudeMeters: altitude, batteryPercent: battery, isCharging: object["is_charging"]?.boolValue)
     }
 }

@@ -59,6 +59,17 @@ public struct NotificationTypeCatalog: Sendable {
                 name: "trip_update", severity: .warning, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "active",
                 dedupeCooldownSeconds: cooldown),
             NotificationType(
+                name: "ride_new", severity: .alert, delivery: .push, category: "RIDE_OFFER", interruptionLevel: "time-sensitive",
+                dedupeCooldownSeconds: cooldown),
+            // "Your driver has arrived" is high priority (seed 002): on the lock screen even while the app is open.
+            NotificationType(
+                name: "trip_arrived", severity: .alert, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "time-sensitive",
+                dedupeCooldownSeconds: cooldown, pushWhileOnline: true),
+            // The silent state-sync push: never shown, so it is not the user's to turn off.
+            NotificationType(
+                name: "trip_sync", severity: .alert, delivery: .push, category: nil, interruptionLevel: "passive", critical: true,
+                dedupeCooldownSeconds: cooldown),
+            NotificationType(
                 name: "service_alert", severity: .warning, delivery: .push, category: "SERVICE_ALERT", interruptionLevel: "active",
                 dedupeCooldownSeconds: cooldown),
         ]

@@ -39,6 +39,20 @@ public enum FCMMessageBuilder {
         ]
         if let collapseKey = message.collapseKey { webHeaders["Topic"] = .string(webPushTopic(collapseKey)) }
 
+        if message.silent {
+            // A data-only message: the app wakes to sync, nothing is shown (APNs background push).
+            apnsHeaders["apns-priority"] = "5"
+            apnsHeaders["apns-push-type"] = "background"
+            return [
+                "message": [
+                    "token": .string(message.token),
+                    "data": .object(data(for: message).mapValues(JSONValue.string)),
+                    "android": .object(android),
+                    "apns": ["headers": .object(apnsHeaders), "payload": ["aps": ["content-available": 1]]],
+                    "webpush": ["headers": .object(webHeaders)],
+                ]
+            ]
+        }
         return [
             "message": [
                 "token": .string(message.token),

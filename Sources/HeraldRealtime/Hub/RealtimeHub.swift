@@ -303,7 +303,9 @@ public final class RealtimeHub: Sendable {
             let last = try await eventStore.lastSeq(db, room: room)
             if seq == last { return .recovered([]) }
             if seq > last { return .unavailable }
-            let stored = try await eventStore.events(db, room: room, after: seq, limit: limit + 1)
+            // Events committed after `last` was read belong to the live stream (the caller joined
+            // the room before asking), so they are left out rather than making the answer fail.
+            let stored = try await eventStore.events(db, room: room, after: seq, limit: limit + 1).filter { $0.seq <= last }
             // Complete only if the first kept event is the very next one and nothing was cut off.
             guard let first = stored.first, first.seq == seq + 1, stored.count <= limit, stored.last?.seq == last else {
                 return .unavailable

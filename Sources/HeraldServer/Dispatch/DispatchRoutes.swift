@@ -56,6 +56,12 @@ struct DispatchRoutes {
                 return try respond(["accepted": false, "reason": "stale_sequence", "last_sequence": .number(Double(last))], context)
             case .unknownDriver:
                 throw APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first.")
+            case .throttled(let throttle):
+                let seconds = max(1, (throttle.retryAfterMs + 999) / 1000)
+                throw APIError(
+                    status: 429, code: .rateLimitExceeded, message: "Too many location updates; slow down.",
+                    details: ["retry_after_ms": .number(Double(throttle.retryAfterMs)), "limit": .string(throttle.limit)],
+                    headers: ["Retry-After": String(seconds)])
             }
         }
         api.get("/drivers/jobs/available") { _, context in

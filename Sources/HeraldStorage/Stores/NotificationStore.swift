@@ -28,13 +28,16 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     public var sentVia: String?
     /// Why push was not used (`type_disabled`, `severity_floor`, `quiet_hours`, `push_disabled`), if so.
     public var pushSuppressed: String?
+    /// 1: a silent (content-available) push that syncs the app; never in the inbox.
+    public var silent: Int
 
     public init(
         id: String, userID: String, type: String, severity: String, delivery: String, title: String, body: String?,
         data: String, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil, dedupeKey: String? = nil,
         interruptionLevel: String? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
-        deletedAt: Int64? = nil, sentVia: String? = nil, pushSuppressed: String? = nil
+        deletedAt: Int64? = nil, sentVia: String? = nil, pushSuppressed: String? = nil, silent: Bool = false
     ) {
+        self.silent = silent ? 1 : 0
         self.id = id
         self.userID = userID
         self.type = type
@@ -57,7 +60,7 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, type, severity, delivery, title, body, data, category
+        case id, type, severity, delivery, title, body, data, category, silent
         case userID = "user_id"
         case threadID = "thread_id"
         case collapseKey = "collapse_key"
@@ -83,11 +86,11 @@ public struct NotificationStore: Sendable {
         try await db.raw(
             """
             INSERT INTO notifications (id, user_id, type, severity, delivery, title, body, data, category, thread_id,
-                collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed)
+                collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed, silent)
             VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity), \(bind: n.delivery), \(bind: n.title),
                 \(bind: n.body), \(bind: n.data), \(bind: n.category), \(bind: n.threadID), \(bind: n.collapseKey),
                 \(bind: n.dedupeKey), \(bind: n.interruptionLevel), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
-                \(bind: n.deletedAt), \(bind: n.sentVia), \(bind: n.pushSuppressed))
+                \(bind: n.deletedAt), \(bind: n.sentVia), \(bind: n.pushSuppressed), \(bind: n.silent))
             """
         ).run()
     }
@@ -119,7 +122,7 @@ public struct NotificationStore: Sendable {
     public func find(_ db: any SQLDatabase, id: String, userID: String?) async throws -> NotificationRecord? {
         if let userID {
             return try await db.raw(
-                "SELECT * FROM notifications WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL"
+                "SELECT * FROM notifications WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0"
             ).first(decoding: NotificationRecord.self)
         }
         return try await db.raw("SELECT * FROM notifications WHERE id = \(bind: id)").first(decoding: NotificationRecord.self)
@@ -127,7 +130,7 @@ public struct NotificationStore: Sendable {
 
     /// A page of the user's inbox, newest first.
     public func list(_ db: any SQLDatabase, userID: String, offset: Int, limit: Int, unreadOnly: Bool) async throws -> [NotificationRecord] {
-        var query = SQLQueryString("SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL")
+        var query = SQLQueryString("SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0")
         if unreadOnly { query.appendInterpolation(unsafeRaw: " AND read_at IS NULL") }
         query.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: limit)
@@ -142,7 +145,7 @@ public struct NotificationStore: Sendable {
             let row = try await db.raw(
                 """
                 SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN read_at IS NULL THEN 1 ELSE 0 END), 0) AS unread
-                FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL
+                FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0
                 """
             ).first()
         else { return (0, 0) }
@@ -157,7 +160,7 @@ public struct NotificationStore: Sendable {
     public func unread(_ db: any SQLDatabase, userID: String, since: Int64?, limit: Int) async throws -> [NotificationRecord] {
         try await db.raw(
             """
-            SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND read_at IS NULL
+            SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0 AND read_at IS NULL
             AND created_at > \(bind: since ?? -1) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
             """
         ).all(decoding: NotificationRecord.self)
@@ -168,7 +171,7 @@ public struct NotificationStore: Sendable {
     public func markRead(_ db: any SQLDatabase, userID: String, ids: [String], now: Int64) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         var query = SQLQueryString("UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID)")
-        query.appendInterpolation(unsafeRaw: " AND read_at IS NULL AND deleted_at IS NULL AND id IN (")
+        query.appendInterpolation(unsafeRaw: " AND read_at IS NULL AND deleted_at IS NULL AND silent = 0 AND id IN (")
         for (index, id) in ids.enumerated() {
             if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
             query.appendInterpolation(bind: id)
@@ -182,7 +185,7 @@ public struct NotificationStore: Sendable {
         try await db.raw(
             """
             UPDATE notifications SET deleted_at = \(bind: now)
-            WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL RETURNING id
+            WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0 RETURNING id
             """
         ).first() != nil
     }

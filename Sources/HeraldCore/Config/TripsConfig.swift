@@ -1,0 +1,225 @@
+/// Ride requests, trips and live tracking (seed 002): fares, matching, the location stream's
+/// limits and fraud thresholds, and when ETAs are told.
+public struct TripsConfig: Codable, Sendable, Equatable {
+    /// ISO 4217 code of every fare; amounts are its minor units.
+    public var currency = "USD"
+    /// The rates of each ride type (`STANDARD`, `XL`, …); a request names one.
+    public var rideTypes: [String: RideTypeConfig] = [
+        "STANDARD": RideTypeConfig(),
+        "XL": RideTypeConfig(baseFareMinor: 400, perKmMinor: 190, perMinuteMinor: 45, minimumFareMinor: 1_000, capacity: 6),
+    ]
+    /// The radius of each offer round; the request expires after the last.
+    public var searchRadiiMeters: [Double] = [2_000, 5_000]
+    /// How long a request searches before it ends unmatched (`DRIVER_UNAVAILABLE`).
+    public var requestTimeoutSeconds = 300
+    /// Road distance ≈ straight line × this (no routing engine is assumed).
+    public var routeDetourFactor = 1.3
+    /// The speed the route estimate and a driver without recent speed are assumed to go.
+    public var averageSpeedMps = 8.3
+    /// ETAs never assume a slower speed than this (a stopped car is not an infinite ETA).
+    public var minimumSpeedMps = 3.0
+    /// The high end of the fare range assumes the trip takes this much longer (traffic).
+    public var trafficFactor = 1.5
+    public var surge = SurgeConfig()
+    public var location = LocationRulesConfig()
+    /// An ETA is republished only when it moved by more than this…
+    public var etaUpdateThresholdSeconds = 30
+    /// …and pushed to the rider when it moved by more than this.
+    public var etaPushThresholdSeconds = 300
+
+    enum CodingKeys: String, CodingKey {
+        case currency, surge, location
+        case rideTypes = "ride_types"
+        case searchRadiiMeters = "search_radii_meters"
+        case requestTimeoutSeconds = "request_timeout_seconds"
+        case routeDetourFactor = "route_detour_factor"
+        case averageSpeedMps = "average_speed_mps"
+        case minimumSpeedMps = "minimum_speed_mps"
+        case trafficFactor = "traffic_factor"
+        case etaUpdateThresholdSeconds = "eta_update_threshold_seconds"
+        case etaPushThresholdSeconds = "eta_push_threshold_seconds"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TripsConfig()
+        currency = try c.decodeIfPresent(String.self, forKey: .currency) ?? d.currency
+        rideTypes = try c.decodeIfPresent([String: RideTypeConfig].self, forKey: .rideTypes) ?? d.rideTypes
+        searchRadiiMeters = try c.decodeIfPresent([Double].self, forKey: .searchRadiiMeters) ?? d.searchRadiiMeters
+        requestTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .requestTimeoutSeconds) ?? d.requestTimeoutSeconds
+        routeDetourFactor = try c.decodeIfPresent(Double.self, forKey: .routeDetourFactor) ?? d.routeDetourFactor
+        averageSpeedMps = try c.decodeIfPresent(Double.self, forKey: .averageSpeedMps) ?? d.averageSpeedMps
+        minimumSpeedMps = try c.decodeIfPresent(Double.self, forKey: .minimumSpeedMps) ?? d.minimumSpeedMps
+        trafficFactor = try c.decodeIfPresent(Double.self, forKey: .trafficFactor) ?? d.trafficFactor
+        surge = try c.decodeIfPresent(SurgeConfig.self, forKey: .surge) ?? d.surge
+        location = try c.decodeIfPresent(LocationRulesConfig.self, forKey: .location) ?? d.location
+        etaUpdateThresholdSeconds = try c.decodeIfPresent(Int.self, forKey: .etaUpdateThresholdSeconds) ?? d.etaUpdateThresholdSeconds
+        etaPushThresholdSeconds = try c.decodeIfPresent(Int.self, forKey: .etaPushThresholdSeconds) ?? d.etaPushThresholdSeconds
+    }
+
+    func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: "trips.\(field)", message: message)) }
+        }
+        check(currency.count == 3 && currency.allSatisfy { $0.isUppercase && $0.isASCII }, "currency", "must be an ISO 4217 code such as USD")
+        check(!rideTypes.isEmpty, "ride_types", "must name at least one ride type")
+        for (name, rates) in rideTypes.sorted(by: { $0.key < $1.key }) {
+            check((1...32).contains(name.count) && name.allSatisfy { ($0.isUppercase || $0 == "_" || $0.isNumber) && $0.isASCII }, "ride_types", "names are 1 to 32 of A-Z, 0-9 and _ (\(name))")
+            for (field, value) in [("base_fare_minor", rates.baseFareMinor), ("per_km_minor", rates.perKmMinor), ("per_minute_minor", rates.perMinuteMinor), ("minimum_fare_minor", rates.minimumFareMinor)] {
+                check((0...1_000_000).contains(value), "ride_types.\(name).\(field)", "must be between 0 and 1000000")
+            }
+            check((1...20).contains(rates.capacity), "ride_types.\(name).capacity", "must be between 1 and 20")
+        }
+        check(!searchRadiiMeters.isEmpty && searchRadiiMeters.count <= 10, "search_radii_meters", "must list 1 to 10 radii")
+        check(searchRadiiMeters.allSatisfy { $0.isFinite && $0 >= 100 && $0 <= 100_000 }, "search_radii_meters", "each must be between 100 and 100000")
+        check(zip(searchRadiiMeters, searchRadiiMeters.dropFirst()).allSatisfy { $0 < $1 }, "search_radii_meters", "must grow")
+        check((10...3_600).contains(requestTimeoutSeconds), "request_timeout_seconds", "must be between 10 and 3600")
+        check(routeDetourFactor.isFinite && (1...3).contains(routeDetourFactor), "route_detour_factor", "must be between 1 and 3")
+        check(averageSpeedMps.isFinite && (1...60).contains(averageSpeedMps), "average_speed_mps", "must be between 1 and 60")
+        check(minimumSpeedMps.isFinite && (0.5...30).contains(minimumSpeedMps), "minimum_speed_mps", "must be between 0.5 and 30")
+        check(trafficFactor.isFinite && (1...5).contains(trafficFactor), "traffic_factor", "must be between 1 and 5")
+        check((1...3_600).contains(etaUpdateThresholdSeconds), "eta_update_threshold_seconds", "must be between 1 and 3600")
+        check((1...86_400).contains(etaPushThresholdSeconds), "eta_push_threshold_seconds", "must be between 1 and 86400")
+        errors += surge.validationErrors() + location.validationErrors()
+        return errors
+    }
+}
+
+/// One ride type's rates (minor units) and how many riders its vehicles carry.
+public struct RideTypeConfig: Codable, Sendable, Equatable {
+    public var baseFareMinor = 250
+    public var perKmMinor = 120
+    public var perMinuteMinor = 30
+    public var minimumFareMinor = 700
+    public var capacity = 4
+
+    public init(baseFareMinor: Int = 250, perKmMinor: Int = 120, perMinuteMinor: Int = 30, minimumFareMinor: Int = 700, capacity: Int = 4) {
+        self.baseFareMinor = baseFareMinor
+        self.perKmMinor = perKmMinor
+        self.perMinuteMinor = perMinuteMinor
+        self.minimumFareMinor = minimumFareMinor
+        self.capacity = capacity
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case capacity
+        case baseFareMinor = "base_fare_minor"
+        case perKmMinor = "per_km_minor"
+        case perMinuteMinor = "per_minute_minor"
+        case minimumFareMinor = "minimum_fare_minor"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = RideTypeConfig()
+        baseFareMinor = try c.decodeIfPresent(Int.self, forKey: .baseFareMinor) ?? d.baseFareMinor
+        perKmMinor = try c.decodeIfPresent(Int.self, forKey: .perKmMinor) ?? d.perKmMinor
+        perMinuteMinor = try c.decodeIfPresent(Int.self, forKey: .perMinuteMinor) ?? d.perMinuteMinor
+        minimumFareMinor = try c.decodeIfPresent(Int.self, forKey: .minimumFareMinor) ?? d.minimumFareMinor
+        capacity = try c.decodeIfPresent(Int.self, forKey: .capacity) ?? d.capacity
+    }
+}
+
+/// Surge: demand (open requests) against supply (free drivers) in the pickup's grid cell.
+public struct SurgeConfig: Codable, Sendable, Equatable {
+    public var enabled = true
+    /// The side of a grid cell.
+    public var cellSizeMeters = 2_000.0
+    /// Each unit of demand per driver above 1 adds this much to the multiplier…
+    public var sensitivity = 0.5
+    /// …up to this.
+    public var maxMultiplier = 3.0
+
+    enum CodingKeys: String, CodingKey {
+        case enabled, sensitivity
+        case cellSizeMeters = "cell_size_meters"
+        case maxMultiplier = "max_multiplier"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = SurgeConfig()
+        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? d.enabled
+        cellSizeMeters = try c.decodeIfPresent(Double.self, forKey: .cellSizeMeters) ?? d.cellSizeMeters
+        sensitivity = try c.decodeIfPresent(Double.self, forKey: .sensitivity) ?? d.sensitivity
+        maxMultiplier = try c.decodeIfPresent(Double.self, forKey: .maxMultiplier) ?? d.maxMultiplier
+    }
+
+    func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: "trips.surge.\(field)", message: message)) }
+        }
+        check(cellSizeMeters.isFinite && (100...50_000).contains(cellSizeMeters), "cell_size_meters", "must be between 100 and 50000")
+        check(sensitivity.isFinite && (0...10).contains(sensitivity), "sensitivity", "must be between 0 and 10")
+        check(maxMultiplier.isFinite && (1...10).contains(maxMultiplier), "max_multiplier", "must be between 1 and 10")
+        return errors
+    }
+}
+
+/// The driver location stream: rate limits by state, what is shared, what is suspicious.
+public struct LocationRulesConfig: Codable, Sendable, Equatable {
+    /// On the way to a pickup or in a trip: this many samples per second…
+    public var activePerSecond = 1.0
+    /// …online without a trip: one per this many seconds…
+    public var idleIntervalSeconds = 30.0
+    /// …after a burst of this many.
+    public var burst = 5
+    /// Samples less accurate than this are kept but not shown to the rider.
+    public var broadcastMaxAccuracyMeters = 50.0
+    /// Faster than this between two samples is impossible.
+    public var maxSpeedKmh = 200.0
+    /// A jump longer than this…
+    public var teleportMeters = 1_000.0
+    /// …in less than this is teleportation.
+    public var teleportWindowSeconds = 5.0
+    /// This many samples in a row with accuracy exactly 0.0 m look synthetic.
+    public var zeroAccuracyRun = 3
+
+    enum CodingKeys: String, CodingKey {
+        case burst
+        case activePerSecond = "active_per_second"
+        case idleIntervalSeconds = "idle_interval_seconds"
+        case broadcastMaxAccuracyMeters = "broadcast_max_accuracy_meters"
+        case maxSpeedKmh = "max_speed_kmh"
+        case teleportMeters = "teleport_meters"
+        case teleportWindowSeconds = "teleport_window_seconds"
+        case zeroAccuracyRun = "zero_accuracy_run"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = LocationRulesConfig()
+        activePerSecond = try c.decodeIfPresent(Double.self, forKey: .activePerSecond) ?? d.activePerSecond
+        idleIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .idleIntervalSeconds) ?? d.idleIntervalSeconds
+        burst = try c.decodeIfPresent(Int.self, forKey: .burst) ?? d.burst
+        broadcastMaxAccuracyMeters = try c.decodeIfPresent(Double.self, forKey: .broadcastMaxAccuracyMeters) ?? d.broadcastMaxAccuracyMeters
+        maxSpeedKmh = try c.decodeIfPresent(Double.self, forKey: .maxSpeedKmh) ?? d.maxSpeedKmh
+        teleportMeters = try c.decodeIfPresent(Double.self, forKey: .teleportMeters) ?? d.teleportMeters
+        teleportWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .teleportWindowSeconds) ?? d.teleportWindowSeconds
+        zeroAccuracyRun = try c.decodeIfPresent(Int.self, forKey: .zeroAccuracyRun) ?? d.zeroAccuracyRun
+    }
+
+    func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: "trips.location.\(field)", message: message)) }
+        }
+        check(activePerSecond.isFinite && (0.01...1_000).contains(activePerSecond), "active_per_second", "must be between 0.01 and 1000")
+        check(idleIntervalSeconds.isFinite && (0.001...3_600).contains(idleIntervalSeconds), "idle_interval_seconds", "must be between 0.001 and 3600")
+        check((1...1_000).contains(burst), "burst", "must be between 1 and 1000")
+        check(broadcastMaxAccuracyMeters.isFinite && (1...10_000).contains(broadcastMaxAccuracyMeters), "broadcast_max_accuracy_meters", "must be between 1 and 10000")
+        check(maxSpeedKmh.isFinite && (10...2_000).contains(maxSpeedKmh), "max_speed_kmh", "must be between 10 and 2000")
+        check(teleportMeters.isFinite && (10...100_000).contains(teleportMeters), "teleport_meters", "must be between 10 and 100000")
+        check(teleportWindowSeconds.isFinite && (0.1...600).contains(teleportWindowSeconds), "teleport_window_seconds", "must be between 0.1 and 600")
+        check((2...100).contains(zeroAccuracyRun), "zero_accuracy_run", "must be between 2 and 100")
+        return errors
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldTrips
+import HTTPTypes
+import Hummingbird
+
+/// Ride requests and trips over REST (seed 002).
+struct TripRoutes {
+    let trips: TripService
+    let clock: any HeraldClock
+
+    func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], _ context: HeraldRequestContext) throws -> Response {
+        try Envelope.response(value, status: status, headers: headers, context: context, clock: clock)
+    }
+
+    func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        addRequestRoutes(to: api)
+        addTripRoutes(to: api)
+    }
+
+    func addRequestRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.post("/ride-requests/estimate") { request, context in
+            let identity = try context.require(.customer)
+            let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
+            let quote = try await trips.quote(input, riderID: identity.userID)
+            return try respond(
+                [
+                    "fare_estimate": quote.fareJSON,
+                    "route": ["distance_meters": .number(quote.route.distanceMeters.rounded()), "duration_seconds": .number(quote.route.durationSeconds.rounded()), "polyline": .string(quote.route.polyline)],
+                    "estimated_pickup_seconds": quote.estimatedPickupSeconds.map { .number(Double($0)) } ?? .null,
+                ], context)
+        }
+        api.post("/ride-requests") { request, context in
+            let identity = try context.require(.customer)
+            // Checked before the body: a booking without a key could be made twice by a retry.
+            guard request.headers[HTTPField.Name("Idempotency-Key")!] != nil else { throw TripError.idempotencyKeyRequired }
+            let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
+            let (record, quote) = try await trips.createRequest(input, riderID: identity.userID)
+            return try respond(
+                TripJSON.request(record, estimatedPickupSeconds: quote.estimatedPickupSeconds), status: .created,
+                headers: [.location: "/api/v1/ride-requests/\(record.id)"], context)
+        }
+        api.get("/ride-requests/{id}") { _, context in
+            let identity = try context.require(.customer, .operator, .service)
+            return try respond(TripJSON.request(try await trips.request(try context.parameters.require("id"), for: identity)), context)
+        }
+        api.post("/ride-requests/{id}/cancel") { request, context in
+            let identity = try context.require(.customer, .operator, .service)
+            let body = try await DispatchRoutes.optionalBody(request, context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
+            let reason = v.text(body, "reason", max: 500, required: false)
+            try v.validate()
+            let closed = try await trips.cancelRequest(try context.parameters.require("id"), by: identity, reason: reason)
+            return try respond(TripJSON.request(closed), context)
+        }
+        api.post("/drivers/ride-requests/{id}/accept") { request, context in
+            let identity = try context.require(.driver)
+            try await DispatchRoutes.emptyBody(request, context)
+            let trip = try await trips.accept(try context.parameters.require("id"), driverID: identity.userID)
+            var object = try await trips.tripJSON(trip, for: identity)
+            if case .object(var fields) = object {
+                fields["success"] = true
+                object = .object(fields)
+            }
+            return try respond(object, context)
+        }
+        api.get("/drivers/me/vehicle") { _, context in
+            let identity = try context.require(.driver)
+            guard let vehicle = try await trips.vehicle(identity.userID) else {
+                throw APIError(status: 404, code: .notFound, message: "No vehicle yet (PUT /api/v1/drivers/me/vehicle).")
+            }
+            return try respond(TripJSON.vehicle(vehicle), context)
+        }
+        api.put("/drivers/me/vehicle") { request, context in
+            let identity = try context.require(.driver)
+            let input = try VehicleInput.parse(try await request.jsonObject(context: context), config: trips.config)
+            return try respond(TripJSON.vehicle(try await trips.saveVehicle(identity.userID, input)), context)
+        }
+    }
+
+    func addTripRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.get("/trips/{id}") { request, context in
+            let identity = try context.requireIdentity()
+            let trip = try await trips.trip(try context.parameters.require("id"), for: identity)
+            let etag = trip.etag
+            // The seed's REST fallback: a client that holds this version gets 304 and no body.
+            if let match = request.headers[.ifNoneMatch],
+                match.split(separator: ",").contains(where: { let tag = $0.trimmingCharacters(in: .whitespaces); return tag == etag || tag == "W/\(etag)" || tag == "*" })
+            {
+                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-cache"])
+            }
+            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: etag, .cacheControl: "private, no-cache"], context)
+        }
+        api.post("/trips/{id}/transitions") { request, context in
+            let identity = try context.requireIdentity()
+            let body = try await request.jsonObject(context: context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "to" && key != "context" { v.fail(key, "is not a known field") }
+            let to = body["to"]?.stringValue
+            v.check(to != nil, "to", "is required: ARRIVED, IN_PROGRESS, COMPLETED or CANCELLED")
+            var tripContext: [String: JSONValue] = [:]
+            switch body["context"] {
+            case nil, .null?: break
+            case .object(let object)?:
+                tripContext = object
+                if SocketJSONSize.bytes(.object(object)) > 2_048 { v.fail("context", "must be at most 2048 bytes of JSON") }
+                if let reason = object["reason"], reason.stringValue == nil { v.fail("context.reason", "must be a string") }
+            default: v.fail("context", "must be an object")
+            }
+            try v.validate()
+            let trip = try await trips.transition(try context.parameters.require("id"), to: to!, by: identity, context: tripContext)
+            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
+        }
+        api.get("/trips/{id}/locations") { request, context in
+            let identity = try context.requireIdentity()
+            var v = FieldValidator()
+            let after = Self.integer(request.uri.queryParameters["after"].map(String.init), "after", 0, 0...Int64.max, &v)
+            let limit = Self.integer(request.uri.queryParameters["limit"].map(String.init), "limit", 100, 1...1000, &v)
+            try v.validate()
+            let (rows, full) = try await trips.locations(try context.parameters.require("id"), for: identity, after: after, limit: Int(limit))
+            return try respond(
+                [
+                    "locations": .array(rows.map { TripJSON.locationRow($0, full: full) }), "count": .number(Double(rows.count)),
+                    "next_after": rows.last.map { .number(Double($0.ordinal)) } ?? .null,
+                ], context)
+        }
+    }
+
+    static func integer(_ text: String?, _ name: String, _ fallback: Int64, _ range: ClosedRange<Int64>, _ v: inout FieldValidator) -> Int64 {
+        guard let text else { return fallback }
+        guard let value = Int64(text), range.contains(value) else {
+            v.fail(name, "must be a whole number from \(range.lowerBound)\(range.upperBound == .max ? "" : " to \(range.upperBound)")")
+            return fallback
+        }
+        return value
+    }
+}
+
+/// The size of a JSON value as Herald writes it.
+enum SocketJSONSize {
+    static func bytes(_ value: JSONValue) -> Int {
+        (try? JSONEncoder().encode(value).count) ?? .max
+    }
+}

@@ -1,0 +1,114 @@
+import HeraldCore
+import HeraldStorage
+import SQLKit
+
+/// Trips, their state history and the last known driver location.
+public struct TripStore: Sendable {
+    public init() {}
+
+    public func insert(_ db: any SQLDatabase, _ t: TripRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO trips (id, request_id, rider_id, driver_id, state, version, pickup_latitude, pickup_longitude, pickup_address,
+                pickup_place_id, dropoff_latitude, dropoff_longitude, dropoff_address, dropoff_place_id, ride_type, passenger_count,
+                distance_m, duration_s, fare_min_minor, fare_max_minor, currency, surge_multiplier, flags, accepted_at, created_at, updated_at)
+            VALUES (\(bind: t.id), \(bind: t.requestID), \(bind: t.riderID), \(bind: t.driverID), \(bind: t.state), \(bind: t.version),
+                \(bind: t.pickupLatitude), \(bind: t.pickupLongitude), \(bind: t.pickupAddress), \(bind: t.pickupPlaceID),
+                \(bind: t.dropoffLatitude), \(bind: t.dropoffLongitude), \(bind: t.dropoffAddress), \(bind: t.dropoffPlaceID),
+                \(bind: t.rideType), \(bind: t.passengerCount), \(bind: t.distanceM), \(bind: t.durationS), \(bind: t.fareMinMinor),
+                \(bind: t.fareMaxMinor), \(bind: t.currency), \(bind: t.surgeMultiplier), 0, \(bind: t.acceptedAt), \(bind: t.createdAt),
+                \(bind: t.updatedAt))
+            """
+        ).run()
+    }
+
+    public func find(_ db: any SQLDatabase, id: String) async throws -> TripRecord? {
+        try await db.raw("SELECT * FROM trips WHERE id = \(bind: id)").first(decoding: TripRecord.self)
+    }
+
+    /// The trip the driver is committed to now, if any.
+    public func activeTrip(_ db: any SQLDatabase, driverID: String) async throws -> TripRecord? {
+        try await db.raw(
+            "SELECT * FROM trips WHERE driver_id = \(bind: driverID) AND state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS')"
+        ).first(decoding: TripRecord.self)
+    }
+
+    /// Trips not over that the user rides or drives.
+    public func activeTripIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
+        try await db.raw(
+            """
+            SELECT id FROM trips WHERE (rider_id = \(bind: userID) OR driver_id = \(bind: userID))
+            AND state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS')
+            """
+        ).all().map { try $0.decode(column: "id", as: String.self) }
+    }
+
+    static let timeColumn: [TripState: String] = [
+        .arrived: "arrived_at", .inProgress: "started_at", .completed: "completed_at", .cancelled: "cancelled_at",
+    ]
+
+    /// `from` → `to` in one conditional update; nil when the trip was no longer in `from`.
+    public func transition(
+        _ db: any SQLDatabase, id: String, from: TripState, to: TripState, now: Int64, cancelledBy: String?, reason: String?
+    ) async throws -> TripRecord? {
+        var query = SQLQueryString("UPDATE trips SET state = \(bind: to.rawValue), version = version + 1, updated_at = \(bind: now)")
+        if let column = Self.timeColumn[to] {
+            query.appendInterpolation(unsafeRaw: ", \(column) = ")
+            query.appendInterpolation(bind: now)
+        }
+        if to == .cancelled {
+            query.appendInterpolation(unsafeRaw: ", cancelled_by = ")
+            query.appendInterpolation(bind: cancelledBy)
+            query.appendInterpolation(unsafeRaw: ", cancel_reason = ")
+            query.appendInterpolation(bind: reason)
+        }
+        query.appendInterpolation(" WHERE id = \(bind: id) AND state = \(bind: from.rawValue) RETURNING *" as SQLQueryString)
+        return try await db.raw(query).first(decoding: TripRecord.self)
+    }
+
+    public func recordEvent(
+        _ db: any SQLDatabase, tripID: String, from: TripState, to: TripState, by actor: TripActor, actorID: String?, context: String, now: Int64
+    ) async throws {
+        try await db.raw(
+            """
+            INSERT INTO trip_events (id, trip_id, from_state, to_state, triggered_by, actor_id, context, created_at)
+            VALUES (\(bind: Identifier.make("tev")), \(bind: tripID), \(bind: from.rawValue), \(bind: to.rawValue), \(bind: actor.rawValue),
+                \(bind: actorID), \(bind: context), \(bind: now))
+            """
+        ).run()
+    }
+
+    public func events(_ db: any SQLDatabase, tripID: String) async throws -> [any SQLRow] {
+        try await db.raw("SELECT * FROM trip_events WHERE trip_id = \(bind: tripID) ORDER BY created_at, id").all()
+    }
+
+    /// A fraud warning: counted on the trip for operators.
+    public func flag(_ db: any SQLDatabase, id: String, code: String, now: Int64) async throws {
+        try await db.raw(
+            "UPDATE trips SET flags = flags + 1, last_flag = \(bind: code), version = version + 1, updated_at = \(bind: now) WHERE id = \(bind: id)"
+        ).run()
+    }
+
+    /// The newest shared position of each trip (state_sync's `latest_driver_location`).
+    public func writeLatest(_ db: any SQLDatabase, _ latest: [TripLatestLocation]) async throws {
+        for l in latest {
+            try await db.raw(
+                """
+                UPDATE trips SET last_latitude = \(bind: l.latitude), last_longitude = \(bind: l.longitude), last_heading = \(bind: l.heading),
+                    last_speed_mps = \(bind: l.speedMps), last_location_at = \(bind: l.at)
+                WHERE id = \(bind: l.tripID) AND (last_location_at IS NULL OR last_location_at <= \(bind: l.at))
+                """
+            ).run()
+        }
+    }
+}
+
+/// A trip's newest shared driver position.
+public struct TripLatestLocation: Sendable, Equatable {
+    public var tripID: String
+    public var latitude: Double
+    public var longitude: Double
+    public var heading: Double?
+    public var speedMps: Double?
+    public var at: Int64
+}

@@ -1,0 +1,108 @@
+import HeraldCore
+import HeraldRealtime
+import HeraldStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Carries judged samples to riders and to the audit trail, many at a time.
+///
+/// Why a queue and group commits: every shared sample is a persisted realtime event (so a
+/// rider who reconnects gets the missed ones), and thousands of trips each send one a
+/// second. One writer takes whatever accumulated while its previous commit ran and publishes
+/// it as one batch, then appends the samples to the trail in one transaction; under load the
+/// batches grow and the commits per sample shrink, at idle a sample goes out at once. A
+/// sample's events keep their order (one writer, one queue). A crash loses at most the
+/// samples of the batch in flight, never a trip state change (those are published directly).
+public final class TripLocationWriter: Service, Sendable {
+    struct Pending {
+        var events: [TrackedEvent] = []
+        var rows: [TripLocationRow] = []
+        var latest: [String: TripLatestLocation] = [:]
+    }
+
+    let hub: RealtimeHub
+    let database: any Database
+    let logger: Logger
+    private let pending = Mutex(Pending())
+    private let wake = WakeSignal()
+    /// One batch at a time, so a caller's flush also waits for the batch in flight.
+    private let gate = AsyncSerialGate()
+    /// The most samples written per commit.
+    let maxBatch = 2_000
+
+    public init(hub: RealtimeHub, database: any Database, logger: Logger) {
+        self.hub = hub
+        self.database = database
+        self.logger = logger
+    }
+
+    public func enqueue(events: [TrackedEvent], row: TripLocationRow, latest: TripLatestLocation?) {
+        pending.withLock { p in
+            p.events.append(contentsOf: events)
+            p.rows.append(row)
+            if let latest { p.latest[latest.tripID] = latest }
+        }
+        wake.signal()
+    }
+
+    public var queued: Int { pending.withLock { $0.rows.count + $0.events.count } }
+
+    public func run() async throws {
+        guard await hub.waitUntilReady() else { return }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await cancelWhenGracefulShutdown { await self.wake.wait(for: .milliseconds(500)) }
+            while await flushOnce() > 0 && !Task.isCancelled {}
+        }
+        _ = try? await withDeadline(.seconds(3)) { while await self.flushOnce() > 0 {} }
+    }
+
+    /// Publishes and writes what is queued (up to a batch), after any batch in flight;
+    /// returns how many items it took.
+    @discardableResult
+    public func flushOnce() async -> Int {
+        (try? await gate.run { await self.writeBatch() }) ?? 0
+    }
+
+    private func writeBatch() async -> Int {
+        let batch = pending.withLock { p -> Pending in
+            var taken = Pending()
+            let eventCount = min(p.events.count, maxBatch)
+            taken.events = Array(p.events.prefix(eventCount))
+            p.events.removeFirst(eventCount)
+            let rowCount = min(p.rows.count, maxBatch)
+            taken.rows = Array(p.rows.prefix(rowCount))
+            p.rows.removeFirst(rowCount)
+            taken.latest = p.latest
+            p.latest = [:]
+            return taken
+        }
+        if !batch.events.isEmpty {
+            do {
+                try await hub.publish(batch: batch.events.map { (name: $0.name, payload: $0.payload, room: $0.room) })
+            } catch {
+                logger.error("publishing driver locations failed", metadata: ["events": "\(batch.events.count)", "error": "\(String(reflecting: error))"])
+            }
+        }
+        if !batch.rows.isEmpty || !batch.latest.isEmpty {
+            let store = TripLocationStore()
+            let trips = TripStore()
+            do {
+                try await database.transaction { db in
+                    try await store.insert(db, batch.rows)
+                    try await trips.writeLatest(db, batch.latest.values.sorted { $0.tripID < $1.tripID })
+                }
+            } catch {
+                logger.error("writing trip locations failed", metadata: ["rows": "\(batch.rows.count)", "error": "\(String(reflecting: error))"])
+            }
+        }
+        return batch.events.count + batch.rows.count
+    }
+}
+
+/// A realtime event the writer publishes.
+public struct TrackedEvent: Sendable {
+    public var room: String
+    public var name: String
+    public var payload: JSONValue
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldDispatch
+import HeraldGeo
+import HeraldNotifications
+import SQLKit
+
+extension TripService {
+    /// A quote: the route, the fare range at the current surge, and how soon a driver could
+    /// be there.
+    public struct Quote: Sendable {
+        public var route: RouteEstimate
+        public var estimate: FareModel.Estimate
+        public var cell: String
+        public var estimatedPickupSeconds: Int?
+        public var currency: String
+
+        public var fareJSON: JSONValue {
+            TripJSON.fareEstimate(min: estimate.minMinor, max: estimate.maxMinor, currency: currency, surge: estimate.surgeMultiplier)
+        }
+    }
+
+    /// Free drivers near `point` whose car serves the request, nearest first.
+    func candidates(near point: GeoPoint, radius: Double, rideType: String, passengers: Int, excluding: Set<String>) async throws -> [DriverMatch] {
+        let near = dispatch.nearbyDrivers(point, radiusMeters: radius, limit: 500).filter { !excluding.contains($0.driverID) }
+        guard !near.isEmpty else { return [] }
+        let eligible = try await database.withConnection { db in
+            try await self.vehicles.eligible(db, driverIDs: near.map(\.driverID), rideType: rideType, passengers: passengers)
+        }
+        return near.filter { eligible.contains($0.driverID) }
+    }
+
+    public func quote(_ input: RideRequestInput, riderID: String) async throws -> Quote {
+        let route = RouteEstimate(from: input.pickup.point, to: input.dropoff.point, detourFactor: config.routeDetourFactor, speedMps: config.averageSpeedMps)
+        let cell = surge.cell(latitude: input.pickup.point.latitude, longitude: input.pickup.point.longitude)
+        let now = self.now
+        let open = try await database.withConnection { db in try await self.requests.openCount(db, cell: cell, now: now) }
+        let nearby = try await candidates(
+            near: input.pickup.point, radius: config.surge.cellSizeMeters * 1.5, rideType: input.rideType, passengers: input.passengerCount,
+            excluding: [riderID])
+        let inCell = nearby.filter { match in
+            guard let position = dispatch.tracker.index.position(of: match.driverID)?.point else { return false }
+            return surge.cell(latitude: position.latitude, longitude: position.longitude) == cell
+        }
+        let multiplier = surge.multiplier(openRequests: open + 1, freeDrivers: inCell.count)
+        let rates = config.rideTypes[input.rideType] ?? RideTypeConfig()
+        let estimate = FareModel(rates: rates, trafficFactor: config.trafficFactor)
+            .estimate(distanceMeters: route.distanceMeters, durationSeconds: route.durationSeconds, surge: multiplier)
+        let pickupSeconds = nearby.first.map { Int(($0.distanceMeters * config.routeDetourFactor / config.averageSpeedMps).rounded()) }
+        return Quote(route: route, estimate: estimate, cell: cell, estimatedPickupSeconds: pickupSeconds, currency: config.currency)
+    }
+
+    /// Books a ride: SEARCHING, priced, offered at once to the nearest drivers.
+    ///
+    /// A surge the rider did not confirm (`surge_multiplier` in the body, as quoted) is 409
+    /// `SURGE_CHANGED` with the new estimate; nothing is booked.
+    public func createRequest(_ input: RideRequestInput, riderID: String) async throws -> (RideRequestRecord, Quote) {
+        let quote = try await quote(input, riderID: riderID)
+        let current = quote.estimate.surgeMultiplier
+        if SurgePricing.changed(input.confirmedSurge ?? 1.0, current) {
+            throw TripError.surgeChanged(quote.fareJSON, multiplier: current)
+        }
+        let now = self.now
+        let record = RideRequestRecord(
+            id: Identifier.make("req", length: 16), riderID: riderID, state: RideRequestState.searching.rawValue,
+            pickupLatitude: input.pickup.point.latitude, pickupLongitude: input.pickup.point.longitude, pickupAddress: input.pickup.address,
+            pickupPlaceID: input.pickup.placeID, dropoffLatitude: input.dropoff.point.latitude, dropoffLongitude: input.dropoff.point.longitude,
+            dropoffAddress: input.dropoff.address, dropoffPlaceID: input.dropoff.placeID, rideType: input.rideType,
+            passengerCount: input.passengerCount, paymentMethodID: input.paymentMethodID, distanceM: Int64(quote.route.distanceMeters.rounded()),
+            durationS: Int64(quote.route.durationSeconds.rounded()), fareMinMinor: quote.estimate.minMinor, fareMaxMinor: quote.estimate.maxMinor,
+            currency: quote.currency, surgeMultiplier: current, surgeCell: quote.cell, searchRadiusM: Int64(config.searchRadiiMeters[0]),
+            offerRound: 0, nextRoundAt: now, expiresAt: now + Int64(config.requestTimeoutSeconds) * 1000, tripID: nil, driverID: nil,
+            createdAt: now, updatedAt: now)
+        try await database.transaction { db in try await self.requests.insert(db, record) }
+        await runRound(record)
+        let fresh = try await database.withConnection { db in try await self.requests.find(db, id: record.id) } ?? record
+        return (fresh, quote)
+    }
+
+    /// Whatever is due for a searching request: the next, wider round, or the end.
+    public func runRound(_ request: RideRequestRecord) async {
+        do {
+            let radii = config.searchRadiiMeters
+            if request.offerRound >= radii.count || now >= request.expiresAt {
+                if now >= request.expiresAt { try await expire(request) } else { try await waitForExpiry(request) }
+            } else {
+                try await offer(request, round: request.offerRound + 1, radius: radii[request.offerRound])
+            }
+        } catch {
+            logger.error("a ride offer round failed", metadata: ["request_id": "\(request.id)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// After the last round: nothing more until `expires_at`.
+    func waitForExpiry(_ request: RideRequestRecord) async throws {
+        let now = self.now
+        try await database.transaction { db in
+            try await db.raw(
+                "UPDATE ride_requests SET next_round_at = \(bind: request.expiresAt), updated_at = \(bind: now) WHERE id = \(bind: request.id) AND state = 'SEARCHING' AND offer_round = \(bind: request.offerRound)"
+            ).run()
+        }
+        scheduleChanged.signal()
+    }
+
+    func offer(_ request: RideRequestRecord, round: Int, radius: Double) async throws {
+        let now = self.now
+        let pickup = GeoPoint(latitude: request.pickupLatitude, longitude: request.pickupLongitude)
+        let already = Set(try await database.withConnection { db in try await self.requests.offeredDrivers(db, requestID: request.id) })
+        let matches = Array(
+            try await candidates(near: pickup, radius: radius, rideType: request.rideType, passengers: request.passengerCount, excluding: already.union([request.riderID]))
+                .prefix(notifications.maxRecipients))
+        let remaining = max(1, Int((request.expiresAt - now) / 1000))
+        let prepared = matches.isEmpty ? nil : await prepare(NotificationDraft(
+            userIDs: matches.map(\.driverID), type: "ride_new", title: "New ride request",
+            body: "\(request.pickupAddress ?? "Pickup nearby") - \(DisplayFormat.money(request.fareMinMinor, currency: request.currency))–\(DisplayFormat.money(request.fareMaxMinor, currency: request.currency))",
+            data: ["request_id": .string(request.id), "type": "ride:new"], collapseKey: "ride-\(request.id)", ttlSeconds: remaining))
+        let rounds = config.searchRadiiMeters.count
+        let roundLength = Int64(config.requestTimeoutSeconds) * 1000 / Int64(rounds)
+        let nextRoundAt = min(request.expiresAt, now + roundLength)
+        let (started, written) = try await database.transaction { db -> (Bool, [NotificationService.WrittenSend]) in
+            guard try await self.requests.startRound(db, id: request.id, round: round, radius: Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
+                return (false, [])
+            }
+            try await self.requests.insertOffers(db, requestID: request.id, round: round, offers: matches.map { ($0.driverID, $0.distanceMeters) }, now: now)
+            return (true, try await self.write(prepared.map { [$0] } ?? [], db))
+        }
+        guard started else { return }
+        scheduleChanged.signal()
+        var offered = request
+        offered.offerRound = round
+        offered.searchRadiusM = Int64(radius)
+        await publish(batch: matches.map { ("ride:new", TripJSON.offer(offered, distanceMeters: $0.distanceMeters), Self.driverRoom($0.driverID)) })
+        await deliver(written)
+        logger.info("ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
+    }
+
+    /// The request searched until `expires_at` unmatched: it ends and the rider is told
+    /// (`DRIVER_UNAVAILABLE`), the offered drivers' screens drop it.
+    func expire(_ request: RideRequestRecord) async throws {
+        let now = self.now
+        let prepared = await prepare(NotificationDraft(
+            userIDs: [request.riderID], type: "trip_update", title: "No drivers available",
+            body: "No driver could take your ride right now. Please try again.",
+            data: ["request_id": .string(request.id), "state": "EXPIRED", "code": .string(ErrorCode.driverUnavailable.rawValue)],
+            collapseKey: "ride-\(request.id)"))
+        let result = try await database.transaction { db -> (RideRequestRecord, [String], [NotificationService.WrittenSend])? in
+            guard let closed = try await self.requests.close(db, id: request.id, to: .expired, now: now, onlyIfExpired: true) else { return nil }
+            try await self.requests.decideOffers(db, requestID: request.id, winner: nil, outcome: "expired")
+            let offered = try await self.requests.offeredDrivers(db, requestID: request.id)
+            return (closed, offered, try await self.write(prepared.map { [$0] } ?? [], db))
+        }
+        guard let (closed, offered, written) = result else { return }
+        await publish(
+            "ride_request_updated",
+            [
+                "request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": [],
+                "error": ["code": .string(ErrorCode.driverUnavailable.rawValue), "message": "No driver accepted your ride in time."],
+            ], to: Self.userRoom(closed.riderID))
+        await publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "expired"], Self.driverRoom($0)) })
+        await deliver(written)
+        logger.info("ride request expired unmatched", metadata: ["request_id": "\(request.id)"])
+    }
+
+    /// The rider cancels while searching (a matched request cancels its trip instead).
+    public func cancelRequest(_ id: String, by identity: Identity, reason: String?) async throws -> RideRequestRecord {
+        let request = try await self.request(id, for: identity)
+        switch request.requestState {
+        case .cancelled: return request
+        case .expired: throw TripError.requestClosed(.expired)
+        case .matched:
+            if let tripID = request.tripID {
+                _ = try await transition(tripID, to: TripState.cancelled.rawValue, by: identity, context: reason.map { ["reason": .string($0)] } ?? [:])
+            }
+            return try await database.withConnection { db in try await self.requests.find(db, id: id) } ?? request
+        case .searching:
+            let now = self.now
+            let result = try await database.transaction { db -> (RideRequestRecord, [String])? in
+                guard let closed = try await self.requests.close(db, id: id, to: .cancelled, now: now, onlyIfExpired: false) else { return nil }
+                try await self.requests.decideOffers(db, requestID: id, winner: nil, outcome: "cancelled")
+                return (closed, try await self.requests.offeredDrivers(db, requestID: id))
+            }
+            guard let (closed, offered) = result else {
+                // Matched or expired meanwhile: answer from what won.
+                return try await cancelRequest(id, by: identity, reason: reason)
+            }
+            await publish(
+                "ride_request_updated", ["request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": []],
+                to: Self.userRoom(closed.riderID))
+            await publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "cancelled"], Self.driverRoom($0)) })
+            return closed
+        }
+    }
+
+    /// Runs every round and expiry that is due; returns how many requests it looked at.
+    @discardableResult
+    public func runDue(limit: Int = 100) async throws -> Int {
+        let due = try await database.withConnection { db in try await self.requests.due(db, now: self.now, limit: limit) }
+        for request in due { await runRound(request) }
+        return due.count
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldDispatch
+import HeraldGeo
+import HeraldNotifications
+import HeraldRealtime
+import HeraldStorage
+import Logging
+import SQLKit
+
+/// Ride requests, trips and live tracking (seed 002).
+///
+/// Why it reuses dispatch rather than copying it: drivers, their approval and their live
+/// positions (the spatial index) are dispatch's; a ride request asks the same index for
+/// nearby drivers and offers itself the same way (socket + push, rounds that widen). The
+/// accept, every state change and its notifications commit in one transaction; socket
+/// events follow the commit and never undo it.
+public final class TripService: Sendable {
+    public let database: any Database
+    public let config: TripsConfig
+    public let dispatch: DispatchService
+    public let tracker: TripTracker
+    public let writer: TripLocationWriter
+    let hub: RealtimeHub
+    let notifications: NotificationService
+    let clock: any HeraldClock
+    let logger: Logger
+    let requests = RideRequestStore()
+    let trips = TripStore()
+    let vehicles = VehicleStore()
+    let trail = TripLocationStore()
+    let surge: SurgePricing
+    /// Wakes the ride scheduler (a round or an expiry is due sooner than its next poll).
+    let scheduleChanged = WakeSignal()
+
+    public init(
+        database: any Database, hub: RealtimeHub, notifications: NotificationService, dispatch: DispatchService, config: TripsConfig,
+        clock: any HeraldClock, logger: Logger
+    ) {
+        self.database = database
+        self.hub = hub
+        self.notifications = notifications
+        self.dispatch = dispatch
+        self.config = config
+        self.clock = clock
+        self.logger = logger
+        self.surge = SurgePricing(config: config.surge)
+        let store = TripStore()
+        self.tracker = TripTracker(config: config) { driverID in
+            try await database.withConnection { db in
+                let trip = try await store.activeTrip(db, driverID: driverID)
+                let jobs = try await db.raw(
+                    "SELECT 1 AS one FROM jobs WHERE driver_id = \(bind: driverID) AND status IN ('accepted', 'en_route', 'arrived', 'started')"
+                ).first()
+                return (trip, jobs != nil)
+            }
+        }
+        self.writer = TripLocationWriter(hub: hub, database: database, logger: logger)
+        hub.join(tracker, room: TripTracker.announcementRoom)
+    }
+
+    public static func tripRoom(_ id: String) -> String { "trip:\(id)" }
+    static func userRoom(_ id: String) -> String { "user:\(id)" }
+    static func driverRoom(_ id: String) -> String { "driver:\(id)" }
+
+    var now: Int64 { clock.now().epochMilliseconds }
+
+    // MARK: After commits
+
+    func publish(_ event: String, _ payload: JSONValue, to room: String, persist: Bool = true) async {
+        do {
+            try await hub.publish(event, payload: payload, to: room, persist: persist)
+        } catch {
+            logger.error("publishing a trip event failed", metadata: ["event": "\(event)", "room": "\(room)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func publish(batch events: [(name: String, payload: JSONValue, room: String)]) async {
+        do {
+            try await hub.publish(batch: events)
+        } catch {
+            logger.error("publishing trip events failed", metadata: ["events": "\(events.count)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Tells every node's tracker (and this one at once) about a trip's new state.
+    func announce(_ trip: TripRecord) async {
+        let snapshot = TripTracker.TripSnapshot(trip)
+        tracker.apply(snapshot, at: now)
+        await publish("trip", snapshot.json, to: TripTracker.announcementRoom, persist: false)
+    }
+
+    func addToRoom(_ users: [String], _ room: String) async {
+        do {
+            try await hub.addUsers(users, to: room)
+        } catch {
+            logger.error("joining users to a trip room failed", metadata: ["room": "\(room)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func prepare(_ draft: NotificationDraft) async -> NotificationService.PreparedSend? {
+        do {
+            return try await notifications.prepare(draft)
+        } catch {
+            logger.error("preparing a trip notification failed", metadata: ["type": "\(draft.type)", "error": "\(String(reflecting: error))"])
+            return nil
+        }
+    }
+
+    func write(_ prepared: [NotificationService.PreparedSend], _ db: any SQLDatabase) async throws -> [NotificationService.WrittenSend] {
+        var written: [NotificationService.WrittenSend] = []
+        for send in prepared { written.append(try await notifications.write(send, db)) }
+        return written
+    }
+
+    func deliver(_ written: [NotificationService.WrittenSend]) async {
+        for send in written { _ = await notifications.deliver(send) }
+    }
+
+    // MARK: Vehicles
+
+    public func vehicle(_ driverID: String) async throws -> VehicleRecord? {
+        try await database.withConnection { db in try await self.vehicles.find(db, driverID: driverID) }
+    }
+
+    public func saveVehicle(_ driverID: String, _ input: VehicleInput) async throws -> VehicleRecord {
+        guard try await dispatch.profile(driverID) != nil else {
+            throw APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first (PUT /api/v1/drivers/me).")
+        }
+        let now = self.now
+        let record = VehicleRecord(
+            driverID: driverID, make: input.make, model: input.model, color: input.color, licensePlate: input.licensePlate,
+            capacity: input.capacity, rideTypes: input.rideTypes.joined(separator: ","), createdAt: now, updatedAt: now)
+        return try await database.transaction { db in try await self.vehicles.upsert(db, record) }
+    }
+
+    // MARK: Reads
+
+    /// The trip when `identity` is its rider, its driver or an operator; 404 otherwise (a
+    /// stranger learns nothing, not even that it exists).
+    public func trip(_ id: String, for identity: Identity) async throws -> TripRecord {
+        guard let trip = try await database.withConnection({ db in try await self.trips.find(db, id: id) }), Self.mayRead(trip, identity) else {
+            throw TripError.tripNotFound
+        }
+        return trip
+    }
+
+    static func mayRead(_ trip: TripRecord, _ identity: Identity) -> Bool {
+        identity.role == .operator || identity.role == .service || trip.riderID == identity.userID || trip.driverID == identity.userID
+    }
+
+    /// The trip's full JSON for `identity`.
+    public func tripJSON(_ trip: TripRecord, for identity: Identity) async throws -> JSONValue {
+        let (user, driver, vehicle) = try await database.withConnection { db in
+            (try await UserStore().find(db, id: trip.riderID), try await DriverStoreReader.find(db, trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID))
+        }
+        return TripJSON.trip(
+            trip, rider: (user?.displayName, nil), driver: driver, vehicle: vehicle,
+            forOperator: identity.role == .operator || identity.role == .service)
+    }
+
+    /// The audit trail: the driver and operators see every sample in full, the rider the
+    /// shared ones.
+    public func locations(_ id: String, for identity: Identity, after: Int64, limit: Int) async throws -> (rows: [TripLocationRow], full: Bool) {
+        let trip = try await trip(id, for: identity)
+        let full = trip.riderID != identity.userID || identity.role == .operator
+        var rows = try await database.withConnection { db in try await self.trail.list(db, tripID: id, afterOrdinal: after, limit: full ? limit : limit * 4) }
+        if !full { rows = Array(rows.filter { $0.shared != 0 }.prefix(limit)) }
+        return (rows, full)
+    }
+
+    public func request(_ id: String, for identity: Identity) async throws -> RideRequestRecord {
+        guard let request = try await database.withConnection({ db in try await self.requests.find(db, id: id) }),
+            request.riderID == identity.userID || identity.role == .operator || identity.role == .service
+        else { throw TripError.requestNotFound }
+        return request
+    }
+
+    /// Trips not over that the user rides or drives (their sockets follow these rooms).
+    public func activeTripIDs(_ userID: String) async throws -> [String] {
+        try await database.withConnection { db in try await self.trips.activeTripIDs(db, userID: userID) }
+    }
+
+    /// The domain part of `state_sync` for `trip:{id}`: the state, and the latest driver
+    /// location always (even when the event history was trimmed).
+    public func stateSync(_ identity: Identity, channel: String, clientState: JSONValue?) async throws -> [String: JSONValue] {
+        let id = String(channel.dropFirst("trip:".count))
+        guard let trip = try await database.withConnection({ db in try await self.trips.find(db, id: id) }), Self.mayRead(trip, identity) else {
+            return ["current_state": .null, "error": ["code": .string(ErrorCode.tripNotFound.rawValue), "message": "No such trip."]]
+        }
+        var result: [String: JSONValue] = [
+            "trip_id": .string(trip.id), "current_state": .string(trip.state),
+            "allowed_transitions": .array(trip.tripState.allowedTransitions.map { .string($0.rawValue) }),
+            "etag": .string("trip-v\(trip.version)"),
+        ]
+        if let lat = trip.lastLatitude, let lng = trip.lastLongitude, let at = trip.lastLocationAt {
+            result["latest_driver_location"] = TripJSON.latestLocation(
+                TripLatestLocation(tripID: trip.id, latitude: lat, longitude: lng, heading: trip.lastHeading, speedMps: trip.lastSpeedMps, at: at), now: now)
+        } else {
+            result["latest_driver_location"] = .null
+        }
+        if let client = clientState?.stringValue {
+            // A client that believed another state refetches the trip over REST.
+            result["client_state"] = .string(client)
+            result["stale_client"] = .bool(client != trip.state)
+        }
+        return result
+    }
+}
+
+/// Reads a driver's profile for the trip view without going through the dispatch service's
+/// cache (one query inside the caller's connection).
+enum DriverStoreReader {
+    static func find(_ db: any SQLDatabase, _ driverID: String) async throws -> DriverRecord? {
+        try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: driverID)").first(decoding: DriverRecord.self)
+    }
+}

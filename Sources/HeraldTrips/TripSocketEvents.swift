@@ -1,0 +1,49 @@
+import HeraldAuth
+import HeraldCore
+import HeraldRealtime
+
+/// Trips on the realtime protocols.
+///
+/// `trip:{id}` carries `trip_state_changed`, `driver_location` and `eta_update`; only the
+/// trip's rider, its driver and operators may follow it. Socket.IO sockets join the rooms of
+/// their trips that are not over on connect and when a trip is made; after connecting (new
+/// or recovered) each gets a `state_sync` per trip with the state and the latest driver
+/// location, the same content the native `reconnect` answer carries. Driver locations arrive
+/// through dispatch's `location` handlers and reach `TripService` as its `LocationObserver`.
+public struct TripSocketEvents: Sendable {
+    let trips: TripService
+
+    public init(trips: TripService) {
+        self.trips = trips
+    }
+
+    public func install(socketIO: SocketIOServer, native: NativeRealtimeServer, channels: ChannelPolicy) {
+        let trips = self.trips
+        channels.allow(prefix: "trip") { identity, channel in
+            do {
+                _ = try await trips.trip(String(channel.dropFirst("trip:".count)), for: identity)
+                return true
+            } catch let error as APIError where error.status == 404 {
+                return false
+            }
+        }
+        native.stateSync(prefix: "trip") { identity, channel, clientState in
+            try await trips.stateSync(identity, channel: channel, clientState: clientState)
+        }
+        socketIO.onConnect { socket in
+            guard let identity = socket.identity, socket.namespace == "/" else { return }
+            do {
+                for tripID in try await trips.activeTripIDs(identity.userID) {
+                    let room = TripService.tripRoom(tripID)
+                    if !socket.recovered { try await socket.join(room) }
+                    var sync = try await trips.stateSync(identity, channel: room, clientState: nil)
+                    sync["channel"] = .string(room)
+                    sync["recovered"] = .bool(socket.recovered)
+                    socket.emit("state_sync", [SocketValue(.object(sync))])
+                }
+            } catch {
+                trips.logger.error("joining trip rooms failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import HeraldCore
+import HeraldServer
+import HeraldStorage
+import HeraldTestSupport
+import HeraldTrips
+import Testing
+
+/// Ride requests, trips and the location stream (seed 002) through the real application, on
+/// both engines.
+@Suite struct TripFlowTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let pickup: JSONValue = ["latitude": 37.7749, "longitude": -122.4194, "address": "123 Market St, San Francisco", "place_id": "pl_abc123"]
+    static let dropoff: JSONValue = ["latitude": 37.8044, "longitude": -122.2712, "address": "456 Broadway, Oakland", "place_id": "pl_def456"]
+    static let body: JSONValue = ["pickup": pickup, "dropoff": dropoff, "ride_type": "STANDARD", "passenger_count": 2, "payment_method_id": "pm_xyz"]
+
+    /// An approved, online driver with a silver Camry, `meters` north of the pickup.
+    static func driver(_ s: TestSession, _ id: String, metersNorth: Double, name: String = "Alex Smith") async throws -> String {
+        let token = try await s.token(id, .driver)
+        #expect(try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string(name), "truck_type": "sedan"]).status == 201)
+        let ops = try await s.token("ops", .operator)
+        #expect(try await s.request(.post, "/api/v1/operators/drivers/\(id)/approval", token: ops, json: ["status": "approved"]).status == 200)
+        #expect(try await s.request(.post, "/api/v1/drivers/online", token: token, json: ["online": true]).status == 200)
+        let vehicle = try await s.request(
+            .put, "/api/v1/drivers/me/vehicle", token: token,
+            json: ["make": "Toyota", "model": "Camry", "color": "Silver", "license_plate": "ABC123", "capacity": 4, "ride_types": ["STANDARD"]])
+        #expect(vehicle.status == 200 && vehicle.data?["model"] == "Camry")
+        let location = try await s.request(
+            .post, "/api/v1/drivers/location", token: token,
+            json: ["latitude": .number(37.7749 + metersNorth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "sequence": 1])
+        #expect(location.status == 200 && location.data?["accepted"] == true)
+        return token
+    }
+
+    static func book(_ s: TestSession, _ rider: String, key: String = UUID().uuidString, body: JSONValue = body) async throws -> TestReply {
+        try await s.request(.post, "/api/v1/ride-requests", token: try await s.token(rider), headers: [.init("Idempotency-Key")!: key], json: body)
+    }
+
+    static func events(_ s: TestSession, _ room: String) async throws -> [(name: String, payload: JSONValue)] {
+        try await s.runtime.database.withConnection { db in
+            try await RealtimeEventStore().events(db, room: room, after: 0, limit: 10_000)
+        }.map { ($0.event, (try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8))) ?? .null) }
+    }
+
+    static func inboxBodies(_ s: TestSession, _ user: String) async throws -> [String] {
+        let reply = try await s.request(.get, "/api/v1/notifications?limit=100", token: try await s.token(user))
+        return (0..<100).compactMap { reply.data?["notifications"]?[$0]?["body"]?.stringValue }
+    }
+
+    static func advance(_ s: TestSession, _ seconds: Double) {
+        (s.runtime.clock as? ManualClock)?.advance(by: seconds)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aRideGoesFromRequestToCompletionAndEveryChangeIsTold(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(Self.start)) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let blake = try await Self.driver(s, "blake", metersNorth: 1_500, name: "Blake Jones")
+            _ = try await Self.driver(s, "far", metersNorth: 9_000)
+
+            let noKey = try await s.request(.post, "/api/v1/ride-requests", token: try await s.token("rider"), json: Self.body)
+            #expect(noKey.status == 400 && noKey.errorCode == "IDEMPOTENCY_KEY_REQUIRED")
+            let estimate = try await s.request(.post, "/api/v1/ride-requests/estimate", token: try await s.token("rider"), json: Self.body)
+            #expect(estimate.status == 200 && estimate.data?["fare_estimate"]?["surge_multiplier"] == 1.0)
+
+            let booked = try await Self.book(s, "rider")
+            #expect(booked.status == 201)
+            let request = try #require(booked.data)
+            let requestID = try #require(request["request_id"]?.stringValue)
+            #expect(request["state"] == "SEARCHING" && request["allowed_transitions"] == ["CANCELLED"])
+            #expect(request["search_radius_meters"] == 2000 && request["fare_estimate"]?["currency"] == "USD")
+            let low = try #require(request["fare_estimate"]?["min_amount_minor"]?.doubleValue)
+            let high = try #require(request["fare_estimate"]?["max_amount_minor"]?.doubleValue)
+            #expect(low > 700 && high > low)
+            #expect(request["fare_estimate"] == estimate.data?["fare_estimate"])
+            #expect(request["expires_at"]?.stringValue == Timestamp.string(epochMilliseconds: Self.start.epochMilliseconds + 300_000))
+            // The nearest drivers within 2 km were offered it; the one 9 km away was not (yet).
+            #expect(try await Self.events(s, "driver:alex").contains { $0.name == "ride:new" && $0.payload["request_id"]?.stringValue == requestID })
+            #expect(try await Self.events(s, "driver:blake").contains { $0.name == "ride:new" })
+            #expect(try await Self.events(s, "driver:far").allSatisfy { $0.name != "ride:new" })
+
+            // First accept wins; the winner's retry gets the same trip; the other driver a 409.
+            let accepted = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex)
+            #expect(accepted.status == 200 && accepted.data?["state"] == "ACCEPTED")
+            let tripID = try #require(accepted.data?["trip_id"]?.stringValue)
+            #expect(accepted.data?["driver"]?["vehicle"]?["model"] == "Camry")
+            let lost = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: blake)
+            #expect(lost.status == 409 && lost.errorCode == "RIDE_ALREADY_ACCEPTED")
+            #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue == tripID)
+            #expect(try await Self.events(s, "driver:blake").contains { $0.name == "ride:closed" && $0.payload["reason"] == "accepted" })
+            let matched = try await Self.events(s, "user:rider").last { $0.name == "ride_request_updated" }
+            #expect(matched?.payload["state"] == "MATCHED" && matched?.payload["trip_id"]?.stringValue == tripID)
+
+            // The rider's push names the driver and the car.
+            #expect(try await Self.inboxBodies(s, "rider") == ["Alex is on the way in a silver Camry"])
+
+            // REST fallback with ETag; strangers see nothing.
+            let rider = try await s.token("rider")
+            let read = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider)
+            let etag = try #require(read.header("ETag"))
+            #expect(read.status == 200 && etag == "\"trip-v1\"" && read.data?["rider"]?["id"] == "rider" && read.data?["driver"]?["first_name"] == "Alex")
+            #expect(read.data?["route"]?["polyline"]?.stringValue?.isEmpty == false && read.data?["flags"] == nil)
+            let same = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider, headers: [.ifNoneMatch: etag])
+            #expect(same.status == 304 && same.body.isEmpty)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: try await s.token("stranger")).errorCode == "TRIP_NOT_FOUND")
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: blake).status == 404)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: try await s.token("ops", .operator)).data?["flags"]?["count"] == 0)
+
+            // Invalid transitions say what is allowed; a rider cannot drive the trip.
+            let skip = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "IN_PROGRESS"])
+            #expect(skip.status == 409 && skip.errorCode == "INVALID_TRANSITION" && skip.json?["error"]?["details"]?["allowed_transitions"] == ["ARRIVED", "CANCELLED"])
+            #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: rider, json: ["to": "ARRIVED"]).status == 403)
+            #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "FLYING"]).status == 422)
+            #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "ARRIVED", "context": "x"]).status == 422)
+
+            for step in ["ARRIVED", "IN_PROGRESS", "COMPLETED"] {
+                Self.advance(s, 60)
+                // A fresh position each minute (the arrival needs one).
+                _ = try await s.request(.post, "/api/v1/drivers/location", token: alex, json: ["latitude": 37.7749, "longitude": -122.4194, "accuracy_meters": 5])
+                let moved = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": .string(step)])
+                #expect(moved.status == 200 && moved.data?["state"] == .string(step))
+            }
+            let done = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider, headers: [.ifNoneMatch: etag])
+            #expect(done.status == 200 && done.header("ETag") == "\"trip-v4\"" && done.data?["allowed_transitions"] == [])
+            let late = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: rider, json: ["to": "CANCELLED"])
+            #expect(late.status == 409 && late.errorCode == "INVALID_TRANSITION")
+
+            // Every change is in the trip's room, in order, with who did it.
+            let changes = try await Self.events(s, "trip:\(tripID)").filter { $0.name == "trip_state_changed" }.map(\.payload)
+            #expect(changes.map { $0["state"] } == ["ACCEPTED", "ARRIVED", "IN_PROGRESS", "COMPLETED"])
+            #expect(changes.map { $0["previous_state"] } == ["REQUESTED", "ACCEPTED", "ARRIVED", "IN_PROGRESS"])
+            #expect(changes.allSatisfy { $0["triggered_by"] == "DRIVER" && $0["trip_id"]?.stringValue == tripID })
+            #expect(changes[1]["context"]?["arrival_location"]?["latitude"] == 37.7749)
+            #expect(changes[1]["allowed_transitions"] == ["IN_PROGRESS", "CANCELLED"])
+            // The arrival is a high-priority push; the start a silent one that is not in the inbox.
+            let titles = try await s.request(.get, "/api/v1/notifications?limit=50", token: rider).data?["notifications"]
+            let shown = (0..<50).compactMap { titles?[$0]?["title"]?.stringValue }
+            #expect(shown.contains("Driver arrived") && shown.contains("Trip complete") && !shown.contains("Trip started"))
+            let silent = try await s.runtime.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = 'rider' AND silent = 1 AND type = 'trip_sync'").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(silent == 1)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func theLocationStreamIsLimitedCheckedSharedAndKept(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(Self.start)) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
+            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            func send(_ lat: Double, _ accuracy: Double = 5, sequence: Int) async throws -> TestReply {
+                try await s.request(
+                    .post, "/api/v1/drivers/location", token: alex,
+                    json: ["latitude": .number(lat), "longitude": -122.4194, "accuracy_meters": .number(accuracy), "heading": 180, "speed_mps": 10,
+                           "altitude_meters": 12, "battery_percent": 70, "is_charging": false, "sequence": .number(Double(sequence))])
+            }
+            // Driving south towards the pickup at ~10 m/s, one sample a second.
+            var lat = 37.7749 + 700 / 111_200.0
+            var sequence = 10
+            for _ in 0..<4 {
+                Self.advance(s, 1)
+                lat -= 10 / 111_200.0
+                sequence += 1
+                #expect(try await send(lat, sequence: sequence).status == 200)
+            }
+            // A duplicate sequence is dropped; a sample 80 m inaccurate is kept but not shared.
+            #expect(try await send(lat, sequence: sequence).data?["accepted"] == false)
+            Self.advance(s, 1)
+            sequence += 1
+            #expect(try await send(lat, 80, sequence: sequence).data?["accepted"] == true)
+            // A 3 km jump one second later: not shared, the driver is warned, the trip flagged.
+            Self.advance(s, 1)
+            sequence += 1
+            #expect(try await send(lat - 3_000 / 111_200.0, sequence: sequence).data?["accepted"] == true)
+            _ = await s.runtime.trips.service.writer.flushOnce()
+
+            let shared = try await Self.events(s, "trip:\(tripID)").filter { $0.name == "driver_location" }.map(\.payload)
+            #expect(shared.count == 4)
+            #expect(shared.allSatisfy { $0["accuracy_meters"] == nil && $0["battery_percent"] == nil && $0["interpolation_hint"]?["easing"] == "linear" })
+            #expect(shared.last?["interpolation_hint"]?["duration_ms"] == 1000 && shared.first?["heading"] == 180)
+            let eta = try await Self.events(s, "trip:\(tripID)").first { $0.name == "eta_update" }?.payload
+            #expect(eta?["pickup_eta"]?["seconds"]?.doubleValue.map { $0 > 0 && $0 < 200 } == true && eta?["dropoff_eta"]?["confidence"] != nil)
+            let warnings = try await Self.events(s, "user:alex").filter { $0.name == "location_warning" }.map(\.payload)
+            #expect(warnings.map { $0["warning_code"] } == ["TELEPORTATION"] && warnings.first?["action"] == "SAMPLE_NOT_SHARED")
+            let ops = try await s.token("ops", .operator)
+            let flagged = try await s.request(.get, "/api/v1/trips/\(tripID)", token: ops)
+            #expect(flagged.data?["flags"]?["count"] == 1 && flagged.data?["flags"]?["last"] == "TELEPORTATION")
+
+            // The audit trail: every sample for the driver and operators, the shared ones for the rider.
+            let full = try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: ops)
+            #expect(full.data?["count"] == 6 && full.data?["locations"]?[4]?["accuracy_meters"] == 80 && full.data?["locations"]?[5]?["warning"] == "TELEPORTATION")
+            #expect(full.data?["locations"]?[0]?["battery_percent"] == 70 && full.data?["locations"]?[0]?["sequence"] == 11)
+            let riderView = try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: try await s.token("rider"))
+            #expect(riderView.data?["count"] == 4 && riderView.data?["locations"]?[0]?["battery_percent"] == nil)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: try await s.token("stranger")).status == 404)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)/locations?limit=0", token: ops).status == 422)
+
+            // Bad samples are refused with the field named, and change nothing.
+            Self.advance(s, 30)
+            for (field, value) in [("accuracy_meters", JSONValue.number(-1)), ("heading", 400), ("latitude", "NaN"), ("speed_mps", .number(1e6))] {
+                var sample: [String: JSONValue] = ["latitude": .number(lat), "longitude": -122.4194, "sequence": 999]
+                sample[field] = value
+                let refused = try await s.request(.post, "/api/v1/drivers/location", token: alex, json: .object(sample))
+                let named = refused.json?["error"]?["details"]?["fields"]?[0]?["field"]?.stringValue
+                #expect(refused.status == 422 && named == field, "\(field): \(refused.text)")
+            }
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: ops).data?["count"] == 6)
+
+            // In a trip: 1/s after a burst of 5 — six at one instant, the sixth is throttled.
+            var statuses: [Int] = []
+            for _ in 0..<6 {
+                sequence += 1
+                statuses.append(try await send(lat, sequence: sequence).status)
+            }
+            #expect(statuses == [200, 200, 200, 200, 200, 429])
+            let throttled = try await send(lat, sequence: sequence + 1)
+            #expect(throttled.errorCode == "RATE_LIMIT_EXCEEDED" && throttled.json?["error"]?["details"]?["limit"] == "1/s" && throttled.header("Retry-After") == "1")
+            Self.advance(s, 1)
+            #expect(try await send(lat, sequence: sequence + 2).status == 200)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func anUnmatchedRequestExpiresAndADriverCancelSearchesAgain(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(Self.start)) { s in
+            let lonely = try #require(try await Self.book(s, "lonely").data?["request_id"]?.stringValue)
+            Self.advance(s, 301)
+            _ = try await s.runtime.trips.service.runDue()
+            let expired = try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("lonely"))
+            #expect(expired.data?["state"] == "EXPIRED")
+            let told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
+            #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE")
+            let cancel = try await s.request(.post, "/api/v1/ride-requests/\(lonely)/cancel", token: try await s.token("lonely"))
+            #expect(cancel.status == 409 && cancel.errorCode == "DRIVER_UNAVAILABLE")
+            #expect(try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("other")).status == 404)
+
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let blake = try await Self.driver(s, "blake", metersNorth: 1_000)
+            let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
+            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            // The driver is busy: accepting another ride fails.
+            let second = try #require(try await Self.book(s, "rider2").data?["request_id"]?.stringValue)
+            #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(second)/accept", token: alex).errorCode == "DRIVER_BUSY")
+            let dropped = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "CANCELLED", "context": ["reason": "flat tyre"]])
+            #expect(dropped.status == 200 && dropped.data?["state"] == "CANCELLED" && dropped.data?["cancelled_by"] == "DRIVER")
+            let again = try #require(try await Self.events(s, "user:rider").last { $0.name == "ride_request_updated" }?.payload)
+            #expect(again["state"] == "SEARCHING" && again["previous_trip_id"]?.stringValue == tripID)
+            let newID = try #require(again["request_id"]?.stringValue)
+            // Offered again, but never to the driver who cancelled.
+            #expect(try await Self.events(s, "driver:blake").filter { $0.name == "ride:new" && $0.payload["request_id"]?.stringValue == newID }.count == 1)
+            #expect(try await Self.events(s, "driver:alex").allSatisfy { !($0.name == "ride:new" && $0.payload["request_id"]?.stringValue == newID) })
+            // (The manual clock gives both notifications one time: look for it, not at the first.)
+            #expect(try await Self.inboxBodies(s, "rider").contains("Your driver cancelled. Finding another..."))
+            let twice = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: try await s.token("rider"), json: ["to": "CANCELLED"])
+            #expect(twice.status == 409 && twice.errorCode == "TRIP_ALREADY_CANCELLED")
+            // The rider cancels the new search; the offered driver's screen drops it.
+            let cancelled = try await s.request(.post, "/api/v1/ride-requests/\(newID)/cancel", token: try await s.token("rider"))
+            #expect(cancelled.status == 200 && cancelled.data?["state"] == "CANCELLED")
+            #expect(try await Self.events(s, "driver:blake").contains { $0.name == "ride:closed" && $0.payload["request_id"]?.stringValue == newID })
+            #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(newID)/accept", token: blake).errorCode == "RIDE_REQUEST_CLOSED")
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func surgeMustBeConfirmedAndManyDriversRaceForOneRide(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(Self.start), configure: { $0.rateLimits.routes["POST /api/v1/ride-requests"] = RateLimitRule(limit: 100, windowSeconds: 60) }) { s in
+            var drivers: [String] = []
+            for index in 0..<8 { drivers.append(try await Self.driver(s, "d\(index)", metersNorth: 200 + Double(index) * 50)) }
+            // 8 drivers in the cell: the first 8 requests are not surged; the 9th and 10th are (10/8 → 1.1).
+            for index in 0..<8 { #expect(try await Self.book(s, "r\(index)").status == 201) }
+            #expect(try await Self.book(s, "r8").status == 201)
+            let surged = try await Self.book(s, "r9")
+            #expect(surged.status == 409 && surged.errorCode == "SURGE_CHANGED")
+            let multiplier = try #require(surged.json?["error"]?["details"]?["surge_multiplier"]?.doubleValue)
+            #expect(multiplier > 1.0 && surged.json?["error"]?["details"]?["fare_estimate"]?["surge_multiplier"]?.doubleValue == multiplier)
+            var confirmed = Self.body
+            if case .object(var fields) = confirmed { fields["surge_multiplier"] = .number(multiplier); confirmed = .object(fields) }
+            let booked = try await Self.book(s, "r9", body: confirmed)
+            #expect(booked.status == 201 && booked.data?["fare_estimate"]?["surge_multiplier"]?.doubleValue == multiplier)
+            let id = try #require(booked.data?["request_id"]?.stringValue)
+            // Every driver (those without a trip yet) accepts at once: exactly one wins.
+            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for token in drivers {
+                    group.addTask {
+                        let reply = try await s.request(.post, "/api/v1/drivers/ride-requests/\(id)/accept", token: token)
+                        return (reply.status, reply.errorCode)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0.0 == 200 }.count == 1)
+            #expect(statuses.filter { $0.0 == 409 }.allSatisfy { $0.1 == "RIDE_ALREADY_ACCEPTED" })
+        }
+    }
+
+    @Test func badRequestsNameTheirFields() async throws {
+        // No surge here: with no drivers around, a rider's queue of requests would be surged.
+        try await TestServer.run(.sqlite, clock: ManualClock(Self.start), configure: { $0.trips.surge.enabled = false }) { s in
+            let bad = try await Self.book(s, "rider", body: ["pickup": ["latitude": 91, "longitude": "x"], "dropoff": Self.dropoff, "passenger_count": 9, "extra": 1])
+            #expect(bad.status == 422 && bad.errorCode == "VALIDATION_FAILED")
+            let fields = (0..<10).compactMap { bad.json?["error"]?["details"]?["fields"]?[$0]?["field"]?.stringValue }
+            #expect(Set(fields).isSuperset(of: ["pickup.latitude", "pickup.longitude", "passenger_count", "extra"]))
+            let notObject = try await Self.book(s, "rider", body: "[]")
+            #expect(notObject.status == 400 || notObject.status == 422)
+            // Drivers do not book rides; riders do not accept them.
+            #expect(try await s.request(.post, "/api/v1/ride-requests", token: try await s.token("d", .driver), headers: [.init("Idempotency-Key")!: "k"], json: Self.body).status == 403)
+            #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/req_x/accept", token: try await s.token("rider")).status == 403)
+            #expect(try await s.request(.get, "/api/v1/trips/tr_nothing", token: try await s.token("rider")).errorCode == "TRIP_NOT_FOUND")
+            // Three requests a minute per rider.
+            var statuses: [Int] = []
+            for _ in 0..<4 { statuses.append(try await Self.book(s, "eager").status) }
+            #expect(statuses == [201, 201, 201, 429])
+            let vehicle = try await s.request(.put, "/api/v1/drivers/me/vehicle", token: try await s.token("nobody", .driver), json: ["make": "A", "model": "B", "color": "C", "license_plate": "D"])
+            #expect(vehicle.status == 404 && vehicle.errorCode == "DRIVER_NOT_FOUND")
+        }
+    }
+}
