@@ -38,9 +38,7 @@ public final class LocalBus: ClusterBus {
             let now = hub.clock.now().epochMilliseconds
             let store = hub.eventStore
             let seqs = try await hub.database.transaction { db in
-                var seqs: [Int64] = []
-                for event in ordered { seqs.append(try await store.append(db, room: event.room, event: event.name, payload: event.payloadJSON, now: now)) }
-                return seqs
+                try await store.appendBatch(db, ordered.map { ($0.room, $0.name, $0.payloadJSON) }, now: now)
             }
             for (event, seq) in zip(ordered, seqs) {
                 hub.deliverLocally(RealtimeEvent(room: event.room, seq: seq, name: event.name, payloadJSON: event.payloadJSON, createdAt: now))

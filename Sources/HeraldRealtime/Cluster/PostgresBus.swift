@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import SQLKit
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -74,13 +75,25 @@ public final class PostgresBus: ClusterBus, Service {
         let store = hub.eventStore
         let ordered = batch.inRoomOrder
         try await hub.database.transaction { db in
-            for event in ordered {
-                let seq = try await store.append(db, room: event.room, event: event.name, payload: event.payloadJSON, now: now)
+            let seqs = try await store.appendBatch(db, ordered.map { ($0.room, $0.name, $0.payloadJSON) }, now: now)
+            var notices: [String] = []
+            notices.reserveCapacity(ordered.count)
+            for (event, seq) in zip(ordered, seqs) {
                 let inline = event.payloadJSON.utf8.count + event.name.utf8.count + event.room.utf8.count + 64 <= Self.inlineLimit
                 let notice = inline
                     ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
                     : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)
-                try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
+                notices.append(try Self.encode(notice))
+            }
+            // One statement notifies a chunk, in order (NOTIFYs reach listeners in the order sent).
+            for start in stride(from: 0, to: notices.count, by: 500) {
+                var query = SQLQueryString("SELECT pg_notify(\(bind: Self.channel), n) FROM (VALUES ")
+                for index in start..<min(start + 500, notices.count) {
+                    if index > start { query.appendInterpolation(unsafeRaw: ", ") }
+                    query.appendInterpolation("(\(bind: notices[index]), \(bind: Int64(index)))" as SQLQueryString)
+                }
+                query.appendInterpolation(unsafeRaw: ") AS v(n, i) ORDER BY i")
+                try await db.raw(query).all()
             }
         }
     }
