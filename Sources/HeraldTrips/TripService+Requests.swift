@@ -7,6 +7,9 @@ import HeraldNotifications
 import SQLKit
 
 extension TripService {
+    /// How long the scheduler leaves a new request's first round to the request that made it.
+    static let inlineRoundGraceMs: Int64 = 5_000
+
     /// A quote: the route, the fare range at the current surge, and how soon a driver could
     /// be there.
     public struct Quote: Sendable {
@@ -70,7 +73,8 @@ extension TripService {
             passengerCount: input.passengerCount, paymentMethodID: input.paymentMethodID, distanceM: Int64(quote.route.distanceMeters.rounded()),
             durationS: Int64(quote.route.durationSeconds.rounded()), fareMinMinor: quote.estimate.minMinor, fareMaxMinor: quote.estimate.maxMinor,
             currency: quote.currency, surgeMultiplier: current, surgeCell: quote.cell, searchRadiusM: Int64(config.searchRadiiMeters[0]),
-            offerRound: 0, nextRoundAt: now, expiresAt: now + Int64(config.requestTimeoutSeconds) * 1000, tripID: nil, driverID: nil,
+            // The first round runs inline below; the scheduler takes it only if this node dies first.
+            offerRound: 0, nextRoundAt: now + Self.inlineRoundGraceMs, expiresAt: now + Int64(config.requestTimeoutSeconds) * 1000, tripID: nil, driverID: nil,
             createdAt: now, updatedAt: now)
         try await database.transaction { db in try await self.requests.insert(db, record) }
         await runRound(record)

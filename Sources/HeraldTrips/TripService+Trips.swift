@@ -182,7 +182,7 @@ extension TripService {
         again.id = Identifier.make("req", length: 16)
         again.state = RideRequestState.searching.rawValue
         again.offerRound = 0
-        again.nextRoundAt = now
+        again.nextRoundAt = now + Self.inlineRoundGraceMs
         again.expiresAt = now + Int64(config.requestTimeoutSeconds) * 1000
         again.tripID = nil
         again.driverID = nil

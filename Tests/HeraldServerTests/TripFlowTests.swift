@@ -229,7 +229,12 @@ import Testing
             _ = try await s.runtime.trips.service.runDue()
             let expired = try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("lonely"))
             #expect(expired.data?["state"] == "EXPIRED")
-            let told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
+            // The scheduler may have expired it first; its event follows its commit.
+            var told: JSONValue?
+            for _ in 0..<100 where told == nil {
+                told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
+                if told == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
             #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE")
             let cancel = try await s.request(.post, "/api/v1/ride-requests/\(lonely)/cancel", token: try await s.token("lonely"))
             #expect(cancel.status == 409 && cancel.errorCode == "DRIVER_UNAVAILABLE")

@@ -108,9 +108,10 @@ public final class NativeRealtimeServer: Service, Sendable {
             connection.sendError("RATE_LIMITED", "Too many messages; slow down.", extra: ["retry_after_ms": .number(Double(wait))])
             return
         }
-        guard text.utf8.count <= configuration.maxMessageBytes,
-            let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)),
-            case .object(let message) = value, case .string(let type)? = message["type"]
+        // The protocol's own parser (the Socket.IO one): several times faster than
+        // Foundation's on the small messages a location stream is made of.
+        guard text.utf8.count <= configuration.maxMessageBytes, case .success(let parsed) = JSONParser.parse(Substring(text)),
+            case .object(let message) = parsed.json, case .string(let type)? = message["type"]
         else {
             connection.sendError("INVALID_MESSAGE", "Messages are JSON objects with a \"type\".")
             return
