@@ -26,7 +26,7 @@ public struct DispatchModule: Sendable {
             dispatch: service, interval: .milliseconds(config.dispatch.indexSyncIntervalMs), pullsChanges: database.engine == .postgres, ready: ready)
         self.service = service
         self.indexSync = sync
-        self.services = [OfferScheduler(dispatch: service, ready: ready), AdjustmentScheduler(dispatch: service, ready: ready), sync]
+        self.services = [service.offerScheduler(ready: ready), service.adjustmentScheduler(ready: ready), sync]
         self.clock = clock
     }
 

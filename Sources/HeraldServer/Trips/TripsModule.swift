@@ -21,7 +21,7 @@ public struct TripsModule: Sendable {
         TripSocketEvents(trips: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         let hub = realtime.hub
         self.service = service
-        self.services = [RideScheduler(trips: service, ready: { await hub.waitUntilReady() }), service.writer]
+        self.services = [service.rideScheduler(ready: { await hub.waitUntilReady() }), service.writer]
         self.clock = clock
     }
 

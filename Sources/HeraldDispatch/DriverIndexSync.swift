@@ -2,39 +2,6 @@ import HeraldCore
 import Logging
 import ServiceLifecycle
 
-/// Makes offer rounds and expiries happen on time (seed 000, open question 4).
-///
-/// Why poll the database rather than keep timers: a round's end is a column
-/// (`jobs.next_round_at`), so it survives restarts and any node can act on it; the
-/// conditional update in `runRound` lets exactly one node do each round. The poll is short
-/// and the clock injected, so tests move time and see rounds run.
-public struct OfferScheduler: Service {
-    let dispatch: DispatchService
-    let interval: Duration
-    let ready: @Sendable () async -> Bool
-
-    public init(dispatch: DispatchService, interval: Duration = .milliseconds(500), ready: @escaping @Sendable () async -> Bool) {
-        self.dispatch = dispatch
-        self.interval = interval
-        self.ready = ready
-    }
-
-    public func run() async throws {
-        guard await ready() else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                // A batch at a time until nothing is due (each round is its own transaction).
-                while try await cancelWhenGracefulShutdown({ try await dispatch.runDueRounds(limit: 100) }) == 100 {}
-            } catch is CancellationError {
-                return
-            } catch {
-                dispatch.logger.warning("offer scheduler round failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            await cancelWhenGracefulShutdown { await dispatch.scheduleChanged.wait(for: interval) }
-        }
-    }
-}
-
 /// Keeps the spatial index and the database in step.
 ///
 /// Every interval it writes the positions this node received since the last time (one

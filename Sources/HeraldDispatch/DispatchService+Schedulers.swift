@@ -1,0 +1,20 @@
+import HeraldCore
+
+extension DispatchService {
+    /// Makes offer rounds and expiries happen on time (seed 000, open question 4): a round's
+    /// end is `jobs.next_round_at`; the conditional update in `runRound` lets one node do each.
+    public func offerScheduler(interval: Duration = .milliseconds(500), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
+        DuePoller("offer scheduler", interval: interval, wake: scheduleChanged, logger: logger, ready: ready) {
+            while try await self.runDueRounds(limit: 100) == 100 {}
+        }
+    }
+
+    /// Tells drivers when a customer let a price proposal's deadline pass, and makes the
+    /// payment calls still owed (after a provider outage or a restart).
+    public func adjustmentScheduler(interval: Duration = .seconds(1), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
+        DuePoller("adjustment scheduler", interval: interval, wake: adjustmentsChanged, logger: logger, ready: ready) {
+            while try await self.expireDueProposals(limit: 100) == 100 {}
+            while try await self.payments.runDue(limit: 50) == 50 {}
+        }
+    }
+}
