@@ -470,7 +470,7 @@ public enum HeraldMigrations {
                 )
                 """,
                 // A matched ride. `version` is the ETag; `flags` counts fraud warnings for
-                // operators; the latest location survives a restart for `state_sync`.
+                // operators. The latest position is the trail's newest shared sample.
                 """
                 CREATE TABLE trips (
                     id TEXT PRIMARY KEY,
@@ -499,11 +499,6 @@ public enum HeraldMigrations {
                     last_flag TEXT,
                     cancelled_by TEXT,
                     cancel_reason TEXT,
-                    last_latitude DOUBLE PRECISION,
-                    last_longitude DOUBLE PRECISION,
-                    last_heading DOUBLE PRECISION,
-                    last_speed_mps DOUBLE PRECISION,
-                    last_location_at BIGINT,
                     accepted_at BIGINT NOT NULL,
                     arrived_at BIGINT,
                     started_at BIGINT,

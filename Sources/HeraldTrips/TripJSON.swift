@@ -94,10 +94,10 @@ public enum TripJSON {
     }
 
     /// A position as `state_sync` and the REST trail show it to the rider.
-    static func latestLocation(_ l: TripLatestLocation, now: Int64) -> JSONValue {
+    static func latestLocation(_ r: TripLocationRow, now: Int64) -> JSONValue {
         [
-            "latitude": .number(l.latitude), "longitude": .number(l.longitude), "heading": number(l.heading), "speed_mps": number(l.speedMps),
-            "server_timestamp": time(l.at), "age_seconds": .number(Double(max(0, now - l.at) / 100) / 10),
+            "latitude": .number(r.latitude), "longitude": .number(r.longitude), "heading": number(r.heading), "speed_mps": number(r.speedMps),
+            "server_timestamp": time(r.receivedAt), "age_seconds": .number(Double(max(0, now - r.receivedAt) / 100) / 10),
         ]
     }
 

@@ -17,7 +17,7 @@ extension TripService: LocationObserver {
         var events: [TrackedEvent] = []
         if let location = judgement.location { events.append(TrackedEvent(room: room, name: "driver_location", payload: location)) }
         if let eta = judgement.eta { events.append(TrackedEvent(room: room, name: "eta_update", payload: eta)) }
-        writer.enqueue(events: events, row: judgement.row, latest: judgement.latest)
+        writer.enqueue(events: events, row: judgement.row)
         if !judgement.warnings.isEmpty { await warn(driverID, judgement) }
         if let seconds = judgement.pushETASeconds { await pushETA(judgement.trip, seconds: seconds) }
     }

@@ -194,12 +194,8 @@ public final class TripService: Sendable {
             "allowed_transitions": .array(trip.tripState.allowedTransitions.map { .string($0.rawValue) }),
             "etag": .string("trip-v\(trip.version)"),
         ]
-        if let lat = trip.lastLatitude, let lng = trip.lastLongitude, let at = trip.lastLocationAt {
-            result["latest_driver_location"] = TripJSON.latestLocation(
-                TripLatestLocation(tripID: trip.id, latitude: lat, longitude: lng, heading: trip.lastHeading, speedMps: trip.lastSpeedMps, at: at), now: now)
-        } else {
-            result["latest_driver_location"] = .null
-        }
+        let latest = try await database.withConnection { db in try await self.trail.latestShared(db, tripID: trip.id) }
+        result["latest_driver_location"] = latest.map { TripJSON.latestLocation($0, now: now) } ?? .null
         if let client = clientState?.stringValue {
             // A client that believed another state refetches the trip over REST.
             result["client_state"] = .string(client)

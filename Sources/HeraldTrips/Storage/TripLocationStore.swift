@@ -65,6 +65,14 @@ public struct TripLocationStore: Sendable {
         ).all(decoding: TripLocationRow.self)
     }
 
+    /// The newest sample the rider was shown (state_sync's `latest_driver_location`): one
+    /// step down the primary key, and there even when the event history was trimmed.
+    public func latestShared(_ db: any SQLDatabase, tripID: String) async throws -> TripLocationRow? {
+        try await db.raw(
+            "SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND shared = 1 ORDER BY ordinal DESC LIMIT 1"
+        ).first(decoding: TripLocationRow.self)
+    }
+
     public func maxOrdinal(_ db: any SQLDatabase, tripID: String) async throws -> Int64 {
         try await db.raw("SELECT MAX(ordinal) AS m FROM trip_locations WHERE trip_id = \(bind: tripID)").first()?
             .decode(column: "m", as: Int64?.self) ?? 0

@@ -27,11 +27,6 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var lastFlag: String?
     public var cancelledBy: String?
     public var cancelReason: String?
-    public var lastLatitude: Double?
-    public var lastLongitude: Double?
-    public var lastHeading: Double?
-    public var lastSpeedMps: Double?
-    public var lastLocationAt: Int64?
     public var acceptedAt: Int64
     public var arrivedAt: Int64?
     public var startedAt: Int64?
@@ -66,11 +61,6 @@ public struct TripRecord: Sendable, Equatable, Codable {
         case lastFlag = "last_flag"
         case cancelledBy = "cancelled_by"
         case cancelReason = "cancel_reason"
-        case lastLatitude = "last_latitude"
-        case lastLongitude = "last_longitude"
-        case lastHeading = "last_heading"
-        case lastSpeedMps = "last_speed_mps"
-        case lastLocationAt = "last_location_at"
         case acceptedAt = "accepted_at"
         case arrivedAt = "arrived_at"
         case startedAt = "started_at"
@@ -90,8 +80,8 @@ extension TripRecord {
             dropoffLatitude: r.dropoffLatitude, dropoffLongitude: r.dropoffLongitude, dropoffAddress: r.dropoffAddress,
             dropoffPlaceID: r.dropoffPlaceID, rideType: r.rideType, passengerCount: r.passengerCount, distanceM: r.distanceM,
             durationS: r.durationS, fareMinMinor: r.fareMinMinor, fareMaxMinor: r.fareMaxMinor, currency: r.currency,
-            surgeMultiplier: r.surgeMultiplier, flags: 0, lastFlag: nil, cancelledBy: nil, cancelReason: nil, lastLatitude: nil,
-            lastLongitude: nil, lastHeading: nil, lastSpeedMps: nil, lastLocationAt: nil, acceptedAt: now, arrivedAt: nil, startedAt: nil,
+            surgeMultiplier: r.surgeMultiplier, flags: 0, lastFlag: nil, cancelledBy: nil, cancelReason: nil,
+            acceptedAt: now, arrivedAt: nil, startedAt: nil,
             completedAt: nil, cancelledAt: nil, createdAt: now, updatedAt: now)
     }
 }

@@ -88,27 +88,4 @@ public struct TripStore: Sendable {
             "UPDATE trips SET flags = flags + 1, last_flag = \(bind: code), version = version + 1, updated_at = \(bind: now) WHERE id = \(bind: id)"
         ).run()
     }
-
-    /// The newest shared position of each trip (state_sync's `latest_driver_location`).
-    public func writeLatest(_ db: any SQLDatabase, _ latest: [TripLatestLocation]) async throws {
-        for l in latest {
-            try await db.raw(
-                """
-                UPDATE trips SET last_latitude = \(bind: l.latitude), last_longitude = \(bind: l.longitude), last_heading = \(bind: l.heading),
-                    last_speed_mps = \(bind: l.speedMps), last_location_at = \(bind: l.at)
-                WHERE id = \(bind: l.tripID) AND (last_location_at IS NULL OR last_location_at <= \(bind: l.at))
-                """
-            ).run()
-        }
-    }
-}
-
-/// A trip's newest shared driver position.
-public struct TripLatestLocation: Sendable, Equatable {
-    public var tripID: String
-    public var latitude: Double
-    public var longitude: Double
-    public var heading: Double?
-    public var speedMps: Double?
-    public var at: Int64
 }

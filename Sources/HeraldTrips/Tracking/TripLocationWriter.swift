@@ -18,7 +18,6 @@ public final class TripLocationWriter: Service, Sendable {
     struct Pending {
         var events: [TrackedEvent] = []
         var rows: [TripLocationRow] = []
-        var latest: [String: TripLatestLocation] = [:]
     }
 
     let hub: RealtimeHub
@@ -37,11 +36,10 @@ public final class TripLocationWriter: Service, Sendable {
         self.logger = logger
     }
 
-    public func enqueue(events: [TrackedEvent], row: TripLocationRow, latest: TripLatestLocation?) {
+    public func enqueue(events: [TrackedEvent], row: TripLocationRow) {
         pending.withLock { p in
             p.events.append(contentsOf: events)
             p.rows.append(row)
-            if let latest { p.latest[latest.tripID] = latest }
         }
         wake.signal()
     }
@@ -73,8 +71,6 @@ public final class TripLocationWriter: Service, Sendable {
             let rowCount = min(p.rows.count, maxBatch)
             taken.rows = Array(p.rows.prefix(rowCount))
             p.rows.removeFirst(rowCount)
-            taken.latest = p.latest
-            p.latest = [:]
             return taken
         }
         if !batch.events.isEmpty {
@@ -84,14 +80,10 @@ public final class TripLocationWriter: Service, Sendable {
                 logger.error("publishing driver locations failed", metadata: ["events": "\(batch.events.count)", "error": "\(String(reflecting: error))"])
             }
         }
-        if !batch.rows.isEmpty || !batch.latest.isEmpty {
+        if !batch.rows.isEmpty {
             let store = TripLocationStore()
-            let trips = TripStore()
             do {
-                try await database.transaction { db in
-                    try await store.insert(db, batch.rows)
-                    try await trips.writeLatest(db, batch.latest.values.sorted { $0.tripID < $1.tripID })
-                }
+                try await database.transaction { db in try await store.insert(db, batch.rows) }
             } catch {
                 logger.error("writing trip locations failed", metadata: ["rows": "\(batch.rows.count)", "error": "\(String(reflecting: error))"])
             }

@@ -172,7 +172,6 @@ public final class TripTracker: RealtimeSubscriber {
         public var warnings: [LocationFraudCheck.Warning]
         /// `driver_location` for the rider, when the sample is shared.
         public var location: JSONValue?
-        public var latest: TripLatestLocation?
         /// `eta_update`, when an ETA moved by more than the threshold.
         public var eta: JSONValue?
         /// The new pickup (else dropoff) ETA in seconds, when it moved enough to push.
@@ -215,9 +214,6 @@ public final class TripTracker: RealtimeSubscriber {
                     payload["samples_missed"] = .number(Double(sequence - last - 1))
                 }
                 judgement.location = .object(payload)
-                judgement.latest = TripLatestLocation(
-                    tripID: tracked.trip.id, latitude: update.point.latitude, longitude: update.point.longitude, heading: update.heading,
-                    speedMps: update.speedMps, at: now)
                 tracked.lastShared = (now, update.sequence ?? tracked.lastShared?.sequence)
                 let etas = tracked.eta.etas(position: update.point, state: tracked.trip.state, pickup: tracked.trip.pickup, dropoff: tracked.trip.dropoff, staleSeconds: 0)
                 let threshold = config.etaUpdateThresholdSeconds
