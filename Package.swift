@@ -262,7 +262,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo"], swiftSettings: strict),
+        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",

@@ -36,10 +36,31 @@ public final class TripLocationWriter: Service, Sendable {
         self.logger = logger
     }
 
+    /// How much may wait when the database cannot keep up: beyond it the oldest half is
+    /// dropped (a rider is better served by the newest position than by a minute-old queue,
+    /// and memory stays bounded).
+    let maxQueuedEvents = 50_000
+    let maxQueuedRows = 200_000
+
     public func enqueue(events: [TrackedEvent], row: TripLocationRow) {
-        pending.withLock { p in
+        let dropped = pending.withLock { p -> (events: Int, rows: Int) in
             p.events.append(contentsOf: events)
             p.rows.append(row)
+            var dropped = (events: 0, rows: 0)
+            if p.events.count > maxQueuedEvents {
+                dropped.events = p.events.count / 2
+                p.events.removeFirst(dropped.events)
+            }
+            if p.rows.count > maxQueuedRows {
+                dropped.rows = p.rows.count / 2
+                p.rows.removeFirst(dropped.rows)
+            }
+            return dropped
+        }
+        if dropped.events > 0 || dropped.rows > 0 {
+            logger.error(
+                "trip location queue overflowed; dropped the oldest",
+                metadata: ["events": "\(dropped.events)", "trail_rows": "\(dropped.rows)"])
         }
         wake.signal()
     }
@@ -65,12 +86,19 @@ public final class TripLocationWriter: Service, Sendable {
     private func writeBatch() async -> Int {
         let batch = pending.withLock { p -> Pending in
             var taken = Pending()
-            let eventCount = min(p.events.count, maxBatch)
-            taken.events = Array(p.events.prefix(eventCount))
-            p.events.removeFirst(eventCount)
-            let rowCount = min(p.rows.count, maxBatch)
-            taken.rows = Array(p.rows.prefix(rowCount))
-            p.rows.removeFirst(rowCount)
+            // Swapping the arrays is the common case; only a backlog is cut (a shift of what stays).
+            if p.events.count <= maxBatch {
+                swap(&taken.events, &p.events)
+            } else {
+                taken.events = Array(p.events.prefix(maxBatch))
+                p.events.removeFirst(maxBatch)
+            }
+            if p.rows.count <= maxBatch {
+                swap(&taken.rows, &p.rows)
+            } else {
+                taken.rows = Array(p.rows.prefix(maxBatch))
+                p.rows.removeFirst(maxBatch)
+            }
             return taken
         }
         if !batch.events.isEmpty {
