@@ -72,9 +72,4 @@ public struct TripLocationStore: Sendable {
             "SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND shared = 1 ORDER BY ordinal DESC LIMIT 1"
         ).first(decoding: TripLocationRow.self)
     }
-
-    public func maxOrdinal(_ db: any SQLDatabase, tripID: String) async throws -> Int64 {
-        try await db.raw("SELECT MAX(ordinal) AS m FROM trip_locations WHERE trip_id = \(bind: tripID)").first()?
-            .decode(column: "m", as: Int64?.self) ?? 0
-    }
 }

@@ -78,10 +78,6 @@ public struct TripStore: Sendable {
         ).run()
     }
 
-    public func events(_ db: any SQLDatabase, tripID: String) async throws -> [any SQLRow] {
-        try await db.raw("SELECT * FROM trip_events WHERE trip_id = \(bind: tripID) ORDER BY created_at, id").all()
-    }
-
     /// A fraud warning: counted on the trip for operators.
     public func flag(_ db: any SQLDatabase, id: String, code: String, now: Int64) async throws {
         try await db.raw(

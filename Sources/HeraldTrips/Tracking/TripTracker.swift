@@ -241,14 +241,4 @@ public final class TripTracker: RealtimeSubscriber {
             return judgement
         }
     }
-
-    /// The trip this node believes the driver is on (tests, and the arrival check).
-    public func trip(of driverID: String) -> TripSnapshot? {
-        state.withLock { $0[driverID]?.tracked?.trip }
-    }
-
-    /// Forgets everything about the driver (their trip ended on this node).
-    public func forget(_ driverID: String) {
-        state.withLock { _ = $0.removeValue(forKey: driverID) }
-    }
 }
