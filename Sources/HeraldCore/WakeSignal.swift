@@ -32,12 +32,21 @@ public final class WakeSignal: Sendable {
     /// Returns after a signal or after `timeout`, whichever comes first (or on cancellation);
     /// may return early once after a signal that raced a timeout, which costs one extra poll.
     public func wait(for timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout) }
-            group.addTask { await self.next() }
-            await group.next()
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            group.addTask {
+                await self.next()
+                return true
+            }
+            let signalled = await group.next() ?? false
             group.cancelAll()
-            abandon()
+            // Only a wait the timeout ended leaves a waiter behind to release. (Abandoning after
+            // a signalled wait too set the flag every time, so every later wait returned at
+            // once: the loop spun on a core and hammered the database.)
+            if !signalled { abandon() }
         }
     }
 
