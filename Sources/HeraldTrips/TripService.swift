@@ -50,10 +50,7 @@ public final class TripService: Sendable {
         self.tracker = TripTracker(config: config) { driverID in
             try await database.withConnection { db in
                 let trip = try await store.activeTrip(db, driverID: driverID)
-                let jobs = try await db.raw(
-                    "SELECT 1 AS one FROM jobs WHERE driver_id = \(bind: driverID) AND status IN ('accepted', 'en_route', 'arrived', 'started')"
-                ).first()
-                return (trip, jobs != nil)
+                return (trip, try await !JobStore().activeJobIDs(db, userID: driverID).isEmpty)
             }
         }
         self.writer = TripLocationWriter(hub: hub, database: database, logger: logger)
@@ -153,7 +150,7 @@ public final class TripService: Sendable {
     /// The trip's full JSON for `identity`.
     public func tripJSON(_ trip: TripRecord, for identity: Identity) async throws -> JSONValue {
         let (user, driver, vehicle) = try await database.withConnection { db in
-            (try await UserStore().find(db, id: trip.riderID), try await DriverStoreReader.find(db, trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID))
+            (try await UserStore().find(db, id: trip.riderID), try await DriverStore().find(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID))
         }
         return TripJSON.trip(
             trip, rider: (user?.displayName, nil), driver: driver, vehicle: vehicle,
@@ -186,7 +183,10 @@ public final class TripService: Sendable {
     /// location always (even when the event history was trimmed).
     public func stateSync(_ identity: Identity, channel: String, clientState: JSONValue?) async throws -> [String: JSONValue] {
         let id = String(channel.dropFirst("trip:".count))
-        guard let trip = try await database.withConnection({ db in try await self.trips.find(db, id: id) }), Self.mayRead(trip, identity) else {
+        let (found, latest) = try await database.withConnection { db in
+            (try await self.trips.find(db, id: id), try await self.trail.latestShared(db, tripID: id))
+        }
+        guard let trip = found, Self.mayRead(trip, identity) else {
             return ["current_state": .null, "error": ["code": .string(ErrorCode.tripNotFound.rawValue), "message": "No such trip."]]
         }
         var result: [String: JSONValue] = [
@@ -194,7 +194,6 @@ public final class TripService: Sendable {
             "allowed_transitions": .array(trip.tripState.allowedTransitions.map { .string($0.rawValue) }),
             "etag": .string("trip-v\(trip.version)"),
         ]
-        let latest = try await database.withConnection { db in try await self.trail.latestShared(db, tripID: trip.id) }
         result["latest_driver_location"] = latest.map { TripJSON.latestLocation($0, now: now) } ?? .null
         if let client = clientState?.stringValue {
             // A client that believed another state refetches the trip over REST.
@@ -202,13 +201,5 @@ public final class TripService: Sendable {
             result["stale_client"] = .bool(client != trip.state)
         }
         return result
-    }
-}
-
-/// Reads a driver's profile for the trip view without going through the dispatch service's
-/// cache (one query inside the caller's connection).
-enum DriverStoreReader {
-    static func find(_ db: any SQLDatabase, _ driverID: String) async throws -> DriverRecord? {
-        try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: driverID)").first(decoding: DriverRecord.self)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldRealtime
 import HeraldTrips
 import HTTPTypes
 import Hummingbird
@@ -105,7 +106,7 @@ struct TripRoutes {
             case nil, .null?: break
             case .object(let object)?:
                 tripContext = object
-                if SocketJSONSize.bytes(.object(object)) > 2_048 { v.fail("context", "must be at most 2048 bytes of JSON") }
+                if SocketPacketEncoder.json(.object(object)).utf8.count > 2_048 { v.fail("context", "must be at most 2048 bytes of JSON") }
                 if let reason = object["reason"], reason.stringValue == nil { v.fail("context.reason", "must be a string") }
             default: v.fail("context", "must be an object")
             }
@@ -135,12 +136,5 @@ struct TripRoutes {
             return fallback
         }
         return value
-    }
-}
-
-/// The size of a JSON value as Herald writes it.
-enum SocketJSONSize {
-    static func bytes(_ value: JSONValue) -> Int {
-        (try? JSONEncoder().encode(value).count) ?? .max
     }
 }
