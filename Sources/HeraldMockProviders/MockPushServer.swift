@@ -59,13 +59,17 @@ public final class MockPushServer: Sendable {
     private let channel: any Channel
     private let received = Mutex<[Request]>([])
     private let keepsRequests: Bool
+    private let box: ServerBox
 
     public var baseURL: String { "https://localhost:\(port)" }
     /// Every request so far (empty when started with `keepRequests: false`).
     public var requests: [Request] { received.withLock { $0 } }
+    /// TCP connections accepted so far.
+    public var connectionCount: Int { box.connections.load(ordering: .relaxed) }
 
-    private init(port: Int, caFile: String, channel: any Channel, keepsRequests: Bool) {
+    private init(port: Int, caFile: String, channel: any Channel, keepsRequests: Bool, box: ServerBox) {
         self.keepsRequests = keepsRequests
+        self.box = box
         self.port = port
         self.caFile = caFile
         self.channel = channel
@@ -83,7 +87,8 @@ public final class MockPushServer: Sendable {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
+                box.connections.add(1, ordering: .relaxed)
+                return channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
                     channel.configureHTTP2SecureUpgrade(
                         h2ChannelConfigurator: { channel in
                             channel.configureHTTP2Pipeline(mode: .server) { stream in
@@ -101,7 +106,7 @@ public final class MockPushServer: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
-        let server = MockPushServer(port: channel.localAddress?.port ?? 0, caFile: certificate, channel: channel, keepsRequests: keepRequests)
+        let server = MockPushServer(port: channel.localAddress?.port ?? 0, caFile: certificate, channel: channel, keepsRequests: keepRequests, box: box)
         box.server.withLock { $0 = server }
         return server
     }
@@ -119,6 +124,7 @@ public final class MockPushServer: Sendable {
 /// Lets channel handlers reach the server once it exists (they are created before it).
 final class ServerBox: Sendable {
     let server = Mutex<MockPushServer?>(nil)
+    let connections = Atomic<Int>(0)
 }
 
 /// Collects one request, asks the handler, writes its answer.

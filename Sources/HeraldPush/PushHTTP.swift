@@ -12,7 +12,7 @@ import ServiceLifecycle
 ///
 /// Why a Service: async-http-client must be shut down explicitly; running it in the
 /// application's ServiceGroup shuts it down after the delivery worker has stopped.
-public final class PushHTTP: Service, Sendable {
+public final class PushHTTP: PushClient {
     public let client: HTTPClient
 
     /// - Parameters:
@@ -43,6 +43,10 @@ public final class PushHTTP: Service, Sendable {
             self.body = body
         }
 
+        public init(status: Int, headers: HTTPHeaders, bytes: [UInt8]) {
+            self.init(status: status, headers: headers, body: bytes.isEmpty ? Data() : Data(bytes))
+        }
+
         /// The body as a JSON object (providers answer errors as JSON), or nil.
         public var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: body) }
 
@@ -67,9 +71,14 @@ public final class PushHTTP: Service, Sendable {
     /// BENCHMARKS.md, push delivery). The worker still bounds each delivery as a whole.
     public func execute(_ request: HTTPClientRequest, timeout: Duration, maxBody: Int = 64 * 1024) async throws -> Response {
         let deadline = NIODeadline.now() + .milliseconds(timeout.wholeMilliseconds)
-        let response = try await client.execute(request, deadline: deadline)
-        let body = try await response.body.collect(upTo: maxBody)
-        return Response(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
+        do {
+            let response = try await client.execute(request, deadline: deadline)
+            let body = try await response.body.collect(upTo: maxBody)
+            return Response(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // One name for "the provider did not answer in time", whichever client noticed.
+            throw DeadlineExceeded()
+        }
     }
 
     public func run() async throws {
@@ -77,4 +86,14 @@ public final class PushHTTP: Service, Sendable {
         try await client.shutdown()
     }
 
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+}
+
+/// A provider connection pool the server runs as a Service and must close when a
+/// configuration turns out unusable before the service group starts.
+public protocol PushClient: Service, Sendable {
+    func shutdown() async
 }

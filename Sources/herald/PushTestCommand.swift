@@ -57,7 +57,7 @@ struct PushTest: AsyncParsableCommand {
                     lines.append("\(device.id) (\(device.platform), \(via)): error \(error)")
                 }
             }
-            for client in providers.clients { try? await client.client.shutdown() }
+            for client in providers.clients { await client.shutdown() }
             return lines
         }
         for line in lines { print(line) }

@@ -81,6 +81,30 @@ import Testing
         #expect(first[21..<86] != second[21..<86])
     }
 
+    @Test func ephemeralKeysAreDistinctValidScalarsThatAgreeWithTheSubscription() throws {
+        let subscription = WebPushTestSubscription()
+        let peer = try P256.KeyAgreement.PublicKey(x963Representation: subscription.publicKey)
+        var seen = Set<Data>()
+        for _ in 0..<200 {
+            let key = WebPushEncryption.ephemeralKey()
+            #expect(seen.insert(key.rawRepresentation).inserted)
+            // ECDH from both sides gives the same secret: a real key pair, not just 32 bytes.
+            let ours = try key.sharedSecretFromKeyAgreement(with: peer)
+            let theirs = try subscription.privateKey.sharedSecretFromKeyAgreement(with: key.publicKey)
+            #expect(ours == theirs)
+        }
+    }
+
+    @Test func base64URLMatchesTheStandardAlphabetMapped() {
+        for length in 0..<70 {
+            let data = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) })
+            let expected = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(WebPushBase64URL.encode(data) == expected)
+            #expect(WebPushBase64URL.decode(expected) == data)
+        }
+    }
+
     @Test func refusesPlaintextsThatDoNotFitOneFourKilobyteMessage() throws {
         let subscription = WebPushTestSubscription()
         #expect(WebPushEncryption.maxPlaintextSize == 3993)

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import JWTKit
+import Synchronization
 
 /// The APNs provider token: an ES256 JWT (`kid` = key id, `iss` = team id, `iat`) signed with
 /// the team's .p8 key, shared by every request.
@@ -18,7 +19,12 @@ public actor APNsProviderToken {
     private let keyID: String
     private let teamID: String
     private let clock: any HeraldClock
-    private var current: (token: String, issuedAt: Date)?
+    private var current: (token: String, issuedAt: Date)? {
+        didSet { published.withLock { $0 = current } }
+    }
+    /// The current token for readers that must not hop onto the actor for it: every push
+    /// needs the token, and an actor hop per send was a measurable share of its cost.
+    private nonisolated let published = Mutex<(token: String, issuedAt: Date)?>(nil)
     /// How many tokens were signed (tests check the renewal rules with it).
     public private(set) var signed = 0
 
@@ -35,6 +41,16 @@ public actor APNsProviderToken {
         let iss: IssuerClaim
         let iat: IssuedAtClaim
         func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// The current token while it is younger than `renewAfter`, without entering the actor;
+    /// nil when it must be signed (then call `token()`).
+    public nonisolated func fresh() -> String? {
+        let now = clock.now()
+        return published.withLock { current in
+            guard let current, now.timeIntervalSince(current.issuedAt) < Self.renewAfter else { return nil }
+            return current.token
+        }
     }
 
     /// The token to send now.

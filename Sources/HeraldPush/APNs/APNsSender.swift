@@ -1,9 +1,8 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import HeraldCore
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
 
 /// Sends pushes to APNs over HTTP/2 with token authentication.
 ///
@@ -14,24 +13,34 @@ public final class APNsSender: PushSender {
     public static let sandboxURL = "https://api.sandbox.push.apple.com"
 
     let config: APNsConfig
-    let http: PushHTTP
+    let client: APNsClient
     let clock: any HeraldClock
-    let baseURL: String
     public let providerToken: APNsProviderToken
     let requestTimeout: Duration
 
-    public init(config: APNsConfig, http: PushHTTP, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)) async throws {
+    /// The base URL `config` names: its `base_url`, else Apple's sandbox or production host.
+    public static func baseURL(_ config: APNsConfig) -> String {
+        config.baseURL ?? (config.environment == "sandbox" ? sandboxURL : productionURL)
+    }
+
+    /// The client for `config`: its base URL, CA file and connection count.
+    public static func makeClient(_ config: APNsConfig) throws -> APNsClient {
+        try APNsClient(baseURL: baseURL(config), caFile: config.caFile, connections: config.connections)
+    }
+
+    /// - Parameter client: runs as a Service next to the worker (it closes the connections).
+    public init(config: APNsConfig, client: APNsClient, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)) async throws {
         let pem = try String(contentsOfFile: config.privateKeyFile, encoding: .utf8)
         providerToken = try await APNsProviderToken(privateKeyPEM: pem, keyID: config.keyID, teamID: config.teamID, clock: clock)
         self.config = config
-        self.http = http
+        self.client = client
         self.clock = clock
         self.requestTimeout = requestTimeout
-        baseURL = config.baseURL ?? (config.environment == "sandbox" ? Self.sandboxURL : Self.productionURL)
     }
 
     public func send(_ message: PushMessage) async throws -> PushResult {
-        var token = try await providerToken.token()
+        var token: String
+        if let fresh = providerToken.fresh() { token = fresh } else { token = try await providerToken.token() }
         var bodyLimit: Int?
         var renewed = false
         var shortened = false
@@ -42,7 +51,16 @@ public final class APNsSender: PushSender {
             } catch is APNsPayload.TooLarge {
                 return .failed(reason: "PayloadTooLarge")
             }
-            let response = try await http.execute(request(message, payload: payload, token: token), timeout: requestTimeout)
+            let response: PushHTTP.Response
+            do {
+                response = try await client.post(
+                    path: "/3/device/\(message.token)", headers: headers(message, token: token), body: ByteBuffer(bytes: payload),
+                    timeout: requestTimeout)
+            } catch APNsTransportError.timeout {
+                return .retry(reason: "timeout", after: nil)
+            } catch is APNsTransportError {
+                return .retry(reason: "connection_error", after: nil)
+            }
             let body = response.json
             let verdict = APNsResponse.classify(
                 status: response.status, reason: body?["reason"]?.stringValue,
@@ -66,13 +84,25 @@ public final class APNsSender: PushSender {
         }
     }
 
-    func request(_ message: PushMessage, payload: Data, token: String) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: "\(baseURL)/3/device/\(message.token)")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "bearer \(token)")
-        for (name, value) in Self.headers(for: message, topic: config.topic) { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: payload))
-        return request
+    /// The request's headers. Values unique to one push (`apns-id`, expiration, collapse id)
+    /// are sent without HPACK indexing: inserting each into the dynamic table evicted the
+    /// repeated ones and made every lookup scan a full table.
+    func headers(_ message: PushMessage, token: String) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(8)
+        headers.add(name: "authorization", value: "bearer " + token)
+        headers.add(name: "apns-id", value: Self.apnsID(forDelivery: message.deliveryID), indexing: .nonIndexable)
+        headers.add(name: "apns-topic", value: config.topic)
+        headers.add(name: "apns-push-type", value: message.silent ? "background" : "alert")
+        headers.add(name: "apns-priority", value: message.silent ? "5" : "10")
+        if let expiresAt = message.expiresAt {
+            headers.add(name: "apns-expiration", value: String(max(0, expiresAt / 1000)), indexing: .nonIndexable)
+        }
+        if let collapse = message.collapseKey, collapse.utf8.count <= 64 {
+            headers.add(name: "apns-collapse-id", value: collapse, indexing: .nonIndexable)
+        }
+        headers.add(name: "content-type", value: "application/json")
+        return headers
     }
 
     /// The APNs headers of a push, besides `authorization` (the log sender shows them too).
@@ -89,18 +119,23 @@ public final class APNsSender: PushSender {
 
     /// A UUID made from the delivery id (SHA-256, version 8 bits): stable across resends.
     public static func apnsID(forDelivery deliveryID: String) -> String {
-        var bytes = Array(SHA256.hash(data: Data(deliveryID.utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let digits = Array("0123456789ABCDEF".utf8)
-        var hexBytes: [UInt8] = []
-        hexBytes.reserveCapacity(32)
-        for byte in bytes {
-            hexBytes.append(digits[Int(byte >> 4)])
-            hexBytes.append(digits[Int(byte & 0x0F)])
+        let digest = SHA256.hash(data: Data(deliveryID.utf8))
+        return String(unsafeUninitializedCapacity: 36) { output in
+            var position = 0
+            for (index, var byte) in digest.prefix(16).enumerated() {
+                if index == 6 { byte = (byte & 0x0F) | 0x80 }
+                if index == 8 { byte = (byte & 0x3F) | 0x80 }
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                output[position] = hexDigits[Int(byte >> 4)]
+                output[position + 1] = hexDigits[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
         }
-        let hex = String(decoding: hexBytes, as: UTF8.self)
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
-        return parts.map(String.init).joined(separator: "-")
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }

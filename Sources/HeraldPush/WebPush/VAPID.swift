@@ -12,6 +12,10 @@ import Synchronization
 public struct VAPIDKey: Sendable {
     let privateKey: P256.Signing.PrivateKey
     private let cache = VAPIDTokenCache()
+    /// The uncompressed point, base64url without padding: the browser's `applicationServerKey`
+    /// and the `k` parameter of the Authorization header. Computed once: every push's header
+    /// carries it.
+    public let publicKeyBase64URL: String
 
     /// Tokens live 12 hours unless asked otherwise: well under the 24 h ceiling of RFC 8292 §2,
     /// so a push service's clock running ahead does not reject them.
@@ -22,6 +26,7 @@ public struct VAPIDKey: Sendable {
 
     public init(privateKey: P256.Signing.PrivateKey) {
         self.privateKey = privateKey
+        publicKeyBase64URL = WebPushBase64URL.encode(privateKey.publicKey.x963Representation)
     }
 
     /// From `vapid_private_key`: the base64url of the 32-byte private scalar (what
@@ -78,12 +83,6 @@ public struct VAPIDKey: Sendable {
         VAPIDKey(privateKey: P256.Signing.PrivateKey())
     }
 
-    /// The uncompressed point, base64url without padding: the browser's `applicationServerKey`
-    /// and the `k` parameter of the Authorization header.
-    public var publicKeyBase64URL: String {
-        WebPushBase64URL.encode(privateKey.publicKey.x963Representation)
-    }
-
     /// The private scalar in the form `vapid_private_key` takes.
     public var privateKeyBase64URL: String {
         WebPushBase64URL.encode(privateKey.rawRepresentation)
@@ -114,9 +113,15 @@ public struct VAPIDKey: Sendable {
         let issuedAt = Int(now.timeIntervalSince1970.rounded(.down))
         let expiresAt = issuedAt + lifetime
         let header = #"{"typ":"JWT","alg":"ES256"}"#
-        let claims: [String: Any] = ["aud": audience, "exp": expiresAt, "sub": subject]
-        let claimsJSON = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes])
-        let signingInput = WebPushBase64URL.encode(Data(header.utf8)) + "." + WebPushBase64URL.encode(claimsJSON)
+        var claims = JSONWriter(capacity: 128)
+        claims.ascii("{\"aud\":")
+        claims.write(string: audience)
+        claims.ascii(",\"exp\":")
+        claims.write(integer: Int64(expiresAt))
+        claims.ascii(",\"sub\":")
+        claims.write(string: subject)
+        claims.ascii("}")
+        let signingInput = WebPushBase64URL.encode(Data(header.utf8)) + "." + WebPushBase64URL.encode(Data(claims.bytes))
         // JWS ES256 wants the raw r||s form (RFC 7518 §3.4), not DER.
         let signature = try privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation
         let token = signingInput + "." + WebPushBase64URL.encode(signature)

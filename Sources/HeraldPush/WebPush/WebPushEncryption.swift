@@ -52,15 +52,17 @@ public enum WebPushEncryption {
     ///   - authSecret: the subscription's `auth` (16 bytes).
     ///   - serverKey, salt: fixed only by tests that reproduce the RFC's example.
     public static func encrypt(
-        plaintext: Data, userAgentPublicKey: Data, authSecret: Data, serverKey: P256.KeyAgreement.PrivateKey = .init(),
+        plaintext: Data, userAgentPublicKey: Data, authSecret: Data, serverKey: P256.KeyAgreement.PrivateKey = ephemeralKey(),
         salt: Data = randomSalt(), recordSize: UInt32 = 4096
     ) throws -> Data {
         guard salt.count == 16 else { throw WebPushError.invalidSalt(byteCount: salt.count) }
         guard recordSize >= UInt32(tagSize + 2) else { throw WebPushError.invalidRecordSize(recordSize) }
         let limit = min(maxPlaintextSize, Int(recordSize) - tagSize - 1)
         guard plaintext.count <= limit else { throw WebPushError.payloadTooLarge(plaintextBytes: plaintext.count, limit: limit) }
+        let serverPublicKey = serverKey.publicKey.x963Representation
         let keys = try deriveKeys(
-            userAgentPublicKey: userAgentPublicKey, authSecret: authSecret, serverKey: serverKey, salt: salt)
+            userAgentPublicKey: userAgentPublicKey, authSecret: authSecret, serverKey: serverKey, serverPublicKey: serverPublicKey,
+            salt: salt)
 
         var record = plaintext
         record.append(0x02)  // last-record delimiter, no padding
@@ -69,12 +71,25 @@ public enum WebPushEncryption {
         var body = Data(capacity: headerSize + record.count + tagSize)
         body.append(salt)
         withUnsafeBytes(of: recordSize.bigEndian) { body.append(contentsOf: $0) }
-        let keyID = serverKey.publicKey.x963Representation
-        body.append(UInt8(keyID.count))
-        body.append(keyID)
+        body.append(UInt8(serverPublicKey.count))
+        body.append(serverPublicKey)
         body.append(sealed.ciphertext)
         body.append(sealed.tag)
         return body
+    }
+
+    /// A one-message ECDH key from 32 random bytes, drawn again in the rare case they are not a
+    /// valid P-256 scalar (zero, or not below the group order: about 2^-32 of draws).
+    ///
+    /// Why not `P256.KeyAgreement.PrivateKey()`: swift-crypto's generator runs a FIPS
+    /// pairwise-consistency test (an ECDSA sign and verify) and keeps drawing until the key is
+    /// compact-representable; together about 60 µs, half of a message's encryption. A key that
+    /// is used once for ECDH and thrown away needs neither (see BENCHMARKS.md, push delivery).
+    public static func ephemeralKey() -> P256.KeyAgreement.PrivateKey {
+        while true {
+            let scalar = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) { return key }
+        }
     }
 
     /// 16 bytes from the system's cryptographic generator.
@@ -85,12 +100,12 @@ public enum WebPushEncryption {
     /// The content key and nonce of RFC 8291 §3.4. The auth secret salts the first HKDF so a
     /// party that knows only the subscription's public key cannot derive them.
     static func deriveKeys(
-        userAgentPublicKey: Data, authSecret: Data, serverKey: P256.KeyAgreement.PrivateKey, salt: Data
+        userAgentPublicKey: Data, authSecret: Data, serverKey: P256.KeyAgreement.PrivateKey, serverPublicKey: Data? = nil, salt: Data
     ) throws -> (contentKey: SymmetricKey, nonce: AES.GCM.Nonce) {
         guard authSecret.count == 16 else { throw WebPushError.invalidAuthSecret(byteCount: authSecret.count) }
         let userAgentKey = try userAgentKey(userAgentPublicKey)
         let shared = try serverKey.sharedSecretFromKeyAgreement(with: userAgentKey)
-        let keyInfo = Data("WebPush: info\0".utf8) + userAgentPublicKey + serverKey.publicKey.x963Representation
+        let keyInfo = Data("WebPush: info\0".utf8) + userAgentPublicKey + (serverPublicKey ?? serverKey.publicKey.x963Representation)
         let ikm = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: authSecret, sharedInfo: keyInfo, outputByteCount: 32)
         let contentKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: ikm, salt: salt, info: Data("Content-Encoding: aes128gcm\0".utf8), outputByteCount: 16)
@@ -117,10 +132,19 @@ public enum WebPushEncryption {
 /// Named for this module's Web Push code so it cannot collide with other senders' helpers.
 enum WebPushBase64URL {
     static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // Standard base64 then an in-place byte map: three `replacingOccurrences` passes cost
+        // more than the encoding itself.
+        var bytes = Array(data.base64EncodedData())
+        var length = bytes.count
+        while length > 0, bytes[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        for index in 0..<length {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes[0..<length], as: UTF8.self)
     }
 
     /// Accepts optional '=' padding (some clients keep it) but not standard base64's '+' '/'.

@@ -22,35 +22,35 @@ public struct NotificationModule: Sendable {
     public let vapidPublicKey: String?
 
     /// The senders for the configured providers, and the HTTP clients they need run.
-    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [String: any PushSender], clients: [PushHTTP], vapidPublicKey: String?) {
+    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [String: any PushSender], clients: [any PushClient], vapidPublicKey: String?) {
         var senders: [String: any PushSender] = [:]
-        var clients: [PushHTTP] = []
+        var clients: [any PushClient] = []
         var vapidPublicKey: String?
         let timeout = Duration.milliseconds(push.requestTimeoutMs)
         func configError(_ field: String, _ error: any Error) async -> ConfigurationError {
             // A client that was made must be shut down before it is dropped.
-            for client in clients { try? await client.client.shutdown() }
+            for client in clients { await client.shutdown() }
             return ConfigurationError(problems: [FieldError(field: field, message: "cannot be used: \(error)")])
         }
         if let apns = push.apns {
             do {
-                let http = try PushHTTP(caFile: apns.caFile, connectionsPerHost: apns.connections)
-                clients.append(http)
-                senders["apns"] = try await APNsSender(config: apns, http: http, clock: clock, requestTimeout: timeout)
+                let client = try APNsSender.makeClient(apns)
+                clients.append(client)
+                senders["apns"] = try await APNsSender(config: apns, client: client, clock: clock, requestTimeout: timeout)
             } catch { throw await configError("push.apns", error) }
         }
         if let fcm = push.fcm {
             do {
                 let http = try PushHTTP(caFile: fcm.caFile)
                 clients.append(http)
-                senders["fcm"] = try FCMSender(config: fcm, http: http, clock: clock)
+                senders["fcm"] = try FCMSender(config: fcm, http: http, clock: clock, requestTimeout: timeout)
             } catch { throw await configError("push.fcm", error) }
         }
         if let webpush = push.webpush {
             do {
                 let http = try PushHTTP(caFile: webpush.caFile)
                 clients.append(http)
-                let sender = try WebPushSender(config: webpush, http: http, clock: clock)
+                let sender = try WebPushSender(config: webpush, http: http, clock: clock, requestTimeout: timeout)
                 vapidPublicKey = sender.vapidPublicKey
                 senders["webpush"] = sender
             } catch { throw await configError("push.webpush", error) }

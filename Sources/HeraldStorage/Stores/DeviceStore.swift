@@ -146,6 +146,17 @@ public struct DeviceStore: Sendable {
         try await db.raw("SELECT * FROM push_devices WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
     }
 
+    /// The devices with these ids, by id.
+    public func find(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DeviceRecord] {
+        var found: [String: DeviceRecord] = [:]
+        for chunk in ids.chunked(500) {
+            var query = SQLQueryString("SELECT * FROM push_devices WHERE id IN ")
+            query.appendInList(Array(chunk))
+            for record in try await db.raw(query).all(decoding: DeviceRecord.self) { found[record.id] = record }
+        }
+        return found
+    }
+
     /// Stops sending to a device (the provider said the token is gone); true when it was active.
     @discardableResult
     public func deactivate(_ db: any SQLDatabase, id: String, reason: String, now: Int64) async throws -> Bool {

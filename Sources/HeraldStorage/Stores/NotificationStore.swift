@@ -200,4 +200,39 @@ extension NotificationStore {
     public func markSentViaPushIfUnset(_ db: any SQLDatabase, id: String) async throws {
         try await db.raw("UPDATE notifications SET sent_via = 'push' WHERE id = \(bind: id) AND sent_via IS NULL").run()
     }
+
+    /// `markSentViaPushIfUnset` for many notifications in a few statements (the push worker's batches).
+    public func markSentViaPushIfUnset(_ db: any SQLDatabase, ids: [String]) async throws {
+        for chunk in Array(Set(ids)).chunked(500) {
+            var query = SQLQueryString("UPDATE notifications SET sent_via = 'push' WHERE sent_via IS NULL AND id IN ")
+            query.appendInList(Array(chunk))
+            try await db.raw(query).run()
+        }
+    }
+
+    /// The notifications with these ids (any user, deleted or not), by id.
+    public func find(_ db: any SQLDatabase, ids: [String]) async throws -> [String: NotificationRecord] {
+        var found: [String: NotificationRecord] = [:]
+        for chunk in ids.chunked(500) {
+            var query = SQLQueryString("SELECT * FROM notifications WHERE id IN ")
+            query.appendInList(Array(chunk))
+            for record in try await db.raw(query).all(decoding: NotificationRecord.self) { found[record.id] = record }
+        }
+        return found
+    }
+
+    /// Unread inbox counts (the badge) for these users; a user with none is absent.
+    public func unreadCounts(_ db: any SQLDatabase, userIDs: [String]) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString(
+                "SELECT user_id, COUNT(*) AS unread FROM notifications WHERE deleted_at IS NULL AND silent = 0 AND read_at IS NULL AND user_id IN ")
+            query.appendInList(Array(chunk))
+            query.appendInterpolation(unsafeRaw: " GROUP BY user_id")
+            for row in try await db.raw(query).all() {
+                counts[try row.decode(column: "user_id", as: String.self)] = Int(try row.decode(column: "unread", as: Int64.self))
+            }
+        }
+        return counts
+    }
 }

@@ -28,8 +28,8 @@ struct APNsLoad: AsyncParsableCommand {
         let config = APNsConfig(
             teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", environment: "production",
             baseURL: url, connections: connections, caFile: ca)
-        let http = try PushHTTP(caFile: ca, connectionsPerHost: connections)
-        let sender = try await APNsSender(config: config, http: http, clock: SystemClock())
+        let client = try APNsSender.makeClient(config)
+        let sender = try await APNsSender(config: config, client: client, clock: SystemClock())
 
         let template = PushMessage(
             deliveryID: "", notificationID: "ntf_01JD5R8Y4W2KQ7X9ABCDEF", userID: "user-1", deviceID: "dev-1", type: SampleMessage.type,
@@ -118,7 +118,7 @@ struct APNsLoad: AsyncParsableCommand {
             for try await part in group { all.append(contentsOf: part) }
             return (window, all)
         }
-        try await http.client.shutdown()
+        await client.shutdown()
 
         var (window, latencies) = results
         let rate = Double(window.sends) / window.elapsed

@@ -89,8 +89,8 @@ struct QueueRSS: AsyncParsableCommand {
         let config = APNsConfig(
             teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", baseURL: url,
             connections: connections, caFile: ca)
-        let http = try PushHTTP(caFile: ca, connectionsPerHost: connections)
-        let sender = try await APNsSender(config: config, http: http, clock: SystemClock())
+        let client = try APNsSender.makeClient(config)
+        let sender = try await APNsSender(config: config, client: client, clock: SystemClock())
         var settings = DeliveryWorker.Settings()
         settings.concurrency = concurrency
         settings.batchSize = batch
@@ -129,7 +129,7 @@ struct QueueRSS: AsyncParsableCommand {
         _ = try? await task.value
         let rssEnd = residentBytes()
         let outcomes = worker.statistics.snapshot.outcomes
-        try await http.client.shutdown()
+        await client.shutdown()
         let remaining = try await database.withConnection { db in try await DeliveryStore().pendingPushCount(db) }
         await database.close()
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

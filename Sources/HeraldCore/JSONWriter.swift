@@ -1,25 +1,24 @@
-import HeraldCore
-
 /// Compact JSON serialisation into a byte buffer, byte-compatible with `JSON.stringify` for
 /// strings (same escapes) and deterministic (object keys sorted).
 ///
-/// Why our own: `JSONEncoder` is slow for the hot path (every emitted event), cannot write
-/// Socket.IO placeholders, and formats some numbers differently from the JavaScript peers.
-struct JSONWriter {
-    var bytes: [UInt8] = []
+/// Why our own: `JSONEncoder` is slow for the hot paths (every emitted event, every push
+/// payload), cannot write Socket.IO placeholders, and formats some numbers differently from
+/// the JavaScript peers.
+public struct JSONWriter: Sendable {
+    public var bytes: [UInt8] = []
 
-    init(capacity: Int = 64) {
+    public init(capacity: Int = 64) {
         bytes.reserveCapacity(capacity)
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    @inline(__always)
-    mutating func ascii(_ text: StaticString) {
+    @inlinable
+    public mutating func ascii(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func write(_ value: JSONValue) {
+    public mutating func write(_ value: JSONValue) {
         switch value {
         case .null: ascii("null")
         case .bool(let flag): flag ? ascii("true") : ascii("false")
@@ -44,52 +43,10 @@ struct JSONWriter {
         }
     }
 
-    /// Writes a Socket.IO value. With `placeholders`, each binary value becomes a placeholder
-    /// `{"_placeholder":true,"num":N}` and its bytes are appended to `attachments` (N = its index);
-    /// otherwise binary is written the way `JSON.stringify` writes a Node.js Buffer.
-    mutating func write(_ value: SocketValue, placeholders: Bool, attachments: inout [[UInt8]]) {
-        switch value {
-        case .null: ascii("null")
-        case .bool(let flag): flag ? ascii("true") : ascii("false")
-        case .number(let number): write(number: number)
-        case .string(let text): write(string: text)
-        case .binary(let data):
-            if placeholders {
-                ascii("{\"_placeholder\":true,\"num\":")
-                write(integer: Int64(attachments.count))
-                bytes.append(UInt8(ascii: "}"))
-                attachments.append(data)
-            } else {
-                ascii("{\"type\":\"Buffer\",\"data\":[")
-                for (index, byte) in data.enumerated() {
-                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    write(integer: Int64(byte))
-                }
-                ascii("]}")
-            }
-        case .array(let values):
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in values.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element, placeholders: placeholders, attachments: &attachments)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            for (index, entry) in object.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(string: entry.key)
-                bytes.append(UInt8(ascii: ":"))
-                write(entry.value, placeholders: placeholders, attachments: &attachments)
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
-    }
-
     /// Whole numbers in Int64 range without a fraction; other finite numbers in Swift's shortest
     /// round-trip form (valid JSON, e.g. `0.1`, `1e+21`, `5e-324`); NaN and infinities as `null`,
     /// like `JSON.stringify`.
-    mutating func write(number: Double) {
+    public mutating func write(number: Double) {
         guard number.isFinite else {
             ascii("null")
             return
@@ -101,7 +58,7 @@ struct JSONWriter {
         }
     }
 
-    mutating func write(integer: Int64) {
+    public mutating func write(integer: Int64) {
         if integer >= 0, integer < 10 {
             bytes.append(UInt8(ascii: "0") &+ UInt8(integer))
             return
@@ -124,7 +81,7 @@ struct JSONWriter {
 
     /// Quoted and escaped like `JSON.stringify`: `\"`, `\\`, `\b \f \n \r \t`, other controls
     /// below U+0020 as `\u00XX`; everything else (including `/` and non-ASCII) verbatim.
-    mutating func write(string: String) {
+    public mutating func write(string: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { input in

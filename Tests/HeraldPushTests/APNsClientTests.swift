@@ -1,0 +1,82 @@
+import Foundation
+import HeraldCore
+import HeraldMockProviders
+import HeraldPush
+import Testing
+
+/// The APNs HTTP/2 client under load and failure, against the TLS + HTTP/2 mock.
+@Suite struct APNsClientTests {
+    static func message(_ index: Int) -> PushMessage {
+        var message = APNsFixture.message()
+        message.deliveryID = "dlv_\(index)"
+        return message
+    }
+
+    /// Sends `count` messages with at most `concurrency` in flight; returns the results.
+    static func sendAll(_ sender: APNsSender, count: Int, concurrency: Int) async -> [PushResult] {
+        await withTaskGroup(of: PushResult.self) { group in
+            var results: [PushResult] = []
+            for index in 0..<count {
+                if index >= concurrency, let result = await group.next() { results.append(result) }
+                group.addTask { (try? await sender.send(message(index))) ?? .retry(reason: "threw", after: nil) }
+            }
+            for await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    @Test func requestsSpreadOverTheConfiguredConnectionsBeyondTheStreamLimit() async throws {
+        // 400 in flight over 2 connections: twice the mock's 100 concurrent streams on each.
+        try await APNsFixture.with({ request in
+            MockPushServer.Response(status: 200, headers: [("apns-id", request.header("apns-id") ?? "")], delay: .milliseconds(20))
+        }, connections: 2) { f in
+            let results = await Self.sendAll(f.sender, count: 1200, concurrency: 400)
+            #expect(results.count == 1200)
+            #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+            #expect(f.server.connectionCount == 2)
+            // Each answer is matched to its own request: the apns-id echoed is the one sent.
+            let sentIDs = Set((0..<1200).map { APNsSender.apnsID(forDelivery: "dlv_\($0)") })
+            let answered = Set(results.compactMap { if case .delivered(let id) = $0 { id } else { nil } })
+            #expect(answered == sentIDs)
+        }
+    }
+
+    @Test func errorBodiesBeyondTheFlowControlWindowKeepFlowing() async throws {
+        // 2,000 error answers of ~100 bytes: ~200 KB, three times HTTP/2's initial 64 KB
+        // window. Without WINDOW_UPDATEs from the client the server would stall after ~650.
+        let padding = String(repeating: "x", count: 60)
+        try await APNsFixture.with({ _ in .json(400, ["reason": "BadCollapseId", "pad": padding]) }) { f in
+            let results = await Self.sendAll(f.sender, count: 2000, concurrency: 50)
+            #expect(results.count == 2000)
+            #expect(results.allSatisfy { $0 == .failed(reason: "BadCollapseId") })
+        }
+    }
+
+    @Test func anUnreachableAPNsIsARetryNotAHang() async throws {
+        // A port nobody listens on: the connection is refused at once.
+        let server = try await MockPushServer.start { _ in .init(status: 200) }
+        let port = server.port
+        try await server.stop()
+        let client = try APNsClient(baseURL: "https://localhost:\(port)", caFile: server.caFile, connections: 1)
+        let config = try APNsFixture.config(baseURL: "https://localhost:\(port)", caFile: server.caFile)
+        let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: .seconds(5))
+        let result = try await sender.send(APNsFixture.message())
+        #expect(result == .retry(reason: "connection_error", after: nil))
+        await client.shutdown()
+    }
+
+    @Test func afterShutdownSendsFailFastAndNothingIsLeftOpen() async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
+            let before = try await f.sender.send(APNsFixture.message())
+            #expect(before == .delivered(providerMessageID: "X"))
+            await f.client.shutdown()
+            let after = try await f.sender.send(APNsFixture.message())
+            #expect(after == .retry(reason: "connection_error", after: nil))
+        }
+    }
+
+    @Test func anInvalidBaseURLIsAConfigurationError() {
+        #expect(throws: APNsTransportError.self) { try APNsClient(baseURL: "http://api.push.apple.com") }
+        #expect(throws: APNsTransportError.self) { try APNsClient(baseURL: "not a url") }
+    }
+}
