@@ -4,6 +4,7 @@ import HeraldNotifications
 import HeraldPush
 import HeraldStorage
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 @Suite struct DeliveryWorkerTests {
@@ -115,6 +116,68 @@ import Testing
             let ids = h.sender.sent.map(\.deliveryID)
             #expect(ids.count == 40)
             #expect(Set(ids).count == 40)
+        }
+    }
+}
+
+/// Answers by device token, whatever order a batch's concurrent sends arrive in.
+final class ByTokenSender: PushSender {
+    let gone: Set<String>
+    private let sentMessages = Mutex<[PushMessage]>([])
+
+    init(gone: Set<String>) { self.gone = gone }
+
+    func send(_ message: PushMessage) async throws -> PushResult {
+        sentMessages.withLock { $0.append(message) }
+        return gone.contains(message.token) ? .tokenGone(reason: "Unregistered") : .delivered(providerMessageID: "pm-\(message.deliveryID)")
+    }
+
+    var sent: [PushMessage] { sentMessages.withLock { $0 } }
+}
+
+@Suite struct DeliveryWorkerBatchTests {
+    @Test(arguments: TestEngine.allCases)
+    func aWholeBatchIsReadAndRecordedTogether(engine: TestEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            let probe = NotificationHarness(database: database)
+            let annPhone = try await probe.device("ann")
+            let annTablet = try await probe.device("ann")
+            let bobPhone = try await probe.device("bob")
+            let sender = ByTokenSender(gone: [annTablet.token])
+            let worker = DeliveryWorker(
+                database: database, senders: [:], fallback: sender, clock: probe.clock, settings: DeliveryWorker.Settings(),
+                logger: TestDatabase.logger)
+            let both = try await probe.service.send(probe.draft(["ann", "bob"])).map(\.notification)
+            let first = try #require(both.first { $0.userID == "ann" })
+            let bobsFirst = try #require(both.first { $0.userID == "bob" })
+            let bobsSecond = try #require(try await probe.service.send(probe.draft(["bob"])).first).notification
+            let read = try #require(try await probe.service.send(probe.draft(["ann"])).first).notification
+            let now = probe.clock.now().epochMilliseconds
+            _ = try await database.withConnection { db in try await NotificationStore().markRead(db, userID: "ann", ids: [read.id], now: now) }
+
+            // ann: 2 devices × 2 notifications, bob: 1 device × 2 notifications (one fan-out row each).
+            let claimed = try await worker.runOnce()
+            #expect(claimed == 6)
+            let ann = try await probe.deliveries(first.id)
+            #expect(Set(ann.map(\.status)) == ["sent", "failed"])
+            #expect(ann.first { $0.deviceID == annTablet.id }?.reason == "Unregistered")
+            #expect(ann.first { $0.deviceID == annPhone.id }?.providerMessageID?.hasPrefix("pm-") == true)
+            #expect(try await probe.deliveries(bobsFirst.id).first?.status == "sent")
+            #expect(try await probe.deliveries(bobsSecond.id).first { $0.deviceID == bobPhone.id }?.status == "sent")
+            let skipped = try await probe.deliveries(read.id)
+            #expect(skipped.count == 2 && skipped.allSatisfy { $0.status == "skipped" && $0.reason == "already_read" })
+            // The tablet's token is gone: deactivated in the same transaction as its outcome.
+            let tablet = try await database.withConnection { db in try await DeviceStore().find(db, id: annTablet.id) }
+            #expect(tablet?.isActive == false)
+            // Badges are each user's unread count when the batch was read: ann 1 (one read), bob 2.
+            let badges = Dictionary(sender.sent.map { ($0.userID, $0.badge) }, uniquingKeysWith: { a, b in max(a, b) })
+            #expect(badges == ["ann": 1, "bob": 2])
+            #expect(sender.sent.count == 4)
+            for notification in [first, bobsFirst, bobsSecond] {
+                let row = try await database.withConnection { db in try await NotificationStore().find(db, id: notification.id, userID: nil) }
+                #expect(row?.sentVia == "push")
+            }
+            #expect(worker.outcomeCounts["sent"] == 3 && worker.outcomeCounts["failed"] == 1 && worker.outcomeCounts["skipped"] == 2)
         }
     }
 }
