@@ -49,6 +49,9 @@ wants() { [[ " $ONLY " == *" $1 "* ]]; }
 # ---------------------------------------------------------------- builds
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
     log "building PushLoad (release, Benchmarks/PushLoad/.build; 10+ minutes the first time)"
+    # SwiftPM keeps the build plan of a path dependency (the root package) and misses source
+    # files added to it since; dropping the plan makes it read the root package again.
+    rm -f "$BENCH/PushLoad/.build/release.yaml" "$BENCH/PushLoad/.build/release/description.json"
     swift build -c release --package-path "$BENCH/PushLoad" >&2
 fi
 if ! "$PY" -c "import aioapns, pywebpush, uvloop" 2>/dev/null; then

@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldStorage
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import NIOCore
 import Logging
@@ -96,12 +97,18 @@ public enum HeraldApplication {
         services.append(contentsOf: dispatch.services)
         services.append(contentsOf: trips.services)
 
+        let connectionLimit = ConnectionLimit.resolve(
+            configured: config.server.maxConnections, descriptors: ConnectionLimit.raiseDescriptorLimit(),
+            databaseConnections: config.database.maxConnections)
+        logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
             server: .http1WebSocketUpgrade(
                 configuration: .init(ws: .init(maxFrameSize: config.realtime.maxPayload, autoPing: .disabled)),
                 shouldUpgrade: { head, _, _ in await realtime.shouldUpgrade(head) }),
-            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Herald"),
+            configuration: .init(
+                address: .hostname(config.server.host, port: config.server.port), serverName: "Herald",
+                availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit.limit, logger: logger)),
             services: services,
             onServerRunning: onServerRunning,
             logger: logger

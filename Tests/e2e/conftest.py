@@ -54,7 +54,8 @@ class HeraldServer:
     """One `herald serve` process. Its stdout and stderr go line by line (read by a thread)
     into `lines` and a log file, so a failing test can show what the server said."""
 
-    def __init__(self, args: list[str], env: dict[str, str], log_path: Path, cwd: Path, data_dir: Path):
+    def __init__(self, args: list[str], env: dict[str, str], log_path: Path, cwd: Path, data_dir: Path,
+                 wrapper: list[str] | None = None):
         self.args = args
         self.log_path = log_path
         self.data_dir = data_dir
@@ -64,7 +65,7 @@ class HeraldServer:
         self._lock = threading.Lock()
         self.host = self.port = self.database = None
         self.proc = subprocess.Popen(
-            [herald_bin(), *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+            [*(wrapper or []), herald_bin(), *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -168,14 +169,16 @@ class HeraldLauncher:
         return path  # herald creates it
 
     def start(self, *extra_args: str, data_dir: Path | str | None = None, env: dict[str, str] | None = None,
-              database: str | None = None, host: str = "127.0.0.1", wait: bool = True) -> HeraldServer:
+              database: str | None = None, host: str = "127.0.0.1", wait: bool = True,
+              wrapper: list[str] | None = None) -> HeraldServer:
+        """`wrapper` runs herald through another command (e.g. `prlimit --nofile=300:300 --`)."""
         data_dir = Path(data_dir) if data_dir is not None else self.new_data_dir()
         args = ["serve", "--host", host, "--port", "0", "--data-dir", str(data_dir)]
         if database:
             args += ["--database", database]
         args += list(extra_args)
         log_path = self.workdir / f"server-{len(self.servers) + 1}.log"
-        server = HeraldServer(args, base_env(env), log_path, cwd=self.workdir, data_dir=data_dir)
+        server = HeraldServer(args, base_env(env), log_path, cwd=self.workdir, data_dir=data_dir, wrapper=wrapper)
         self.servers.append(server)
         if wait:
             server.wait_listening()

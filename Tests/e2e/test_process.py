@@ -100,3 +100,44 @@ def test_valid_config_file_is_used(herald, tmp_path):
     assert log_lines
     for line in log_lines:
         json.loads(line)
+
+
+def _answered(sockets, timeout: float) -> set:
+    """The sockets that received an HTTP answer within `timeout`."""
+    import select
+    import time
+    done, deadline = set(), time.monotonic() + timeout
+    while len(done) < len(sockets) and time.monotonic() < deadline:
+        pending = [s for s in sockets if s not in done]
+        readable, _, _ = select.select(pending, [], [], max(0.0, min(0.5, deadline - time.monotonic())))
+        for s in readable:
+            if s.recv(4096).startswith(b"HTTP/1.1 200"):
+                done.add(s)
+    return done
+
+
+def test_more_connections_than_descriptors_wait_and_the_server_survives(herald):
+    # 300 descriptors: 128 + database.max_connections (20) stay reserved, so 152 clients at once.
+    import socket
+    server = herald.start(wrapper=["prlimit", "--nofile=300:300", "--"])
+    assert "accepting at most 152 connections at once" in server.output()
+    clients = []
+    try:
+        for _ in range(300):  # 152 served, the other 148 in the listen backlog
+            s = socket.create_connection((server.host, server.port), timeout=10)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: herald\r\n\r\n")
+            clients.append(s)
+        served = _answered(clients, timeout=5)
+        assert 0 < len(served) <= 152
+        assert server.running
+        # As served clients leave, the waiting ones are accepted and answered.
+        for s in served:
+            s.close()
+        waiting = [s for s in clients if s not in served]
+        assert 0 < len(waiting) <= 152
+        assert len(_answered(waiting, timeout=15)) == len(waiting)
+    finally:
+        for s in clients:
+            s.close()
+    assert http_session().get(server.url + "/healthz", timeout=10).status_code == 200
+    assert server.running

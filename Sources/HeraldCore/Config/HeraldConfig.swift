@@ -69,11 +69,16 @@ public struct ServerConfig: Codable, Sendable, Equatable {
     /// Take the client address for per-IP rate limits from the first `X-Forwarded-For`
     /// entry. Only turn on behind a proxy that sets it; otherwise clients can pick their IP.
     public var trustForwardedFor = false
+    /// Open client connections (HTTP and sockets) at most; nil: the process's file-descriptor
+    /// limit less a reserve for the database, push providers and files. Beyond it the server
+    /// stops accepting until some close, rather than running out of descriptors.
+    public var maxConnections: Int?
 
     enum CodingKeys: String, CodingKey {
         case host
         case port
         case trustForwardedFor = "trust_forwarded_for"
+        case maxConnections = "max_connections"
     }
 
     public init() {}
@@ -83,6 +88,7 @@ public struct ServerConfig: Codable, Sendable, Equatable {
         host = try c.decodeIfPresent(String.self, forKey: .host) ?? "0.0.0.0"
         port = try c.decodeIfPresent(Int.self, forKey: .port) ?? 8080
         trustForwardedFor = try c.decodeIfPresent(Bool.self, forKey: .trustForwardedFor) ?? false
+        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
     }
 }
 

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many client connections the server accepts at once.
+///
+/// Why a limit at all: every socket is a file descriptor, and a Swift process that runs out
+/// of them can die inside the concurrency runtime (libdispatch's worker-pool monitor traps
+/// when it cannot open `/proc`; see BENCHMARKS.md, realtime problem 1). With the limit
+/// reached the server stops accepting; new clients wait in the listen backlog (or are
+/// refused by the kernel when it is full) and everyone already connected keeps working.
+public struct ConnectionLimit: Equatable, Sendable {
+    /// Descriptors kept back from clients: the database pool, the listening socket, push
+    /// provider connections, the log and database files, the runtime's own.
+    public var reserve: Int
+    public var limit: Int
+
+    public init(reserve: Int, limit: Int) {
+        self.reserve = reserve
+        self.limit = limit
+    }
+
+    /// - Parameters:
+    ///   - configured: `server.max_connections`, when set (still capped by the descriptors).
+    ///   - descriptors: the process's file-descriptor limit (soft `RLIMIT_NOFILE`).
+    ///   - databaseConnections: the PostgreSQL pool size.
+    public static func resolve(configured: Int?, descriptors: Int, databaseConnections: Int) -> ConnectionLimit {
+        let reserve = 128 + databaseConnections
+        let available = max(1, descriptors - reserve)
+        return ConnectionLimit(reserve: reserve, limit: min(configured ?? available, available))
+    }
+
+    /// Raises the soft descriptor limit to the hard one (as Go's runtime does) and returns it:
+    /// distributions default to a soft 1,024, far below what a realtime server holds.
+    public static func raiseDescriptorLimit() -> Int {
+        var limits = rlimit()
+        guard getrlimit(resourceNoFile, &limits) == 0 else { return 1024 }
+        if limits.rlim_cur < limits.rlim_max {
+            var raised = limits
+            raised.rlim_cur = limits.rlim_max
+            if setrlimit(resourceNoFile, &raised) == 0 { limits = raised }
+        }
+        // RLIM_INFINITY (or anything absurd) still means a finite table in practice.
+        return Int(clamping: min(limits.rlim_cur, 1 << 24))
+    }
+
+    #if canImport(Glibc)
+    private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let resourceNoFile = RLIMIT_NOFILE
+    #endif
+}
