@@ -292,7 +292,9 @@ struct StripeGatewayTests {
             while await fake.state.stalledInFlight > 0, clock.now - started < .seconds(20) {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let hold = try await gateway.authorize(Self.booking(key: "authorize-stalled"))
+            // (A gateway with a roomier timeout: under the full parallel suite one second is not
+            // always enough for an answer, and this part is about the key, not the timeout.)
+            let hold = try await Self.gateway(fake, timeout: .seconds(15)).authorize(Self.booking(key: "authorize-stalled"))
             #expect(hold.status == .authorized)
             #expect(await fake.state.intentCount == 1)
         }

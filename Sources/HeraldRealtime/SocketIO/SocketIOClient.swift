@@ -65,13 +65,11 @@ final class SocketIOClient: EngineSessionDelegate {
                 pid: socket.pid, socketID: socket.id, userID: socket.userID, namespace: socket.namespace,
                 rooms: rooms, disconnectedAt: now)
             do {
-                // Bounded: a shutdown with the database gone must not hang. An ordinary mass
-                // disconnect queues thousands of saves behind one another, so it gets long
-                // enough for all of them.
+                // Bounded: a shutdown with the database gone must not hang. Saves that arrive
+                // together are written together (RecoverableSessionStore).
                 let sessions = server.sessions
-                let database = server.hub.database
                 let bound: Duration = reason == .serverShutdown ? .seconds(2) : .seconds(60)
-                try await withDeadline(bound) { try await sessions.save(saved, in: database) }
+                try await withDeadline(bound) { try await sessions.save(saved) }
             } catch {
                 server.logger.warning("saving a recoverable session failed", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -161,7 +159,7 @@ final class SocketIOClient: EngineSessionDelegate {
         {
             let notBefore = server.hub.clock.now().epochMilliseconds - EngineConfiguration.milliseconds(server.configuration.recoveryWindow)
             if let saved = try? await server.sessions.take(
-                pid: pid, userID: identity?.userID, namespace: namespace, notBefore: notBefore, in: server.hub.database),
+                pid: pid, userID: identity?.userID, namespace: namespace, notBefore: notBefore),
                 offsets.count <= saved.rooms.count
             {
                 let candidate = SocketIOSocket(

@@ -18,7 +18,7 @@ public final class SocketIOServer: Sendable {
     public let hub: RealtimeHub
     let verifier: TokenVerifier?
     let logger: Logger
-    let sessions = RecoverableSessionStore()
+    let sessions: RecoverableSessionStore
     private let handlers = Mutex<(connect: [String: [ConnectHandler]], events: [String: [String: EventHandler]])>(([:], [:]))
     private let connectionCounter = Atomic<UInt64>(0)
 
@@ -27,6 +27,7 @@ public final class SocketIOServer: Sendable {
         self.hub = hub
         self.verifier = verifier
         self.logger = logger
+        sessions = RecoverableSessionStore(database: hub.database)
     }
 
     /// Runs when a socket connects to `namespace` (also after a recovery, with `recovered` set).
