@@ -82,10 +82,11 @@ public struct NotificationModule: Sendable {
         let inbox = NotificationInbox(service: service)
         NotificationSocketEvents(inbox: inbox, logger: logger).install(socketIO: realtime.socketIO, native: realtime.native)
         let sweepInterval = Duration.milliseconds(max(50, min(1000, config.notifications.ackTimeoutMs / 4)))
-        var services: [any Service] = [AckFallbackService(service: service, interval: sweepInterval, ready: ready)]
+        // The provider clients before the worker: a ServiceGroup shuts services down in reverse
+        // order, so the worker stops sending before the connections it sends on close.
+        var services: [any Service] = providers.clients as [any Service]
+        services.append(AckFallbackService(service: service, interval: sweepInterval, ready: ready))
         if let worker { services.append(worker) }
-        // After the worker in the group, so they shut down once it has stopped sending.
-        services.append(contentsOf: providers.clients as [any Service])
         self.service = service
         self.inbox = inbox
         self.registry = DeviceRegistry(database: database, clock: clock)
