@@ -42,7 +42,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from conftest import herald_bin, http_session, wait_until
+from conftest import herald_bin, http_session, run_herald, wait_until
 
 TIMEOUT = 10.0
 MOCK_APNS_LISTENING = re.compile(r"^mock-apns listening on (\d+) ca=(.+?)\s*$")
@@ -585,3 +585,18 @@ def test_web_push_is_encrypted_for_the_subscription_and_signed_with_vapid(push_s
 
     [third] = notify(server, service, [user], title="Third update")
     assert third["push_deliveries"] == 0, f"a push was planned for a deactivated subscription: {third}"
+
+
+def test_push_test_sends_through_the_configured_apns(mock_apns, herald, tmp_path):
+    # `herald push-test --user U` goes through the same APNs client as the worker.
+    mock = mock_apns()
+    config = write_config(tmp_path, apns=mock)
+    server = herald.start("--config", str(config))
+    user = new_user("pushtest")
+    device = register_apns(server, mint_token(server.data_dir, user), secrets.token_hex(32))
+    result = run_herald("push-test", "--user", user, "--config", str(config), "--data-dir", str(server.data_dir))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{device['id']} (ios, apns): delivered" in result.stdout, result.stdout
+    wait_until(lambda: mock.count() >= 1, TIMEOUT, message="the test push at the mock APNs")
+    [line] = mock.lines()
+    assert line["token"] == device["token"] and line["protocol"] == "h2", line
