@@ -5,6 +5,7 @@ import HeraldCore
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A small Stripe PaymentIntents server on 127.0.0.1, for driving `StripeGateway` over a real
 /// socket.
@@ -38,15 +39,29 @@ struct FakeStripe: Sendable {
             },
             logger: Logger(label: "fake-stripe", factory: { _ in SwiftLogNoOpLogHandler() })
         )
+        // Stopped with a graceful shutdown, not by cancelling its task: cancelling a NIO
+        // server while a just-accepted connection is still buffered traps in NIOAsyncWriter's
+        // deinit (apple/swift-nio#3481), and clients here open connections until the end.
+        let services = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-stripe", factory: { _ in SwiftLogNoOpLogHandler() })))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { portSink.finish() }
-                try await app.runService(gracefulShutdownSignals: [])
+                try await services.run()
             }
-            defer { group.cancelAll() }
+            let result: Result<T, any Error>
             var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw FakeStripeDidNotStart() }
-            return try await body(FakeStripe(state: state, port: port))
+            if let port = await iterator.next(), port > 0 {
+                do { result = .success(try await body(FakeStripe(state: state, port: port))) } catch { result = .failure(error) }
+            } else {
+                result = .failure(FakeStripeDidNotStart())
+            }
+            await services.triggerGracefulShutdown()
+            // A request stalled on purpose may hold the shutdown for its stall; cancel after that.
+            group.addTask { try? await Task.sleep(for: .seconds(10)) }
+            _ = try? await group.next()
+            group.cancelAll()
+            return try result.get()
         }
     }
 

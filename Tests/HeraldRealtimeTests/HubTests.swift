@@ -78,12 +78,38 @@ func withHub<T: Sendable>(
     }
 
     @Test(arguments: TestEngine.allCases)
+    func recentReplaysComeFromMemoryAndGapsFromTheDatabase(engine: TestEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            try await withHub(database) { hub in
+                // (On PostgreSQL events reach the hub through LISTEN: wait until they have.)
+                let member = RecordingSubscriber(1, user: "ann")
+                hub.join(member, room: "trip:mem")
+                for index in 1...4 { try await hub.publish("e", payload: .number(Double(index)), to: "trip:mem") }
+                #expect(await member.waitFor(4).count == 4)
+                // Rows gone from the table: only the hub's memory can still answer.
+                try await database.withConnection { db in try await db.raw("DELETE FROM realtime_events WHERE room = 'trip:mem'").run() }
+                guard case .recovered(let events) = try await hub.replay(room: "trip:mem", after: 1) else {
+                    Issue.record("recent events should replay from memory")
+                    return
+                }
+                #expect(events.map(\.seq) == [2, 3, 4] && events.map(\.payloadJSON) == ["2", "3", "4"])
+                // A position this node has not seen (ahead of it) goes to the database, which
+                // knows the room's last sequence is 4: unavailable, not an empty success.
+                #expect(try await hub.replay(room: "trip:mem", after: 5) == .unavailable)
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
     func replayReturnsEverythingAfterTheGivenEventOrSaysUnavailable(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
             try await withHub(database) { hub in
+                let member = RecordingSubscriber(1, user: "ann")
+                hub.join(member, room: "job:9")
                 for index in 1...6 {
                     try await hub.publish("e", payload: .number(Double(index)), to: "job:9")
                 }
+                #expect(await member.waitFor(6).count == 6)
                 #expect(try await hub.replay(room: "job:9", after: 4) == .recovered([
                     RealtimeEvent(room: "job:9", seq: 5, name: "e", payloadJSON: "5", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 5))),
                     RealtimeEvent(room: "job:9", seq: 6, name: "e", payloadJSON: "6", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 6))),
@@ -98,8 +124,16 @@ func withHub<T: Sendable>(
                 try await database.withConnection { db in
                     try await RealtimeEventStore().trim(db, before: 0, keepPerRoom: 2)
                 }
-                #expect(try await hub.replay(room: "job:9", after: 3) == .unavailable)
-                if case .recovered(let events) = try await hub.replay(room: "job:9", after: 4) {
+                // This node still holds them in its recent history: complete from memory.
+                if case .recovered(let events) = try await hub.replay(room: "job:9", after: 3) {
+                    #expect(events.map(\.seq) == [4, 5, 6])
+                } else {
+                    Issue.record("the node's recent history should replay")
+                }
+                // Another node (or this one after a restart) has only the database.
+                let restarted = RealtimeHub(database: database, clock: SystemClock(), logger: testLogger)
+                #expect(try await restarted.replay(room: "job:9", after: 3) == .unavailable)
+                if case .recovered(let events) = try await restarted.replay(room: "job:9", after: 4) {
                     #expect(events.map(\.seq) == [5, 6])
                 } else {
                     Issue.record("the kept tail should replay")

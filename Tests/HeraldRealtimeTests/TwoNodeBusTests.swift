@@ -34,6 +34,35 @@ import Testing
         }
     }
 
+    /// Node A keeps a room's recent events in memory while it has members there. Once nobody
+    /// on A is in the room, its bus skips the room's events, so what A kept must not answer a
+    /// later replay: events published on B meanwhile would be missing from it.
+    @Test func aNodeThatStoppedFollowingARoomReplaysItFromTheDatabase() async throws {
+        try await withTwoNodes { nodeA, nodeB in
+            let rider = RecordingSubscriber(1)
+            nodeA.join(rider, room: "trip:9")
+            for index in 1...2 { try await nodeB.publish("e", payload: .number(Double(index)), to: "trip:9") }
+            #expect(await rider.waitFor(2).map(\.seq) == [1, 2])
+            // The rider's socket dies (nobody on A in the room); B goes on publishing.
+            nodeA.leave(rider, room: "trip:9")
+            for index in 3...4 { try await nodeB.publish("e", payload: .number(Double(index)), to: "trip:9") }
+            // Let A's bus see (and skip) 3 and 4.
+            let watcher = RecordingSubscriber(3)
+            nodeB.join(watcher, room: "trip:9")
+            try await nodeB.publish("e", payload: 5, to: "trip:9")
+            _ = await watcher.waitFor(1)
+            try await Task.sleep(for: .milliseconds(200))
+            // The rider comes back to A: rejoin, then replay after what it had.
+            let back = RecordingSubscriber(4)
+            nodeA.join(back, room: "trip:9")
+            guard case .recovered(let events) = try await nodeA.replay(room: "trip:9", after: 2) else {
+                Issue.record("expected a replay from the database")
+                return
+            }
+            #expect(events.map(\.seq) == [3, 4, 5])
+        }
+    }
+
     /// A publisher on node A waits for an ack that a client on node B sends: the ack crosses
     /// the bus; without any ack the wait ends at the timeout.
     @Test func anAckOnAnotherNodeReachesTheWaitingPublisher() async throws {

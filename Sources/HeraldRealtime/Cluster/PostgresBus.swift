@@ -191,7 +191,7 @@ public final class PostgresBus: ClusterBus, Service {
     /// Delivers the room's events up to `seq`, reading from the table whatever this node has
     /// not delivered yet (a gap, or an event sent by reference).
     private func deliverInOrder(room: String, upTo seq: Int64, ackToken: String?, inline: () -> RealtimeEvent?) async throws {
-        guard hub.hasLocalMembers(room) else {
+        guard hub.hasLocalMembersElseForgetHistory(room) else {
             lastDelivered.withLock { $0[room] = nil }
             return
         }

@@ -25,6 +25,8 @@ public final class RealtimeHub: Sendable {
     public let clock: any HeraldClock
     let logger: Logger
     let eventStore = RealtimeEventStore()
+    /// Recent persisted events per room, so most replays need no database read.
+    let history = Mutex(RoomHistory())
     private let busBox = Mutex<(any ClusterBus)?>(nil)
     private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
     private let ackObservers = Mutex<[@Sendable (String) async -> Void]>([])
@@ -135,6 +137,28 @@ public final class RealtimeHub: Sendable {
 
     public func hasLocalMembers(_ room: String) -> Bool {
         state.withLock { $0.rooms[room] != nil }
+    }
+
+    /// For the cluster bus, which skips the events of rooms nobody here is in: whether the
+    /// room has local members, and if not, the room's recent history is dropped in the same
+    /// critical section, so a socket joining right after cannot be answered from a run that
+    /// misses the skipped event.
+    func hasLocalMembersElseForgetHistory(_ room: String) -> Bool {
+        state.withLock { state in
+            if state.rooms[room] != nil { return true }
+            history.withLock { $0.forget(room) }
+            return false
+        }
+    }
+
+    /// Records a database read of the room's last sequence in the recent history, only while
+    /// the room has local members (then the bus delivers every later event here; see
+    /// `hasLocalMembersElseForgetHistory`).
+    private func noteLast(_ room: String, _ seq: Int64) {
+        state.withLock { state in
+            guard state.rooms[room] != nil else { return }
+            history.withLock { $0.noteLast(room, seq) }
+        }
     }
 
     /// Rooms with at least one member on this node.
@@ -277,6 +301,7 @@ public final class RealtimeHub: Sendable {
             applyControl(event)
             return
         }
+        if event.seq != nil { history.withLock { $0.append(event) } }
         let members: [any RealtimeSubscriber] = state.withLock { state in
             guard let room = state.rooms[event.room] else { return [] }
             return Array(room.values)
@@ -298,9 +323,13 @@ public final class RealtimeHub: Sendable {
 
     private func readReplay(room: String, after seq: Int64) async throws -> ReplayResult {
         let limit = maxReplay
+        if let recent = history.withLock({ $0.replay(room, after: seq) }) {
+            return recent.count <= limit ? .recovered(recent) : .unavailable
+        }
         let eventStore = self.eventStore
-        return try await database.withConnection { db in
+        return try await database.withConnection { [self] db in
             let last = try await eventStore.lastSeq(db, room: room)
+            self.noteLast(room, last)
             if seq == last { return .recovered([]) }
             if seq > last { return .unavailable }
             // Events committed after `last` was read belong to the live stream (the caller joined
@@ -317,7 +346,9 @@ public final class RealtimeHub: Sendable {
     /// The room's latest sequence number (0 before its first persisted event).
     public func lastSeq(room: String) async throws -> Int64 {
         let eventStore = self.eventStore
-        return try await database.withConnection { db in try await eventStore.lastSeq(db, room: room) }
+        let last = try await database.withConnection { db in try await eventStore.lastSeq(db, room: room) }
+        noteLast(room, last)
+        return last
     }
 }
 
