@@ -252,6 +252,8 @@ actor FakeStripeState {
     var posts: [RecordedRequest] { requests.filter { $0.method == "POST" } }
     var intentCount: Int { intents.count }
     var stalledInFlight: Int { inFlight.count }
+    /// Stalls asked for whose request has not arrived yet.
+    var pendingStalls: Int { stalls.count }
 
     // MARK: Handling
 
