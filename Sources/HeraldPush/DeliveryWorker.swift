@@ -189,15 +189,28 @@ public final class DeliveryWorker: Service, Sendable {
             let devices = try await DeviceStore().find(db, ids: Array(Set(deliveries.compactMap(\.deviceID))))
             let users = Array(Set(notifications.values.map(\.userID)))
             let unread = try await NotificationStore().unreadCounts(db, userIDs: users)
+            // Each notification's data is decoded once, however many devices it goes to.
+            let data = notifications.mapValues(Self.pushData)
             return deliveries.map { delivery in
-                (delivery, Self.prepare(delivery, notifications: notifications, devices: devices, unread: unread, now: now))
+                (delivery, Self.prepare(delivery, notifications: notifications, data: data, devices: devices, unread: unread, now: now))
             }
         }
     }
 
+    /// The notification's data object plus `notification_id` and `type` for the app.
+    static func pushData(_ notification: NotificationRecord) -> JSONValue {
+        var data: [String: JSONValue] = [:]
+        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(notification.data.utf8)) {
+            data = object
+        }
+        data["notification_id"] = .string(notification.id)
+        data["type"] = .string(notification.type)
+        return .object(data)
+    }
+
     static func prepare(
-        _ delivery: DeliveryRecord, notifications: [String: NotificationRecord], devices: [String: DeviceRecord], unread: [String: Int],
-        now: Int64
+        _ delivery: DeliveryRecord, notifications: [String: NotificationRecord], data: [String: JSONValue], devices: [String: DeviceRecord],
+        unread: [String: Int], now: Int64
     ) -> Prepared {
         guard let notification = notifications[delivery.notificationID] else { return .skip("notification_missing") }
         if notification.deletedAt != nil { return .skip("notification_deleted") }
@@ -205,17 +218,11 @@ public final class DeliveryWorker: Service, Sendable {
         if let expiresAt = notification.expiresAt, expiresAt <= now { return .skip("expired") }
         guard let deviceID = delivery.deviceID, let device = devices[deviceID] else { return .skip("device_missing") }
         guard device.isActive, device.userID == notification.userID else { return .skip("device_inactive") }
-        var data: [String: JSONValue] = [:]
-        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(notification.data.utf8)) {
-            data = object
-        }
-        data["notification_id"] = .string(notification.id)
-        data["type"] = .string(notification.type)
         let message = PushMessage(
             deliveryID: delivery.id, notificationID: notification.id, userID: notification.userID, deviceID: device.id,
             type: notification.type, severity: notification.severity, provider: device.provider, platform: device.platform,
             token: device.token, webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: notification.title,
-            body: notification.body, data: .object(data), category: notification.category, threadID: notification.threadID,
+            body: notification.body, data: data[notification.id] ?? pushData(notification), category: notification.category, threadID: notification.threadID,
             collapseKey: notification.collapseKey, interruptionLevel: notification.interruptionLevel,
             badge: unread[notification.userID] ?? 0, expiresAt: notification.expiresAt, attempt: delivery.attempts,
             silent: notification.silent != 0, deviceUpdatedAt: device.lastUsedAt)

@@ -126,13 +126,9 @@ public struct DriverStore: Sendable {
     }
 
     public func drivers(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DriverRecord] {
-        var result: [String: DriverRecord] = [:]
-        for chunk in ids.chunked(500) {
-            var query = SQLQueryString("SELECT * FROM drivers WHERE user_id IN ")
-            query.appendInList(Array(chunk))
-            for record in try await db.raw(query).all(decoding: DriverRecord.self) { result[record.userID] = record }
-        }
-        return result
+        Dictionary(
+            try await db.rows(DriverRecord.self, from: "drivers", where: "user_id", in: ids).map { ($0.userID, $0) },
+            uniquingKeysWith: { a, _ in a })
     }
 
     public func recordCompletion(_ db: any SQLDatabase, userID: String, now: Int64) async throws {

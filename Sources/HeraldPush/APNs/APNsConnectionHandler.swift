@@ -11,7 +11,10 @@ import NIOTLS
 /// a task hop per request, were most of a send's cost (see BENCHMARKS.md, push delivery).
 /// Here a request is a dictionary entry; every request submitted within one event-loop tick
 /// goes out with a single flush; deadlines are checked by one sweep per connection instead of
-/// a timer per request.
+/// a timer per request. Errors are left to the default handling: a stream-level one concerns
+/// one request, which its deadline or a reset ends; a connection-level one makes
+/// NIOHTTP2Handler or the TLS handler close the channel, failing everything pending through
+/// `channelInactive`.
 final class APNsConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = Never
@@ -43,7 +46,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     private var unconsumedBytes = 0
     private var sweep: Scheduled<Void>?
     /// Set after GOAWAY, a close, or stream-id exhaustion: no new requests here.
-    private(set) var usable = true
+    private var usable = true
 
     init(authority: String, sweepInterval: TimeAmount = .milliseconds(100), onUnusable: @escaping @Sendable () -> Void) {
         self.authority = authority
@@ -218,13 +221,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         markUnusable()
         failAll(APNsTransportError.connectionClosed(processed: nil))
         context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Stream-level protocol errors concern one request, which its deadline or a reset ends;
-        // connection-level ones make NIOHTTP2Handler or the TLS handler close the channel,
-        // which fails everything pending through channelInactive.
-        context.fireErrorCaught(error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -91,19 +91,14 @@ public final class APNsSender: PushSender {
         var headers = HPACKHeaders()
         headers.reserveCapacity(8)
         headers.add(name: "authorization", value: "bearer " + token)
-        headers.add(name: "apns-id", value: Self.apnsID(forDelivery: message.deliveryID), indexing: .nonIndexable)
-        headers.add(name: "apns-topic", value: config.topic)
-        headers.add(name: "apns-push-type", value: message.silent ? "background" : "alert")
-        headers.add(name: "apns-priority", value: message.silent ? "5" : "10")
-        if let expiresAt = message.expiresAt {
-            headers.add(name: "apns-expiration", value: String(max(0, expiresAt / 1000)), indexing: .nonIndexable)
+        for (name, value) in Self.headers(for: message, topic: config.topic) {
+            headers.add(name: name, value: value, indexing: Self.perPushHeaders.contains(name) ? .nonIndexable : .indexable)
         }
-        if let collapse = message.collapseKey, collapse.utf8.count <= 64 {
-            headers.add(name: "apns-collapse-id", value: collapse, indexing: .nonIndexable)
-        }
-        headers.add(name: "content-type", value: "application/json")
         return headers
     }
+
+    /// Header values unique to one push, sent without HPACK indexing.
+    static let perPushHeaders: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id"]
 
     /// The APNs headers of a push, besides `authorization` (the log sender shows them too).
     public static func headers(for message: PushMessage, topic: String) -> [(String, String)] {

@@ -114,10 +114,4 @@ final class RecoverableSessionStore: Sendable {
             return try? JSONDecoder().decode(RecoverableSession.self, from: Data(row.rooms.utf8))
         }
     }
-
-    func purge(before: Int64, in database: any Database) async throws {
-        try await database.withConnection { db in
-            try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: before)").run()
-        }
-    }
 }

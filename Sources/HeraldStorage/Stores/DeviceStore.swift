@@ -148,13 +148,7 @@ public struct DeviceStore: Sendable {
 
     /// The devices with these ids, by id.
     public func find(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DeviceRecord] {
-        var found: [String: DeviceRecord] = [:]
-        for chunk in ids.chunked(500) {
-            var query = SQLQueryString("SELECT * FROM push_devices WHERE id IN ")
-            query.appendInList(Array(chunk))
-            for record in try await db.raw(query).all(decoding: DeviceRecord.self) { found[record.id] = record }
-        }
-        return found
+        Dictionary(try await db.rows(DeviceRecord.self, from: "push_devices", where: "id", in: ids).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Stops sending to a device (the provider said the token is gone); true when it was active.

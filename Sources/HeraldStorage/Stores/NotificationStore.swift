@@ -212,13 +212,9 @@ extension NotificationStore {
 
     /// The notifications with these ids (any user, deleted or not), by id.
     public func find(_ db: any SQLDatabase, ids: [String]) async throws -> [String: NotificationRecord] {
-        var found: [String: NotificationRecord] = [:]
-        for chunk in ids.chunked(500) {
-            var query = SQLQueryString("SELECT * FROM notifications WHERE id IN ")
-            query.appendInList(Array(chunk))
-            for record in try await db.raw(query).all(decoding: NotificationRecord.self) { found[record.id] = record }
-        }
-        return found
+        Dictionary(
+            try await db.rows(NotificationRecord.self, from: "notifications", where: "id", in: ids).map { ($0.id, $0) },
+            uniquingKeysWith: { a, _ in a })
     }
 
     /// Unread inbox counts (the badge) for these users; a user with none is absent.
