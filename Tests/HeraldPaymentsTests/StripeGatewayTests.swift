@@ -410,7 +410,9 @@ struct StripeGatewayTests {
     @Test func theSecretKeyNeverReachesErrorsOrLogs() async throws {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let logs = LogCapture()
-            let gateway = Self.gateway(fake, timeout: .seconds(3), logs: logs)
+            // Generous: under the full parallel suite a first request can take seconds, and a
+            // late answer would read as `unavailable`. Only the stall below should time out.
+            let gateway = Self.gateway(fake, timeout: .seconds(10), logs: logs)
             var errors: [PaymentError] = []
             func record(_ operation: () async throws -> HoldState) async {
                 do { _ = try await operation() } catch let error as PaymentError { errors.append(error) } catch {
@@ -426,7 +428,7 @@ struct StripeGatewayTests {
             await fake.state.failNext(
                 status: 402, body: #"{"error":{"type":"card_error","code":"card_declined","decline_code":"\#(Self.secretKey)"}}"#)
             await record { try await gateway.authorize(Self.booking(key: "k3")) }
-            await fake.state.stallNext(for: .seconds(6))
+            await fake.state.stallNext(for: .seconds(13))
             await record { try await gateway.authorize(Self.booking(key: "k4")) }
             await record { try await gateway.authorize(Self.booking(key: "k5", paymentMethod: FakeStripeState.declinedCard)) }
             let ghost = HoldState(reference: "pi_ghost", status: .authorized, authorizedMinor: 5, amountMinor: 5, capturedMinor: 0, currency: "USD")
