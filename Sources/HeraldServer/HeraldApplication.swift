@@ -4,7 +4,6 @@ import HeraldCore
 import HeraldStorage
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import NIOCore
 import Logging
 import ServiceLifecycle
@@ -103,9 +102,9 @@ public enum HeraldApplication {
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                configuration: .init(ws: .init(maxFrameSize: config.realtime.maxPayload, autoPing: .disabled)),
-                shouldUpgrade: { head, _, _ in await realtime.shouldUpgrade(head) }),
+            server: RealtimeHTTPChannel.builder(maxMessageBytes: config.realtime.maxPayload) { uri, authorization in
+                await realtime.decide(uri: uri, authorization: authorization)
+            },
             configuration: .init(
                 address: .hostname(config.server.host, port: config.server.port), serverName: "Herald",
                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit.limit, logger: logger)),

@@ -12,7 +12,6 @@ import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 
 /// Echoes every message back as the same kind (text or binary).
@@ -69,14 +68,9 @@ for endpoint in endpoints { endpoint.addRoutes(to: router) }
 
 let app = Application(
     router: router,
-    server: .http1WebSocketUpgrade(
-        configuration: .init(ws: .init(maxFrameSize: 1_000_000, autoPing: .disabled)),
-        shouldUpgrade: { head, _, _ in
-            for endpoint in endpoints {
-                if let handler = endpoint.upgradeHandler(for: head) { return .upgrade([:], handler) }
-            }
-            return .dontUpgrade
-        }),
+    server: RealtimeHTTPChannel.builder(maxMessageBytes: 1_000_000) { uri, _ in
+        endpoints.lazy.compactMap { $0.decide(uri: uri) }.first ?? .refuse(.notFound)
+    },
     configuration: .init(address: .hostname("127.0.0.1", port: port)),
     services: [rawEngine, socketEngine],
     onServerRunning: { _ in print("protocol test server listening on http://localhost:\(port)") },

@@ -11,13 +11,6 @@ public enum InboundFrame: Sendable, Equatable {
     case binary([UInt8])
 }
 
-/// The outbound half of a WebSocket, as the HTTP layer provides it.
-public protocol EngineWebSocketWriter: Sendable {
-    func write(_ frame: OutboundFrame) async throws
-    /// Closes the WebSocket (normal closure).
-    func close() async
-}
-
 /// An HTTP answer of the long-polling transport.
 public struct EngineHTTPResponse: Sendable, Equatable {
     public var status: Int
@@ -80,6 +73,13 @@ public final class EngineServer: Service, Sendable {
     }
 
     private func openSession(transport: EngineSession.Transport, query: [String: String]) async -> EngineSession {
+        let session = makeSession(transport: transport, query: query)
+        await onOpen(session)
+        return session
+    }
+
+    /// A registered session with its `open` packet queued (the upper layer is not told yet).
+    private func makeSession(transport: EngineSession.Transport, query: [String: String]) -> EngineSession {
         let session = EngineSession(
             sid: Identifier.make("", length: 20).replacingOccurrences(of: "_", with: ""),
             transport: transport, query: query, outboundLimit: configuration.outboundLimitBytes,
@@ -87,7 +87,6 @@ public final class EngineServer: Service, Sendable {
         sessions.withLock { $0[session.sid] = session }
         let upgrades = transport == .polling && configuration.allowWebSocket ? ["websocket"] : []
         session.send(.open(handshake(for: session, upgrades: upgrades)))
-        await onOpen(session)
         return session
     }
 
@@ -215,110 +214,28 @@ public final class EngineServer: Service, Sendable {
         validate(query: query, transport: "websocket")
     }
 
-    /// Serves one WebSocket until it closes: a new session, or the upgrade of a polling one.
-    public func serveWebSocket<Inbound: AsyncSequence>(
-        query: [String: String], inbound: Inbound, writer: some EngineWebSocketWriter
-    ) async where Inbound.Element == InboundFrame {
-        var iterator = inbound.makeAsyncIterator()
-        let session: EngineSession
+    /// The receiver of a WebSocket that passed `webSocketProblem`: a new session, or the
+    /// upgrade of a polling one (`sid` in the query). An unknown or already upgraded `sid`
+    /// gets its WebSocket closed at once.
+    public func acceptWebSocket(query: [String: String], transport: any WebSocketTransport) -> any WebSocketReceiver {
         if let sid = query["sid"] {
-            guard let existing = self.session(sid), existing.beginUpgrade(deadline: now + EngineConfiguration.milliseconds(configuration.upgradeTimeout)) else {
-                await writer.close()
-                return
+            guard let existing = session(sid),
+                existing.beginUpgrade(deadline: now + EngineConfiguration.milliseconds(configuration.upgradeTimeout))
+            else {
+                transport.close()
+                return EngineWebSocket(engine: self, transport: transport, refused: ())
             }
-            guard await probe(existing, iterator: &iterator, writer: writer) else {
-                existing.abandonUpgrade()
-                await writer.close()
-                return
-            }
-            existing.completeUpgrade()
-            session = existing
-        } else {
-            session = await openSession(transport: .websocket, query: query)
+            return EngineWebSocket(engine: self, transport: transport, upgrading: existing)
         }
-
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // Writer: drains the session's queue onto the socket until it closes.
-                while let frame = await session.queue.next() {
-                    do {
-                        try await writer.write(frame)
-                    } catch {
-                        break
-                    }
-                }
-                let reason = session.queue.closeReason
-                if reason == .slowConsumer {
-                    await self.close(session, reason: .slowConsumer)
-                }
-                await writer.close()
-            }
-            // Reader: hands frames to the session in order.
-            var reason = EngineCloseReason.transportClose
-            do {
-                reading: while let frame = try await iterator.next() {
-                    let packet: EnginePacket
-                    switch frame {
-                    case .text(let text):
-                        guard text.utf8.count <= configuration.maxPayload, let decoded = try? EngineCodec.decode(text: Substring(text)) else {
-                            reason = .parseError
-                            break reading
-                        }
-                        packet = decoded
-                    case .binary(let bytes):
-                        guard bytes.count <= configuration.maxPayload else {
-                            reason = .parseError
-                            break reading
-                        }
-                        packet = EngineCodec.decode(binaryFrame: bytes)
-                    }
-                    if !(await session.receive(packet, now: now)) {
-                        reason = .parseError
-                        break reading
-                    }
-                    if session.isClosed { break reading }
-                }
-            } catch {
-                reason = .transportError
-            }
-            // Closing the session ends the writer, which closes the WebSocket with a close
-            // frame once everything queued (such as a final close packet) is written.
-            await close(session, reason: reason)
-        }
+        let session = makeSession(transport: .websocket, query: query)
+        let socket = EngineWebSocket(engine: self, transport: transport, opened: session)
+        transport.attach(session.queue)
+        return socket
     }
 
-    /// The upgrade probe: `2probe` → `3probe`, then `5`. A poll that is waiting is released
-    /// with a noop if `5` does not follow within 50 ms (as the reference server's 100 ms check
-    /// does); when `5` comes first, the poll is answered 400 instead, because the session has
-    /// moved to the WebSocket.
-    private func probe<Iterator: AsyncIteratorProtocol>(
-        _ session: EngineSession, iterator: inout Iterator, writer: some EngineWebSocketWriter
-    ) async -> Bool where Iterator.Element == InboundFrame {
-        await withTaskGroup(of: Void.self) { group in
-            defer { group.cancelAll() }
-            do {
-                while let frame = try await iterator.next() {
-                    guard case .text(let text) = frame, let packet = try? EngineCodec.decode(text: Substring(text)) else { return false }
-                    switch packet {
-                    case .ping("probe"):
-                        try await writer.write(.text(EngineCodec.encodeText(.pong("probe"))))
-                        group.addTask {
-                            try? await Task.sleep(for: .milliseconds(50))
-                            if !Task.isCancelled, session.isUpgrading, session.isPollInFlight { session.send(.noop) }
-                        }
-                    case .upgrade:
-                        return true
-                    case .noop:
-                        continue
-                    default:
-                        return false
-                    }
-                }
-            } catch {
-                return false
-            }
-            return false
-        }
+    /// Hands a new session to the upper layer (which sets itself as its delegate).
+    func didOpen(_ session: EngineSession) async {
+        await onOpen(session)
     }
 
     // MARK: Lifecycle

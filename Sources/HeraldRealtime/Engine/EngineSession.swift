@@ -51,8 +51,6 @@ public final class EngineSession: Sendable {
     public let handshakeQuery: [String: String]
     private let state: Mutex<State>
     private let delegateBox = Mutex<(any EngineSessionDelegate)?>(nil)
-    /// Serialises inbound packets so an upper layer sees them in order.
-    let inbound = AsyncSerialGate()
 
     let pingInterval: Int64
 
@@ -112,11 +110,7 @@ public final class EngineSession: Sendable {
     func receive(_ packet: EnginePacket, now: Int64) async -> Bool {
         switch packet {
         case .pong:
-            // The next ping is due one interval after the client answered.
-            state.withLock { state in
-                state.pingSentAt = nil
-                state.nextPingAt = now + pingInterval
-            }
+            receivedPong(now: now)
             return true
         case .message(let text):
             await delegate?.engineSession(self, didReceiveText: text)
@@ -132,6 +126,14 @@ public final class EngineSession: Sendable {
         case .ping, .open, .upgrade:
             // v4 clients never send these outside an upgrade probe (handled by the transport).
             return false
+        }
+    }
+
+    /// The client answered a ping: the next one is due one interval from now.
+    func receivedPong(now: Int64) {
+        state.withLock { state in
+            state.pingSentAt = nil
+            state.nextPingAt = now + pingInterval
         }
     }
 

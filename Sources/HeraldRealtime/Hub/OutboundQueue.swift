@@ -6,12 +6,31 @@ public enum OutboundFrame: Sendable, Equatable {
     case text(String)
     case binary([UInt8])
 
-    var byteCount: Int {
+    public var byteCount: Int {
         switch self {
         case .text(let text): text.utf8.count
         case .binary(let bytes): bytes.count
         }
     }
+}
+
+/// Whatever writes a queue's frames to the network as they come (an event-loop WebSocket
+/// transport). Told when there is something to take, at most once until it has taken all.
+public protocol OutboundQueueConsumer: AnyObject, Sendable {
+    /// Frames were queued, or the queue closed. Must not block: the transport schedules its
+    /// drain on its own event loop.
+    func outboundQueueHasWork()
+}
+
+/// What a consumer took from the queue in one go.
+public struct OutboundBatch: Sendable {
+    public var frames: [OutboundFrame]
+    /// Payload bytes of `frames`.
+    public var bytes: Int
+    /// Frames are still queued (the batch stopped at its byte bound): take again.
+    public var more: Bool
+    /// The queue is closed and now empty: the transport ends the connection.
+    public var finished: OutboundQueue.CloseReason?
 }
 
 /// A connection's outbound queue, bounded in bytes.
@@ -31,6 +50,16 @@ public final class OutboundQueue: Sendable {
         var waiter: CheckedContinuation<OutboundFrame?, Never>?
         var readableWaiter: CheckedContinuation<Void, Never>?
         var closed: CloseReason?
+        var consumer: (any OutboundQueueConsumer)?
+        /// The consumer was told and has not yet emptied the queue since.
+        var consumerNotified = false
+
+        /// The consumer to tell now (once per emptying).
+        mutating func consumerToNotify() -> (any OutboundQueueConsumer)? {
+            guard let consumer, !consumerNotified else { return nil }
+            consumerNotified = true
+            return consumer
+        }
     }
 
     private let state = Mutex(State())
@@ -44,6 +73,7 @@ public final class OutboundQueue: Sendable {
     /// is then closed with `.slowConsumer`).
     @discardableResult
     public func enqueue(_ frame: OutboundFrame) -> Bool {
+        var consumer: (any OutboundQueueConsumer)?
         let (accepted, resume, readable, dropped):
             (Bool, (CheckedContinuation<OutboundFrame?, Never>, OutboundFrame?)?, CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) =
                 state.withLock { state in
@@ -59,17 +89,20 @@ public final class OutboundQueue: Sendable {
                         state.bytes = 0
                         let readable = state.readableWaiter
                         state.readableWaiter = nil
+                        consumer = state.consumerToNotify()
                         return (false, nil, nil, readable)
                     }
                     state.frames.append(frame)
                     state.bytes += size
                     let readable = state.readableWaiter
                     state.readableWaiter = nil
+                    consumer = state.consumerToNotify()
                     return (true, nil, readable, nil)
                 }
         if let (waiter, frame) = resume { waiter.resume(returning: frame) }
         readable?.resume()
         dropped?.resume()
+        consumer?.outboundQueueHasWork()
         return accepted
     }
 
@@ -147,16 +180,62 @@ public final class OutboundQueue: Sendable {
 
     /// Closes the queue; a waiting reader gets nil.
     public func close(_ reason: CloseReason = .closed) {
-        let (waiter, readable) = state.withLock { state in
+        let (waiter, readable, consumer) = state.withLock { state in
             if state.closed == nil { state.closed = reason }
             let waiter = state.waiter
             let readable = state.readableWaiter
             state.waiter = nil
             state.readableWaiter = nil
-            return (waiter, readable)
+            return (waiter, readable, state.consumerToNotify())
         }
         waiter?.resume(returning: nil)
         readable?.resume()
+        consumer?.outboundQueueHasWork()
+    }
+
+    // MARK: Consumer (event-loop transports)
+
+    /// Hands the queue to `consumer`, which is told whenever there is something to take
+    /// (at once, if frames are already waiting or the queue is closed).
+    ///
+    /// Why push instead of a task waiting in `next()`: a WebSocket served on its event loop
+    /// costs no suspended task, and everything queued between two drains goes out in one
+    /// write.
+    public func attach(_ consumer: any OutboundQueueConsumer) {
+        let notify = state.withLock { state -> Bool in
+            state.consumer = consumer
+            state.consumerNotified = false
+            guard !state.frames.isEmpty || state.closed != nil else { return false }
+            state.consumerNotified = true
+            return true
+        }
+        if notify { consumer.outboundQueueHasWork() }
+    }
+
+    /// Forgets the consumer (its connection is gone).
+    public func detach() {
+        state.withLock { state in
+            state.consumer = nil
+            state.consumerNotified = false
+        }
+    }
+
+    /// Takes queued frames, at least one and otherwise up to `maxBytes`, for the consumer.
+    /// When the queue is left empty the consumer is told again about the next frame.
+    public func takeBatch(maxBytes: Int) -> OutboundBatch {
+        state.withLock { state in
+            var frames: [OutboundFrame] = []
+            var size = 0
+            while let frame = state.frames.first, frames.isEmpty || size + frame.byteCount <= maxBytes {
+                state.frames.removeFirst()
+                size += frame.byteCount
+                frames.append(frame)
+            }
+            state.bytes -= size
+            let more = !state.frames.isEmpty
+            if !more { state.consumerNotified = false }
+            return OutboundBatch(frames: frames, bytes: size, more: more, finished: more ? nil : state.closed)
+        }
     }
 
     public var closeReason: CloseReason? { state.withLock { $0.closed } }

@@ -58,48 +58,40 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     // MARK: Serving a connection
 
-    public func serve<Inbound: AsyncSequence>(
-        identity: Identity, inbound: Inbound, writer: some EngineWebSocketWriter
-    ) async where Inbound.Element == InboundFrame {
+    /// The receiver of an authenticated WebSocket: registers the connection, puts it in its
+    /// user's room and says `connected`, then handles its messages in order.
+    public func accept(identity: Identity, transport: any WebSocketTransport) -> any WebSocketReceiver {
         let connection = NativeConnection(
             connectionID: counter.wrappingAdd(1, ordering: .relaxed).newValue | (1 << 61), identity: identity,
             outboundLimit: configuration.outboundLimitBytes, messagesPerSecond: configuration.messagesPerSecond,
             now: hub.clock.now())
         connections.withLock { $0[connection.connectionID] = connection }
         hub.register(connection)
-        let userRoom = "user:\(identity.userID)"
+        let socket = NativeWebSocket(server: self, connection: connection, transport: transport)
+        transport.attach(connection.queue)
+        return socket
+    }
+
+    /// The first thing a connection's mailbox does.
+    func start(_ connection: NativeConnection) async {
+        let userRoom = "user:\(connection.identity.userID)"
         if let base = try? await hub.lastSeq(room: userRoom) {
             connection.follow(userRoom, after: base)
             hub.join(connection, room: userRoom)
         }
         connection.send([
-            "type": "connected", "user_id": .string(identity.userID), "role": .string(identity.role.rawValue),
+            "type": "connected", "user_id": .string(connection.identity.userID), "role": .string(connection.identity.role.rawValue),
             "channels": [.string(userRoom)],
         ])
         for handler in connectHandlers.withLock({ $0 }) { await handler(connection) }
+    }
 
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while let frame = await connection.queue.next() {
-                    do { try await writer.write(frame) } catch { break }
-                }
-                await writer.close()
-            }
-            do {
-                for try await frame in inbound {
-                    guard case .text(let text) = frame else {
-                        connection.sendError("INVALID_MESSAGE", "Messages are JSON text.")
-                        continue
-                    }
-                    await handle(text, from: connection)
-                    if connection.queue.closeReason != nil { break }
-                }
-            } catch {}
-            hub.unregister(connection)
-            if connection.queue.closeReason == .slowConsumer { hub.counters.add(.slowDisconnects) }
-            connections.withLock { $0[connection.connectionID] = nil }
-            connection.markClosed()
-        }
+    /// The last: the connection is gone.
+    func finish(_ connection: NativeConnection) {
+        hub.unregister(connection)
+        if connection.queue.closeReason == .slowConsumer { hub.counters.add(.slowDisconnects) }
+        connections.withLock { $0[connection.connectionID] = nil }
+        connection.markClosed()
     }
 
     func handle(_ text: String, from connection: NativeConnection) async {

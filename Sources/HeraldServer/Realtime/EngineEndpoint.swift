@@ -1,14 +1,11 @@
 import HTTPTypes
 import HeraldRealtime
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 
 /// One Engine.IO endpoint on the HTTP server: its long-polling routes and its WebSocket
 /// upgrades, at `path` (`/socket.io` for Herald).
 public struct EngineEndpoint: Sendable {
-    public typealias UpgradeHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
-
     public let path: String
     public let engine: EngineServer
 
@@ -45,17 +42,17 @@ public struct EngineEndpoint: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: answer.body)))
     }
 
-    /// The WebSocket handler for an upgrade request to this endpoint, or nil when the request
-    /// is not for it (or names a protocol version or transport it does not serve).
-    public func upgradeHandler(for head: HTTPRequest) -> UpgradeHandler? {
-        let (requestPath, query) = QueryString.split(head.path ?? "")
+    /// What becomes of a WebSocket upgrade to `uri`; nil when the request is not for this
+    /// endpoint. A protocol version or transport it does not serve is refused with
+    /// Engine.IO's own error body.
+    public func decide(uri: String) -> WebSocketDecision? {
+        let (requestPath, query) = QueryString.split(uri)
         let normalized = requestPath.hasSuffix("/") ? requestPath.dropLast() : requestPath
-        guard normalized == path, engine.webSocketProblem(query: query) == nil else { return nil }
-        let engine = self.engine
-        let maxPayload = engine.configuration.maxPayload
-        return { inbound, outbound, _ in
-            await engine.serveWebSocket(
-                query: query, inbound: inbound.frames(maxSize: maxPayload), writer: HummingbirdEngineWriter(outbound: outbound))
+        guard normalized == path else { return nil }
+        if let problem = engine.webSocketProblem(query: query) {
+            return .refuse(WebSocketRefusal(status: problem.status, body: problem.body))
         }
+        let engine = self.engine
+        return .accept { transport in engine.acceptWebSocket(query: query, transport: transport) }
     }
 }

@@ -5,7 +5,6 @@ import HeraldCore
 import HeraldRealtime
 import HeraldStorage
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -176,22 +175,26 @@ public final class RealtimeGateway: Sendable {
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 
-    /// Decides whether a request with `Upgrade: websocket` becomes a WebSocket, and serves it.
-    /// Requests it declines fall through to the router, which answers with the reason.
-    func shouldUpgrade(_ head: HTTPRequest) async -> ShouldUpgradeResult<EngineEndpoint.UpgradeHandler> {
-        if let handler = endpoint.upgradeHandler(for: head) { return .upgrade([:], handler) }
-        let (path, query) = QueryString.split(head.path ?? "")
+    /// Decides whether a request with `Upgrade: websocket` becomes a WebSocket, and if not,
+    /// what to answer.
+    func decide(uri: String, authorization: String?) async -> WebSocketDecision {
+        if let decision = endpoint.decide(uri: uri) { return decision }
+        let (path, query) = QueryString.split(uri)
         let normalized = path.hasSuffix("/") ? path.dropLast() : path
-        guard normalized == Self.nativePath, let verifier,
-            let token = query["token"] ?? Self.bearer(head.headerFields[.authorization]),
-            let identity = try? await verifier.verify(token)
-        else { return .dontUpgrade }
-        let native = self.native
-        let maxPayload = config.maxPayload
-        return .upgrade([:]) { inbound, outbound, _ in
-            await native.serve(
-                identity: identity, inbound: inbound.frames(maxSize: maxPayload), writer: HummingbirdEngineWriter(outbound: outbound))
+        guard normalized == Self.nativePath else { return .refuse(.notFound) }
+        guard let verifier, let token = query["token"] ?? Self.bearer(authorization) else {
+            return .refuse(.error(401, code: "UNAUTHORIZED", message: "Connect with ?token=<JWT> (or an Authorization header)."))
         }
+        let identity: Identity
+        do {
+            identity = try await verifier.verify(token)
+        } catch let failure as AuthFailure {
+            return .refuse(.error(401, code: "UNAUTHORIZED", message: failure.message))
+        } catch {
+            return .refuse(.error(401, code: "UNAUTHORIZED", message: "The token was refused."))
+        }
+        let native = self.native
+        return .accept { transport in native.accept(identity: identity, transport: transport) }
     }
 }
 

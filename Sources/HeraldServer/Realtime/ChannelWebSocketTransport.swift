@@ -1,0 +1,46 @@
+import HeraldRealtime
+import NIOCore
+
+/// `WebSocketTransport` for the protocol layer, which may call from any thread: each call
+/// runs on the connection's event loop.
+final class ChannelWebSocketTransport: WebSocketTransport, OutboundQueueConsumer {
+    let eventLoop: any EventLoop
+    private let connection: NIOLoopBound<WebSocketConnectionHandler>
+
+    init(_ connection: WebSocketConnectionHandler, eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        self.connection = NIOLoopBound(connection, eventLoop: eventLoop)
+    }
+
+    private func onLoop(_ body: @escaping @Sendable (WebSocketConnectionHandler) -> Void) {
+        if eventLoop.inEventLoop {
+            body(connection.value)
+        } else {
+            let connection = self.connection
+            eventLoop.execute { body(connection.value) }
+        }
+    }
+
+    func attach(_ queue: OutboundQueue) {
+        onLoop { $0.attach(queue, consumer: self) }
+    }
+
+    func sendNow(_ frame: OutboundFrame) {
+        onLoop { $0.sendNow(frame) }
+    }
+
+    func close() {
+        onLoop { $0.closeWebSocket(code: 1000) }
+    }
+
+    func setReadingPaused(_ paused: Bool) {
+        onLoop { $0.setReadingPaused(paused) }
+    }
+
+    /// Always a scheduled drain, even from the loop itself: what else is queued before it
+    /// runs (the rest of a broadcast) goes out in the same write.
+    func outboundQueueHasWork() {
+        let connection = self.connection
+        eventLoop.execute { connection.value.drain() }
+    }
+}

@@ -1,0 +1,167 @@
+import HTTPTypes
+import HeraldRealtime
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// Herald's HTTP/1.1 connections: Hummingbird serves ordinary requests; a WebSocket upgrade
+/// that `decide` accepts is served by `WebSocketConnectionHandler` on the connection's event
+/// loop, with no task per connection.
+///
+/// Why not Hummingbird's WebSocket channel: it serves each WebSocket from an async handler
+/// (a reader task, a writer task and one task hop and one system call per frame), which
+/// cost ≈ 22 KB per idle connection and most of a broadcast's CPU.
+public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
+    /// Looks at an upgrade request (its URI and `Authorization` header).
+    public typealias Decide = @Sendable (_ uri: String, _ authorization: String?) async -> WebSocketDecision
+
+    enum UpgradeResult: Sendable {
+        case websocket
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, WebSocketRefusal)
+    }
+
+    public struct Value: ServerChildChannelValue {
+        let result: EventLoopFuture<UpgradeResult>
+        public let channel: any Channel
+    }
+
+    public let responder: HTTPChannelHandler.Responder
+    private let decide: Decide
+    private let maxMessageBytes: Int
+
+    public init(responder: @escaping HTTPChannelHandler.Responder, maxMessageBytes: Int, decide: @escaping Decide) {
+        self.responder = Self.redirectingLateUpgrades(responder)
+        self.decide = decide
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// The server builder for `Application(server:)`.
+    public static func builder(maxMessageBytes: Int, decide: @escaping Decide) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, maxMessageBytes: maxMessageBytes, decide: decide) }
+    }
+
+    /// NIO looks for an upgrade only in a connection's first request. An upgrade asked for
+    /// later on a kept-alive connection is sent back to the same URI on a new connection
+    /// (`307` and `Connection: close`), where it is the first request.
+    static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        struct ClosingAfterRedirect: Error {}
+        return { request, writer, channel in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                try await responder(request, writer, channel)
+                return
+            }
+            let location = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
+            try await writer.writeResponse(HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location]))
+            throw ClosingAfterRedirect()
+        }
+    }
+
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let decide = self.decide
+            let maxMessageBytes = self.maxMessageBytes
+            let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: maxMessageBytes,
+                shouldUpgrade: { channel, head in
+                    let promise = channel.eventLoop.makePromise(of: WebSocketDecision.self)
+                    promise.completeWithTask { await decide(head.uri, head.headers.first(name: "authorization")) }
+                    return promise.futureResult.map { decided in
+                        decision.value = decided
+                        if case .accept = decided { return HTTPHeaders() }
+                        return nil
+                    }
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard case .accept(let acceptor)? = decision.value else { throw ChannelError.inappropriateOperationForState }
+                        let writer = WebSocketFrameWriter()
+                        let connection = WebSocketConnectionHandler(writer: writer, maxMessageBytes: maxMessageBytes)
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(writer, position: .first)
+                        try pipeline.addHandler(connection)
+                        connection.start(acceptor, context: try pipeline.context(handler: connection))
+                        return UpgradeResult.websocket
+                    }
+                })
+            let upgrades = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        if case .refuse(let refusal)? = decision.value { return UpgradeResult.refused(http, refusal) }
+                        return UpgradeResult.notUpgraded(http)
+                    }
+                })
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: upgrades)
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false
+            configuration.enableResponseHeaderValidation = false
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            return Value(result: result, channel: channel)
+        }
+    }
+
+    public func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.result.get() {
+            case .websocket:
+                // Served by its channel handler from here on: nothing waits for it.
+                return
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .refused(let http, let refusal):
+                await Self.answer(refusal, on: http)
+            }
+        } catch {
+            logger.debug("connection ended before its first request", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Answers a refused upgrade and ends the connection. (NIO does not hand a refused
+    /// upgrade request on to the HTTP handlers, so the router cannot answer it.)
+    static func answer(_ refusal: WebSocketRefusal, on http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>) async {
+        let body = ByteBuffer(string: refusal.body)
+        let head = HTTPResponse(
+            status: HTTPResponse.Status(code: refusal.status),
+            headerFields: [.connection: "close", .contentType: "application/json", .contentLength: String(body.readableBytes)])
+        try? await http.executeThenClose { _, outbound in
+            try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
+        }
+    }
+}
+
+/// Whether an upgrade request becomes a WebSocket.
+public enum WebSocketDecision: Sendable {
+    case accept(WebSocketAcceptor)
+    case refuse(WebSocketRefusal)
+}
+
+/// The HTTP answer to a refused upgrade.
+public struct WebSocketRefusal: Sendable {
+    public var status: Int
+    public var body: String
+
+    public init(status: Int, body: String) {
+        self.status = status
+        self.body = body
+    }
+
+    /// Herald's error envelope.
+    public static func error(_ status: Int, code: String, message: String) -> WebSocketRefusal {
+        WebSocketRefusal(
+            status: status, body: #"{"error":{"code":\#(SocketPacketEncoder.jsonString(code)),"message":\#(SocketPacketEncoder.jsonString(message))}}"#)
+    }
+
+    /// An upgrade to no WebSocket endpoint (or with a protocol version or transport it does not serve).
+    public static let notFound = error(404, code: "NOT_FOUND", message: "No WebSocket endpoint here.")
+}

@@ -1,0 +1,182 @@
+import HeraldRealtime
+import NIOCore
+import NIOWebSocket
+
+/// Serves one upgraded WebSocket on its event loop: joins fragments into messages for the
+/// protocol layer's `WebSocketReceiver`, answers pings and close frames, and writes the
+/// attached outbound queue — everything queued since the last write in one buffer and one
+/// flush, and only while the socket takes it (a client that stops reading leaves its frames
+/// in its own bounded queue, which then overflows).
+final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+
+    /// Most bytes of frames put in one write.
+    static let batchBytes = 256 * 1024
+
+    private let writer: WebSocketFrameWriter
+    private let maxMessageBytes: Int
+    private var receiver: (any WebSocketReceiver)?
+    private var queue: OutboundQueue?
+    private var context: ChannelHandlerContext?
+    /// A message arriving in fragments: its opcode and what came so far.
+    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    private var closeSent = false
+    private var failed = false
+
+    init(writer: WebSocketFrameWriter, maxMessageBytes: Int) {
+        self.writer = writer
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// Called once the pipeline is complete: the protocol layer takes over.
+    func start(_ acceptor: WebSocketAcceptor, context: ChannelHandlerContext) {
+        let transport = ChannelWebSocketTransport(self, eventLoop: context.eventLoop)
+        receiver = acceptor(transport)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            guard fragments == nil else { return protocolError(1002) }
+            if frame.fin {
+                deliver(frame.opcode, frame.unmaskedData)
+            } else {
+                fragments = (frame.opcode, frame.unmaskedData)
+            }
+        case .continuation:
+            guard var (opcode, data) = fragments else { return protocolError(1002) }
+            fragments = nil
+            var more = frame.unmaskedData
+            guard data.readableBytes + more.readableBytes <= maxMessageBytes else { return protocolError(1009) }
+            data.writeBuffer(&more)
+            if frame.fin {
+                deliver(opcode, data)
+            } else {
+                fragments = (opcode, data)
+            }
+        case .ping:
+            guard frame.fin else { return protocolError(1002) }
+            var buffer = context.channel.allocator.buffer(capacity: 2 + frame.length)
+            WebSocketWire.write(control: WebSocketWire.pong, payload: frame.unmaskedData, to: &buffer)
+            writer.writeAndFlush(buffer)
+        case .pong:
+            break
+        case .connectionClose:
+            // Answer with the client's code (RFC 6455 §5.5.1), then close.
+            var data = frame.unmaskedData
+            let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) ?? 1000 : 1000
+            closeWebSocket(code: code)
+        default:
+            protocolError(1002)
+        }
+    }
+
+    private func deliver(_ opcode: WebSocketOpcode, _ data: ByteBuffer) {
+        guard data.readableBytes <= maxMessageBytes else { return protocolError(1009) }
+        if opcode == .text {
+            guard let text = String(validating: data.readableBytesView, as: UTF8.self) else { return protocolError(1007) }
+            receiver?.received(.text(text))
+        } else {
+            receiver?.received(.binary(Array(data.readableBytesView)))
+        }
+    }
+
+    private func protocolError(_ code: UInt16) {
+        fragments = nil
+        closeWebSocket(code: code)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(error: failed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Decoder errors (an over-size frame) were answered by NIO's error handler.
+        failed = true
+        context.close(promise: nil)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            if let receiver { receiver.shouldQuiesce() } else { context.close(promise: nil) }
+            return
+        }
+        if case .inputClosed? = event as? ChannelEvent {
+            // The client's side ended without a close frame (a lost network, a killed app): the
+            // server allows half-closure for HTTP, but a WebSocket without input is over.
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { drain() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func finish(error: Bool) {
+        queue?.detach()
+        queue = nil
+        let receiver = self.receiver
+        self.receiver = nil
+        receiver?.transportClosed(error: error)
+    }
+
+    // MARK: Outbound (on the loop, via ChannelWebSocketTransport)
+
+    func attach(_ queue: OutboundQueue, consumer: any OutboundQueueConsumer) {
+        guard !closeSent else { return }
+        self.queue?.detach()
+        self.queue = queue
+        queue.attach(consumer)
+    }
+
+    /// Writes what the queue holds, in one buffer, while the socket is writable.
+    func drain() {
+        guard let queue, let context, !closeSent, context.channel.isWritable else { return }
+        let batch = queue.takeBatch(maxBytes: Self.batchBytes)
+        if !batch.frames.isEmpty {
+            var buffer = context.channel.allocator.buffer(capacity: batch.bytes + 10 * batch.frames.count)
+            for frame in batch.frames { WebSocketWire.write(frame, to: &buffer) }
+            writer.writeAndFlush(buffer)
+        }
+        if let reason = batch.finished {
+            receiver?.outboundFinished(reason)
+            closeWebSocket(code: reason == .slowConsumer ? 1008 : 1000)
+        } else if batch.more {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute { loopBound.value.drain() }
+        }
+    }
+
+    func sendNow(_ frame: OutboundFrame) {
+        guard let context, !closeSent else { return }
+        var buffer = context.channel.allocator.buffer(capacity: frame.byteCount + 10)
+        WebSocketWire.write(frame, to: &buffer)
+        writer.writeAndFlush(buffer)
+    }
+
+    func setReadingPaused(_ paused: Bool) {
+        writer.setReadingPaused(paused)
+    }
+
+    /// Sends a close frame with `code` and closes the connection.
+    func closeWebSocket(code: UInt16) {
+        guard let context, !closeSent else { return }
+        closeSent = true
+        var buffer = context.channel.allocator.buffer(capacity: 4)
+        WebSocketWire.writeHeader(WebSocketWire.close, length: 2, to: &buffer)
+        buffer.writeInteger(code)
+        writer.writeAndFlush(buffer)
+        context.close(promise: nil)
+    }
+}
