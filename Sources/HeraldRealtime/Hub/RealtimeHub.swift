@@ -306,8 +306,9 @@ public final class RealtimeHub: Sendable {
             guard let room = state.rooms[event.room] else { return [] }
             return Array(room.values)
         }
+        let frames = BroadcastFrames()
         for member in members {
-            member.deliver(event)
+            member.deliver(event, sharing: frames)
         }
         if !members.isEmpty { counters.add(.deliveries, members.count) }
     }

@@ -9,6 +9,8 @@ public protocol RealtimeSubscriber: AnyObject, Sendable {
     /// Hands an event to the connection's outbound queue. Must never block or suspend: a
     /// broadcast calls it for every member in turn.
     func deliver(_ event: RealtimeEvent)
+    /// The same within a broadcast: frames identical to another member's may be reused.
+    func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames)
 }
 
 /// A connection that can be put into a room by the server (Socket.IO sockets: their rooms are
@@ -16,4 +18,36 @@ public protocol RealtimeSubscriber: AnyObject, Sendable {
 public protocol RoomFollower: RealtimeSubscriber {
     /// Starts receiving `room`'s events published after sequence `base`. Must not suspend.
     func follow(_ room: String, after base: Int64)
+}
+
+/// The frames one broadcast has built so far, shared by its members.
+///
+/// Why: the members of a room mostly get byte-identical frames (same event, same recovery
+/// offset), so the first member's frame text is reused by the next ones instead of being
+/// built again 10,000 times. Keyed by what makes frames differ (protocol, namespace, offset).
+///
+/// `@unchecked Sendable`: a `BroadcastFrames` is created by one `deliverLocally` call, used
+/// only inside it (members are called one after another on that call's thread) and never
+/// kept by a member, so its mutable state is never touched by two threads.
+public final class BroadcastFrames: @unchecked Sendable {
+    private var key: String?
+    private var frame: String?
+
+    public init() {}
+
+    /// The frame for `key`, built by `make` the first time.
+    public func frame(for key: String, _ make: () -> String) -> String {
+        if let frame, self.key == key { return frame }
+        let made = make()
+        self.key = key
+        frame = made
+        return made
+    }
+}
+
+extension RealtimeSubscriber {
+    /// Hands an event of a broadcast over, reusing frames other members already built.
+    public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
+        deliver(event)
+    }
 }

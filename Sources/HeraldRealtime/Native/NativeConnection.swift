@@ -33,13 +33,18 @@ public final class NativeConnection: RealtimeSubscriber {
     // MARK: Outbound
 
     public func deliver(_ event: RealtimeEvent) {
+        deliver(event, sharing: BroadcastFrames())
+    }
+
+    public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
         let (admitted, ackToken) = state.withLock { state -> (Bool, String?) in
             guard !state.closed, state.tracker.admit(event) == .send else { return (false, nil) }
             guard let token = event.ackToken, state.pendingAcks.count < 1024 else { return (true, nil) }
             state.pendingAcks.insert(token)
             return (true, token)
         }
-        if admitted { send(Self.frame(event, ackID: ackToken)) }
+        guard admitted else { return }
+        send(ackToken == nil ? frames.frame(for: "native") { Self.frame(event) } : Self.frame(event, ackID: ackToken))
     }
 
     /// Takes back an ack token sent to this connection; false for one it never got (a client

@@ -126,6 +126,10 @@ public final class SocketIOSocket: RoomFollower {
     // MARK: Sending
 
     public func deliver(_ event: RealtimeEvent) {
+        deliver(event, sharing: BroadcastFrames())
+    }
+
+    public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
         let frame: String? = state.withLock { state in
             guard state.connected, state.tracker.admit(event) == .send else { return nil }
             var ackID: Int?
@@ -134,8 +138,12 @@ public final class SocketIOSocket: RoomFollower {
                 state.nextAckID += 1
                 state.deliveryAcks[ackID!] = token
             }
-            return Self.frame(
-                for: event, namespace: namespace, offset: event.seq == nil || !offsets ? nil : Self.offset(state), ackID: ackID)
+            let offset = event.seq == nil || !offsets ? nil : Self.offset(state)
+            guard ackID == nil else { return Self.frame(for: event, namespace: namespace, offset: offset, ackID: ackID) }
+            // Members in the same namespace at the same offset get the same frame.
+            return frames.frame(for: namespace + "#" + (offset ?? "")) {
+                Self.frame(for: event, namespace: namespace, offset: offset)
+            }
         }
         if let frame { send(text: frame) }
     }
@@ -152,7 +160,10 @@ public final class SocketIOSocket: RoomFollower {
     }
 
     static func offset(_ state: State) -> String {
-        state.rooms.map { String(state.tracker.lastSeq($0.room) ?? $0.base) }.joined(separator: ".")
+        if state.rooms.count == 1, let room = state.rooms.first {
+            return String(state.tracker.lastSeq(room.room) ?? room.base)
+        }
+        return state.rooms.map { String(state.tracker.lastSeq($0.room) ?? $0.base) }.joined(separator: ".")
     }
 
     /// Unanswered delivery acks kept per socket; beyond it events go without an ack id (the

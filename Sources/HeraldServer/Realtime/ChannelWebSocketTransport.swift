@@ -6,10 +6,12 @@ import NIOCore
 final class ChannelWebSocketTransport: WebSocketTransport, OutboundQueueConsumer {
     let eventLoop: any EventLoop
     private let connection: NIOLoopBound<WebSocketConnectionHandler>
+    private let scheduler: WebSocketWriteScheduler
 
     init(_ connection: WebSocketConnectionHandler, eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
         self.connection = NIOLoopBound(connection, eventLoop: eventLoop)
+        scheduler = WebSocketWriteScheduler.of(eventLoop)
     }
 
     private func onLoop(_ body: @escaping @Sendable (WebSocketConnectionHandler) -> Void) {
@@ -37,10 +39,15 @@ final class ChannelWebSocketTransport: WebSocketTransport, OutboundQueueConsumer
         onLoop { $0.setReadingPaused(paused) }
     }
 
-    /// Always a scheduled drain, even from the loop itself: what else is queued before it
-    /// runs (the rest of a broadcast) goes out in the same write.
+    /// Always a drain in the loop's next write round, even from the loop itself: what else
+    /// is queued before it runs (the rest of a broadcast, the next events) goes out in the
+    /// same write.
     func outboundQueueHasWork() {
-        let connection = self.connection
-        eventLoop.execute { connection.value.drain() }
+        scheduler.needsDrain(self)
+    }
+
+    /// Called by the scheduler, on the loop.
+    func drainOnLoop() {
+        connection.value.drain()
     }
 }

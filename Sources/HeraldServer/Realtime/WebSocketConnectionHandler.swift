@@ -17,6 +17,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private let maxMessageBytes: Int
     private var receiver: (any WebSocketReceiver)?
     private var queue: OutboundQueue?
+    private var consumer: (any OutboundQueueConsumer)?
     private var context: ChannelHandlerContext?
     /// A message arriving in fragments: its opcode and what came so far.
     private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
@@ -126,6 +127,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private func finish(error: Bool) {
         queue?.detach()
         queue = nil
+        consumer = nil
         let receiver = self.receiver
         self.receiver = nil
         receiver?.transportClosed(error: error)
@@ -137,6 +139,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard !closeSent else { return }
         self.queue?.detach()
         self.queue = queue
+        self.consumer = consumer
         queue.attach(consumer)
     }
 
@@ -152,9 +155,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         if let reason = batch.finished {
             receiver?.outboundFinished(reason)
             closeWebSocket(code: reason == .slowConsumer ? 1008 : 1000)
-        } else if batch.more {
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            context.eventLoop.execute { loopBound.value.drain() }
+        } else if batch.more, let consumer {
+            // The rest in the next round (the queue still counts this consumer as told).
+            consumer.outboundQueueHasWork()
         }
     }
 
