@@ -45,7 +45,8 @@ public final class OutboundQueue: Sendable {
     }
 
     private struct State {
-        var frames = CircularBuffer<OutboundFrame>()
+        /// Small at first: most connections hold nothing most of the time (NIO's default is 16).
+        var frames = CircularBuffer<OutboundFrame>(initialCapacity: 4)
         var bytes = 0
         var waiter: CheckedContinuation<OutboundFrame?, Never>?
         var readableWaiter: CheckedContinuation<Void, Never>?

@@ -188,10 +188,8 @@ public final class RealtimeGateway: Sendable {
         let identity: Identity
         do {
             identity = try await verifier.verify(token)
-        } catch let failure as AuthFailure {
-            return .refuse(.error(401, code: "UNAUTHORIZED", message: failure.message))
         } catch {
-            return .refuse(.error(401, code: "UNAUTHORIZED", message: "The token was refused."))
+            return .refuse(.error(401, code: "UNAUTHORIZED", message: error.message))
         }
         let native = self.native
         return .accept { transport in native.accept(identity: identity, transport: transport) }
