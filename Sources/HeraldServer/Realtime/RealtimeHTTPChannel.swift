@@ -64,6 +64,12 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            // NIO keeps each connection's last receive buffer for the next read, sized by
+            // this allocator: its default starts at 2 KB, which an idle WebSocket would hold
+            // for its whole life. 512 bytes holds a typical message; it still grows as reads
+            // fill it (HTTP bodies, large messages).
+            try channel.syncOptions?.setOption(
+                ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
             let decide = self.decide
             let maxMessageBytes = self.maxMessageBytes
             let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
