@@ -125,9 +125,9 @@ final class CountingConsumer: OutboundQueueConsumer {
             built += 1
             return "frame \(built)"
         }
-        #expect(frames.frame(for: "/#5", make) == "frame 1")
-        #expect(frames.frame(for: "/#5", make) == "frame 1")
-        #expect(frames.frame(for: "/#6", make) == "frame 2")
+        #expect(frames.frame(for: "/", offset: "5", make) == "frame 1")
+        #expect(frames.frame(for: "/", offset: "5", make) == "frame 1")
+        #expect(frames.frame(for: "/", offset: "6", make) == "frame 2")
         #expect(built == 2)
     }
 }

@@ -61,6 +61,19 @@ public final class OutboundQueue: Sendable {
             consumerNotified = true
             return consumer
         }
+
+        /// Removes queued frames, at least one and otherwise up to `maxBytes`.
+        mutating func take(maxBytes: Int) -> (frames: [OutboundFrame], bytes: Int) {
+            var taken: [OutboundFrame] = []
+            var size = 0
+            while let frame = frames.first, taken.isEmpty || size + frame.byteCount <= maxBytes {
+                frames.removeFirst()
+                size += frame.byteCount
+                taken.append(frame)
+            }
+            bytes -= size
+            return (taken, size)
+        }
     }
 
     private let state = Mutex(State())
@@ -143,17 +156,7 @@ public final class OutboundQueue: Sendable {
 
     /// Takes every queued frame at once without waiting (for long-polling responses).
     public func drain(maxBytes: Int = .max) -> [OutboundFrame] {
-        state.withLock { state in
-            var taken: [OutboundFrame] = []
-            var size = 0
-            while let frame = state.frames.first, taken.isEmpty || size + frame.byteCount <= maxBytes {
-                state.frames.removeFirst()
-                state.bytes -= frame.byteCount
-                size += frame.byteCount
-                taken.append(frame)
-            }
-            return taken
-        }
+        state.withLock { $0.take(maxBytes: maxBytes).frames }
     }
 
     /// Wakes a reader waiting in `waitUntilReadable` even though nothing was queued.
@@ -225,14 +228,7 @@ public final class OutboundQueue: Sendable {
     /// When the queue is left empty the consumer is told again about the next frame.
     public func takeBatch(maxBytes: Int) -> OutboundBatch {
         state.withLock { state in
-            var frames: [OutboundFrame] = []
-            var size = 0
-            while let frame = state.frames.first, frames.isEmpty || size + frame.byteCount <= maxBytes {
-                state.frames.removeFirst()
-                size += frame.byteCount
-                frames.append(frame)
-            }
-            state.bytes -= size
+            let (frames, size) = state.take(maxBytes: maxBytes)
             let more = !state.frames.isEmpty
             if !more { state.consumerNotified = false }
             return OutboundBatch(frames: frames, bytes: size, more: more, finished: more ? nil : state.closed)

@@ -24,23 +24,22 @@ public protocol RoomFollower: RealtimeSubscriber {
 ///
 /// Why: the members of a room mostly get byte-identical frames (same event, same recovery
 /// offset), so the first member's frame text is reused by the next ones instead of being
-/// built again 10,000 times. Keyed by what makes frames differ (protocol, namespace, offset).
+/// built again 10,000 times. Keyed by what makes frames differ: the protocol or namespace,
+/// and the recovery offset.
 ///
 /// `@unchecked Sendable`: a `BroadcastFrames` is created by one `deliverLocally` call, used
 /// only inside it (members are called one after another on that call's thread) and never
 /// kept by a member, so its mutable state is never touched by two threads.
 public final class BroadcastFrames: @unchecked Sendable {
-    private var key: String?
-    private var frame: String?
+    private var last: (key: String, offset: String?, frame: String)?
 
     public init() {}
 
-    /// The frame for `key`, built by `make` the first time.
-    public func frame(for key: String, _ make: () -> String) -> String {
-        if let frame, self.key == key { return frame }
+    /// The frame for `key` at `offset`, built by `make` unless the previous member's was the same.
+    public func frame(for key: String, offset: String? = nil, _ make: () -> String) -> String {
+        if let last, last.key == key, last.offset == offset { return last.frame }
         let made = make()
-        self.key = key
-        frame = made
+        last = (key, offset, made)
         return made
     }
 }

@@ -141,7 +141,7 @@ public final class SocketIOSocket: RoomFollower {
             let offset = event.seq == nil || !offsets ? nil : Self.offset(state)
             guard ackID == nil else { return Self.frame(for: event, namespace: namespace, offset: offset, ackID: ackID) }
             // Members in the same namespace at the same offset get the same frame.
-            return frames.frame(for: namespace + "#" + (offset ?? "")) {
+            return frames.frame(for: namespace, offset: offset) {
                 Self.frame(for: event, namespace: namespace, offset: offset)
             }
         }

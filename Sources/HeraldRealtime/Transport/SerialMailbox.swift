@@ -1,4 +1,3 @@
-import HeraldCore
 import Synchronization
 
 /// Runs a connection's inbound work one item at a time, in arrival order, without a task

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldCore
 import HeraldRealtime
 import Hummingbird
 import HummingbirdCore
@@ -92,7 +93,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.addHandler(writer, position: .first)
                         try pipeline.addHandler(connection)
-                        connection.start(acceptor, context: try pipeline.context(handler: connection))
+                        connection.start(acceptor, on: channel.eventLoop)
                         return UpgradeResult.websocket
                     }
                 })
@@ -164,8 +165,13 @@ public struct WebSocketRefusal: Sendable {
 
     /// Herald's error envelope.
     public static func error(_ status: Int, code: String, message: String) -> WebSocketRefusal {
-        WebSocketRefusal(
-            status: status, body: #"{"error":{"code":\#(SocketPacketEncoder.jsonString(code)),"message":\#(SocketPacketEncoder.jsonString(message))}}"#)
+        var json = JSONWriter()
+        json.ascii(#"{"error":{"code":"#)
+        json.write(string: code)
+        json.ascii(#","message":"#)
+        json.write(string: message)
+        json.ascii("}}")
+        return WebSocketRefusal(status: status, body: json.string)
     }
 
     /// An upgrade to no WebSocket endpoint (or with a protocol version or transport it does not serve).

@@ -30,8 +30,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     /// Called once the pipeline is complete: the protocol layer takes over.
-    func start(_ acceptor: WebSocketAcceptor, context: ChannelHandlerContext) {
-        let transport = ChannelWebSocketTransport(self, eventLoop: context.eventLoop)
+    func start(_ acceptor: WebSocketAcceptor, on eventLoop: any EventLoop) {
+        let transport = ChannelWebSocketTransport(self, eventLoop: eventLoop)
         receiver = acceptor(transport)
     }
 

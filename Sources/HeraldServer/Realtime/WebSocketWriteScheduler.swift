@@ -54,6 +54,7 @@ final class WebSocketWriteScheduler: Sendable {
 
     private func run() {
         var (list, next) = round.value
+        round.value = ([], 0)
         if next >= list.count {
             list = state.withLock { state in
                 let taken = state.waiting
@@ -62,15 +63,11 @@ final class WebSocketWriteScheduler: Sendable {
                 return taken
             }
             next = 0
-            if list.isEmpty {
-                round.value = ([], 0)
-                return
-            }
+            if list.isEmpty { return }
         }
         let end = min(list.count, next + Self.chunk)
-        round.value = ([], 0)
         for index in next..<end { list[index].drainOnLoop() }
-        round.value = (end < list.count ? list : [], end < list.count ? end : 0)
+        if end < list.count { round.value = (list, end) }
         // A timer, not `execute`: NIO runs every immediate task queued during a tick before it
         // looks at I/O again, so an immediate continuation would keep the loop from reading
         // (the next publish among others) until the whole round is written.
