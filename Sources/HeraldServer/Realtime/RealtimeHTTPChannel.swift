@@ -8,7 +8,6 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
-import NIOWebSocket
 
 /// Herald's HTTP/1.1 connections: Hummingbird serves ordinary requests; a WebSocket upgrade
 /// that `decide` accepts is served by `WebSocketConnectionHandler` on the connection's event
@@ -74,8 +73,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             let decide = self.decide
             let maxMessageBytes = self.maxMessageBytes
             let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
-            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
-                maxFrameSize: maxMessageBytes,
+            let upgrader = WebSocketUpgrader<UpgradeResult>(
                 shouldUpgrade: { channel, head in
                     let promise = channel.eventLoop.makePromise(of: WebSocketDecision.self)
                     promise.completeWithTask { await decide(head.uri, head.headers.first(name: "authorization")) }
@@ -85,7 +83,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                         return nil
                     }
                 },
-                upgradePipelineHandler: { channel, _ in
+                upgradePipeline: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         guard case .accept(let acceptor)? = decision.value else { throw ChannelError.inappropriateOperationForState }
                         let writer = WebSocketFrameWriter()

@@ -1,14 +1,14 @@
 import HeraldRealtime
 import NIOCore
-import NIOWebSocket
 
-/// Serves one upgraded WebSocket on its event loop: joins fragments into messages for the
+/// Serves one upgraded WebSocket on its event loop: reads frames from the socket's bytes
+/// (`WebSocketFrameReader`), joins fragments into messages for the
 /// protocol layer's `WebSocketReceiver`, answers pings and close frames, and writes the
 /// attached outbound queue — everything queued since the last write in one buffer and one
 /// flush, and only while the socket takes it (a client that stops reading leaves its frames
 /// in its own bounded queue, which then overflows).
 final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
+    typealias InboundIn = ByteBuffer
 
     /// Most bytes of frames put in one write.
     static let batchBytes = 256 * 1024
@@ -20,13 +20,17 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var consumer: (any OutboundQueueConsumer)?
     private var context: ChannelHandlerContext?
     /// A message arriving in fragments: its opcode and what came so far.
-    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    private var fragments: (opcode: UInt8, data: ByteBuffer)?
+    private let reader: WebSocketFrameReader
+    /// Received bytes that do not make a whole frame yet.
+    private var partial: ByteBuffer?
     private var closeSent = false
     private var failed = false
 
     init(writer: WebSocketFrameWriter, maxMessageBytes: Int) {
         self.writer = writer
         self.maxMessageBytes = maxMessageBytes
+        self.reader = WebSocketFrameReader(maxPayload: maxMessageBytes)
     }
 
     /// Called once the pipeline is complete: the protocol layer takes over.
@@ -42,19 +46,40 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
+        var bytes = unwrapInboundIn(data)
+        if var partial = self.partial {
+            self.partial = nil
+            partial.writeBuffer(&bytes)
+            bytes = partial
+        }
+        do {
+            while !closeSent, let frame = try reader.next(from: &bytes) {
+                received(frame, context: context)
+            }
+        } catch {
+            return protocolError(error.closeCode)
+        }
+        // The start of a frame whose rest is still to come (bounded: the reader refused its
+        // header if the frame is over-size). Nothing is kept between whole frames.
+        if bytes.readableBytes > 0, !closeSent {
+            bytes.discardReadBytes()
+            partial = bytes
+        }
+    }
+
+    private func received(_ frame: WebSocketFrameReader.Frame, context: ChannelHandlerContext) {
         switch frame.opcode {
-        case .text, .binary:
+        case WebSocketWire.text, WebSocketWire.binary:
             guard fragments == nil else { return protocolError(1002) }
             if frame.fin {
-                deliver(frame.opcode, frame.unmaskedData)
+                deliver(frame.opcode, frame.payload)
             } else {
-                fragments = (frame.opcode, frame.unmaskedData)
+                fragments = (frame.opcode, frame.payload)
             }
-        case .continuation:
+        case WebSocketWire.continuation:
             guard var (opcode, data) = fragments else { return protocolError(1002) }
             fragments = nil
-            var more = frame.unmaskedData
+            var more = frame.payload
             guard data.readableBytes + more.readableBytes <= maxMessageBytes else { return protocolError(1009) }
             data.writeBuffer(&more)
             if frame.fin {
@@ -62,26 +87,23 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             } else {
                 fragments = (opcode, data)
             }
-        case .ping:
-            guard frame.fin else { return protocolError(1002) }
-            var buffer = context.channel.allocator.buffer(capacity: 2 + frame.length)
-            WebSocketWire.write(control: WebSocketWire.pong, payload: frame.unmaskedData, to: &buffer)
+        case WebSocketWire.ping:
+            var buffer = context.channel.allocator.buffer(capacity: 2 + frame.payload.readableBytes)
+            WebSocketWire.write(control: WebSocketWire.pong, payload: frame.payload, to: &buffer)
             writer.writeAndFlush(buffer)
-        case .pong:
-            break
-        case .connectionClose:
+        case WebSocketWire.close:
             // Answer with the client's code (RFC 6455 §5.5.1), then close.
-            var data = frame.unmaskedData
+            var data = frame.payload
             let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) ?? 1000 : 1000
             closeWebSocket(code: code)
         default:
-            protocolError(1002)
+            break  // pong
         }
     }
 
-    private func deliver(_ opcode: WebSocketOpcode, _ data: ByteBuffer) {
+    private func deliver(_ opcode: UInt8, _ data: ByteBuffer) {
         guard data.readableBytes <= maxMessageBytes else { return protocolError(1009) }
-        if opcode == .text {
+        if opcode == WebSocketWire.text {
             guard let text = String(validating: data.readableBytesView, as: UTF8.self) else { return protocolError(1007) }
             receiver?.received(.text(text))
         } else {
@@ -100,7 +122,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Decoder errors (an over-size frame) were answered by NIO's error handler.
         failed = true
         context.close(promise: nil)
     }
