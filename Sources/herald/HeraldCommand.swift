@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldServer
 import HeraldStorage
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -66,6 +67,8 @@ struct Serve: AsyncParsableCommand {
         var config = try common.load()
         if let host { config.server.host = host }
         if let port { config.server.port = port }
+        // Before anything touches the event loops: the singleton group is sized once.
+        NIOSingletons.groupLoopCountSuggestion = config.server.threads ?? CPUAffinity.count ?? System.coreCount
         let logger = makeLogger(config)
         let databaseDescription = (try? config.resolvedDatabaseURL().description) ?? "?"
         let host = config.server.host

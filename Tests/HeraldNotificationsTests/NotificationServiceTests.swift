@@ -49,6 +49,7 @@ import Testing
 
             let outcome = try #require(try await h.service.send(h.draft(["ann"])).first)
             #expect(outcome.channel == "socket" && outcome.pushDeliveries == 0)
+            await h.hub.localDeliveriesSettled()
             let event = try #require(socket.events.first)
             #expect(event.name == "notification")
             let token = try #require(event.ackToken)
@@ -105,6 +106,7 @@ import Testing
             h.clock.advance(by: 1)
             let online = try #require(try await h.service.send(draft).first)
             #expect(online.channel == "socket")
+            await h.hub.localDeliveriesSettled()
             #expect(socket.events.count == 1 && socket.events.first?.ackToken == nil)
             #expect(try await h.deliveries(online.notification.id).map(\.status) == ["published"])
             let unread = try await h.inbox.unread(userID: "ann", since: nil)
@@ -201,12 +203,15 @@ import Testing
 
             #expect(try await h.inbox.markRead(userID: "ann", id: other.id) == nil)
             #expect(try await h.inbox.markRead(userID: "ann", id: a.id)?.readAt != nil)
+            await h.hub.localDeliveriesSettled()
             #expect(device2.events.map(\.name) == ["notification_read"])
             // Reading it again announces nothing.
             _ = try await h.inbox.markRead(userID: "ann", id: a.id)
+            await h.hub.localDeliveriesSettled()
             #expect(device2.events.count == 1)
             let changed = try await h.inbox.markRead(userID: "ann", ids: [a.id, b.id, other.id])
             #expect(changed == [b.id])
+            await h.hub.localDeliveriesSettled()
             #expect(device2.events.map(\.name) == ["notification_read", "notifications_bulk_read"])
             #expect(try await h.inbox.unreadCount(userID: "ann") == 0)
             #expect(try await h.inbox.unreadCount(userID: "bob") == 1)

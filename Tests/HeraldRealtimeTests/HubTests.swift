@@ -191,8 +191,11 @@ func withHub<T: Sendable>(
                 let a = RecordingSubscriber(1)
                 hub.join(a, room: "r")
                 try await hub.publish("one", payload: .null, to: "r")
+                // Publishing returns before the fan-out; wait for it before leaving.
+                await hub.localDeliveriesSettled()
                 hub.leave(a, room: "r")
                 try await hub.publish("two", payload: .null, to: "r")
+                await hub.localDeliveriesSettled()
                 #expect(a.events.map(\.name) == ["one"])
             }
         }

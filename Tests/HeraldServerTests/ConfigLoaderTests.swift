@@ -10,6 +10,7 @@ import Testing
             """
             server:
               port: 9090
+              threads: 3
             database:
               url: postgres://herald@db:5432/herald
               max_connections: 8
@@ -26,6 +27,7 @@ import Testing
             """, isYAML: true)
         #expect(config.server.port == 9090)
         #expect(config.server.host == "0.0.0.0")
+        #expect(config.server.threads == 3)
         #expect(config.database.url == "postgres://herald@db:5432/herald")
         #expect(config.database.maxConnections == 8)
         #expect(config.auth.issuer == "https://auth.example")

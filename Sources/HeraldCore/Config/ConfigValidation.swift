@@ -15,6 +15,9 @@ extension HeraldConfig {
         if let limit = server.maxConnections {
             check(limit >= 1 && limit <= 10_000_000, "server.max_connections", "must be between 1 and 10000000")
         }
+        if let threads = server.threads {
+            check(threads >= 1 && threads <= 256, "server.threads", "must be between 1 and 256")
+        }
         check(database.maxConnections >= 1 && database.maxConnections <= 1000, "database.max_connections", "must be between 1 and 1000")
         check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
         check(auth.leewaySeconds >= 0 && auth.leewaySeconds <= 600, "auth.leeway_seconds", "must be between 0 and 600")

@@ -73,12 +73,17 @@ public struct ServerConfig: Codable, Sendable, Equatable {
     /// limit less a reserve for the database, push providers and files. Beyond it the server
     /// stops accepting until some close, rather than running out of descriptors.
     public var maxConnections: Int?
+    /// Event-loop threads; nil: one per CPU the process may run on (its CPU affinity, so
+    /// `taskset -c 0 herald serve` runs one loop instead of one per CPU of the machine,
+    /// all fighting over that CPU).
+    public var threads: Int?
 
     enum CodingKeys: String, CodingKey {
         case host
         case port
         case trustForwardedFor = "trust_forwarded_for"
         case maxConnections = "max_connections"
+        case threads
     }
 
     public init() {}
@@ -89,6 +94,7 @@ public struct ServerConfig: Codable, Sendable, Equatable {
         port = try c.decodeIfPresent(Int.self, forKey: .port) ?? 8080
         trustForwardedFor = try c.decodeIfPresent(Bool.self, forKey: .trustForwardedFor) ?? false
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
+        threads = try c.decodeIfPresent(Int.self, forKey: .threads)
     }
 }
 

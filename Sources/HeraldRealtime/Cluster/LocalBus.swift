@@ -26,7 +26,7 @@ public final class LocalBus: ClusterBus {
                 }
             }
             let event = RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
-            hub.deliverLocally(event)
+            await hub.deliverLocally(event)
             return event
         }
     }
@@ -41,7 +41,7 @@ public final class LocalBus: ClusterBus {
                 try await store.appendBatch(db, ordered.map { ($0.room, $0.name, $0.payloadJSON) }, now: now)
             }
             for (event, seq) in zip(ordered, seqs) {
-                hub.deliverLocally(RealtimeEvent(room: event.room, seq: seq, name: event.name, payloadJSON: event.payloadJSON, createdAt: now))
+                await hub.deliverLocally(RealtimeEvent(room: event.room, seq: seq, name: event.name, payloadJSON: event.payloadJSON, createdAt: now))
             }
         }
     }

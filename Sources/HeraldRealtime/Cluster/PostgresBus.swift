@@ -171,7 +171,7 @@ public final class PostgresBus: ClusterBus, Service {
         }
         guard let seq = notice.s else {
             if let name = notice.e, let json = notice.p {
-                hub.deliverLocally(
+                await hub.deliverLocally(
                     RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.a))
             }
             return
@@ -215,7 +215,7 @@ public final class PostgresBus: ClusterBus, Service {
             pending = [event]
         }
         for event in pending {
-            hub.deliverLocally(event)
+            await hub.deliverLocally(event)
         }
         if let newest = pending.last?.seq {
             lastDelivered.withLock { $0[room] = newest }
@@ -231,7 +231,7 @@ public final class PostgresBus: ClusterBus, Service {
                 try await store.events(db, room: room, after: last, limit: 10_000)
             }
             guard !missing.isEmpty else { continue }
-            for stored in missing { hub.deliverLocally(RealtimeEvent(stored: stored)) }
+            for stored in missing { await hub.deliverLocally(RealtimeEvent(stored: stored)) }
             lastDelivered.withLock { $0[room] = missing.last!.seq }
         }
     }

@@ -10,9 +10,10 @@ import Synchronization
 ///
 /// Why one hub per node with a bus behind it: `publish` makes the event durable and hands it
 /// to the `ClusterBus`, which brings it to the hub of every node (in-process on SQLite,
-/// LISTEN/NOTIFY on PostgreSQL); each hub delivers to its local members. A broadcast copies
-/// the member list under the lock and enqueues outside it, so a large room never holds the
-/// lock for long and a slow member never delays the others.
+/// LISTEN/NOTIFY on PostgreSQL); each hub delivers to its local members. Broadcasts run one
+/// at a time on a fan-out lane (`FanOutLane`), so a publisher is answered without waiting for
+/// a 10,000-member fan-out; each copies the member list under the lock and enqueues outside
+/// it, so a large room never holds the lock for long and a slow member never delays the others.
 public final class RealtimeHub: Sendable {
     struct State {
         var rooms: [String: [UInt64: any RealtimeSubscriber]] = [:]
@@ -31,6 +32,8 @@ public final class RealtimeHub: Sendable {
     private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
     private let ackObservers = Mutex<[@Sendable (String) async -> Void]>([])
     private let ackWaiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
+    /// Broadcasts in order, off the publisher's path.
+    private let lane = FanOutLane(limit: 64)
 
     /// The most events one replay returns; a longer gap is answered `unavailable`.
     public let maxReplay: Int
@@ -295,8 +298,26 @@ public final class RealtimeHub: Sendable {
         for follower in followers { follower.follow(room, after: base) }
     }
 
-    /// Called by the bus for every event that reaches this node, in room order.
-    public func deliverLocally(_ event: RealtimeEvent) {
+    /// Called by the bus for every event that reaches this node, in room order: the event
+    /// joins the fan-out lane, and this returns without waiting for the fan-out (unless the
+    /// lane is full).
+    public func deliverLocally(_ event: RealtimeEvent) async {
+        await lane.post(event) { [self] in await fanOut($0) }
+    }
+
+    /// Returns once every event handed to `deliverLocally` so far is in its members' queues.
+    public func localDeliveriesSettled() async {
+        await lane.idle()
+    }
+
+    /// Members served between two yields of a fan-out.
+    static let fanOutSlice = 256
+
+    /// Delivers `event` to this node's members of its room (on the lane, one event at a
+    /// time). It yields every `fanOutSlice` members: a room of 10,000 is milliseconds of
+    /// work, and the tasks waiting for the same threads (request handlers among them) get
+    /// their turn in between instead of after the whole broadcast.
+    private func fanOut(_ event: RealtimeEvent) async {
         if event.room == Self.controlRoom {
             applyControl(event)
             return
@@ -307,8 +328,9 @@ public final class RealtimeHub: Sendable {
             return Array(room.values)
         }
         let frames = BroadcastFrames()
-        for member in members {
+        for (index, member) in members.enumerated() {
             member.deliver(event, sharing: frames)
+            if index % Self.fanOutSlice == Self.fanOutSlice - 1 { await Task.yield() }
         }
         if !members.isEmpty { counters.add(.deliveries, members.count) }
     }

@@ -27,9 +27,10 @@ public protocol RoomFollower: RealtimeSubscriber {
 /// built again 10,000 times. Keyed by what makes frames differ: the protocol or namespace,
 /// and the recovery offset.
 ///
-/// `@unchecked Sendable`: a `BroadcastFrames` is created by one `deliverLocally` call, used
-/// only inside it (members are called one after another on that call's thread) and never
-/// kept by a member, so its mutable state is never touched by two threads.
+/// `@unchecked Sendable`: a `BroadcastFrames` is created by one fan-out, used only inside it
+/// (members are called one after another; the fan-out may resume on another thread after a
+/// yield, but never runs two members at once) and never kept by a member, so its mutable
+/// state is never touched by two threads at the same time.
 public final class BroadcastFrames: @unchecked Sendable {
     private var last: (key: String, offset: String?, frame: String)?
 

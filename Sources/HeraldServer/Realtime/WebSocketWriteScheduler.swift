@@ -11,7 +11,7 @@ import Synchronization
 /// events and the number of system calls per delivery falls as the load rises.
 final class WebSocketWriteScheduler: Sendable {
     /// Connections written before the loop looks at I/O again (about 5 ms of writes).
-    static let chunk = 512
+    static let chunk = 64
 
     private struct State {
         var waiting: [ChannelWebSocketTransport] = []

@@ -204,7 +204,7 @@ struct Fanout: AsyncParsableCommand {
         log("fanout: \(connect.connected) connected, \(connect.failed) failed in \(String(format: "%.1f", connect.seconds)) s")
         await sleepSeconds(warmup)
         let rssConnected = probe.rss
-        let loop = fleet.loops[0]
+        let loop = fleet.publisherLoop
         let bound = try await makePublisher(loop: loop, config: try publish.publisherConfig(base: client.url, event: client.event, persist: persist))
         let cpuBefore = probe.cpu
         let genCPUBefore = cpuSeconds(pid: getpid())
@@ -505,7 +505,7 @@ struct Storm: AsyncParsableCommand {
         let connect = try await fleet.connectNew(count: connections, concurrency: client.connectConcurrency)
         log("storm: \(connect.connected) connected, \(connect.failed) failed")
         await sleepSeconds(1)
-        let loop = fleet.loops[0]
+        let loop = fleet.publisherLoop
         let bound = try await makePublisher(
             loop: loop, config: try publish.publisherConfig(base: client.url, event: client.event, persist: true), acked: config.ackedPrefix)
         try await loop.flatSubmit { bound.value.connect() }.get()

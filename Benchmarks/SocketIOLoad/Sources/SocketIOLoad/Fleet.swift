@@ -8,6 +8,11 @@ import NIOPosix
 final class Fleet: Sendable {
     let group: MultiThreadedEventLoopGroup
     let loops: [any EventLoop]
+    /// The publisher's own loop thread (on the same CPUs as the rest of the generator): on a
+    /// client loop, its requests and ticks would wait behind every read of thousands of
+    /// sockets, and the publisher, not the server, would set the rate that gets in.
+    private let publisherGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    var publisherLoop: any EventLoop { publisherGroup.next() }
     private let stats: [NIOLoopBound<LoopStats>]
     let config: ClientConfig
 
@@ -24,6 +29,7 @@ final class Fleet: Sendable {
 
     func shutdown() async {
         try? await group.shutdownGracefully()
+        try? await publisherGroup.shutdownGracefully()
     }
 
     /// Runs `body` on every loop with that loop's stats, and returns the results in loop order.
