@@ -19,6 +19,36 @@ private func event(_ seq: Int64?, room: String = "r") -> RealtimeEvent {
         #expect(tracker.admit(event(5)) == .drop)
     }
 
+    @Test func everyRoomKeepsItsOwnCursorWhicheverLeavesFirst() {
+        // The first room is kept inline and the others in a table: leaving the first promotes
+        // another, and no cursor is lost or mixed up on the way.
+        var tracker = SubscriptionTracker()
+        for (index, room) in ["a", "b", "c"].enumerated() { tracker.follow(room, after: Int64(index * 10)) }
+        #expect(Set(tracker.rooms) == ["a", "b", "c"])
+        #expect(tracker.admit(event(5, room: "a")) == .send)
+        #expect(tracker.admit(event(10, room: "b")) == .drop)  // b joined after 10
+        #expect(tracker.admit(event(11, room: "b")) == .send)
+        tracker.leave("a")
+        #expect(!tracker.contains("a"))
+        #expect(tracker.admit(event(6, room: "a")) == .drop)
+        #expect(tracker.lastSeq("b") == 11 && tracker.lastSeq("c") == 20)
+        tracker.follow("a", after: 100)
+        #expect(tracker.lastSeq("a") == 100)
+        tracker.leave("b")
+        tracker.leave("c")
+        #expect(tracker.rooms == ["a"])
+        #expect(tracker.admit(event(101, room: "a")) == .send)
+        #expect(tracker.admit(event(21, room: "c")) == .drop)
+        tracker.leave("a")
+        #expect(tracker.rooms.isEmpty)
+        // A replay begun on a room already followed restarts its cursor in place.
+        tracker.follow("r", after: 1)
+        tracker.beginReplay("r", after: 3)
+        #expect(tracker.rooms == ["r"] && tracker.lastSeq("r") == 3)
+        #expect(tracker.admit(event(4)) == .hold)
+        #expect(tracker.finishReplay("r", replayed: []).map(\.seq) == [4])
+    }
+
     @Test func liveEventsDuringAReplayAreHeldThenMergedWithoutDuplicates() {
         var tracker = SubscriptionTracker()
         tracker.beginReplay("r", after: 10)

@@ -266,8 +266,10 @@ public final class EngineServer: Service, Sendable {
     func sweep() async {
         let now = self.now
         let all = sessions.withLock { sessions in
-            // Sessions closed by an upper layer leave the table here at the latest.
-            sessions = sessions.filter { !$0.value.isClosed }
+            // Sessions closed by an upper layer leave the table here at the latest (removed
+            // one by one: rebuilding a table of 10,000 four times a second is most of a sweep).
+            let closed = sessions.compactMap { $0.value.isClosed ? $0.key : nil }
+            for sid in closed { sessions[sid] = nil }
             return Array(sessions.values)
         }
         for session in all {

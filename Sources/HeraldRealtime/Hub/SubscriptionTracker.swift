@@ -16,7 +16,12 @@ public struct SubscriptionTracker: Sendable {
         case drop
     }
 
-    private var cursors: [String: Cursor] = [:]
+    /// The first room followed, kept inline: most connections follow one or two rooms, and a
+    /// broadcast then finds its cursor in the connection itself, without a table to hash into
+    /// (and an idle connection allocates no table at all).
+    private var firstRoom: String?
+    private var first = Cursor(lastSeq: 0, held: nil)
+    private var others: [String: Cursor] = [:]
     /// Live events held per replaying room; beyond this the connection is too far behind.
     let maxHeld: Int
 
@@ -24,59 +29,91 @@ public struct SubscriptionTracker: Sendable {
         self.maxHeld = maxHeld
     }
 
-    public var rooms: [String] { Array(cursors.keys) }
-    public func contains(_ room: String) -> Bool { cursors[room] != nil }
-    public func lastSeq(_ room: String) -> Int64? { cursors[room]?.lastSeq }
+    public var rooms: [String] { (firstRoom.map { [$0] } ?? []) + others.keys }
+    public func contains(_ room: String) -> Bool { cursor(room) != nil }
+    public func lastSeq(_ room: String) -> Int64? { cursor(room)?.lastSeq }
+
+    private func cursor(_ room: String) -> Cursor? {
+        firstRoom == room ? first : others[room]
+    }
+
+    private mutating func set(_ room: String, _ cursor: Cursor) {
+        if firstRoom == nil || firstRoom == room {
+            firstRoom = room
+            first = cursor
+        } else {
+            others[room] = cursor
+        }
+    }
+
+    /// Runs `body` on `room`'s cursor in place; nil when the room is not followed.
+    private mutating func update<Result>(_ room: String, _ body: (inout Cursor) -> Result) -> Result? {
+        if firstRoom == room { return body(&first) }
+        guard let index = others.index(forKey: room) else { return nil }
+        return body(&others.values[index])
+    }
 
     /// Starts following `room` live, taking only events after `seq` (the room's position
     /// when the connection joined; events committed before it belong to the past).
     public mutating func follow(_ room: String, after seq: Int64 = 0) {
-        if cursors[room] == nil { cursors[room] = Cursor(lastSeq: seq, held: nil) }
+        if cursor(room) == nil { set(room, Cursor(lastSeq: seq, held: nil)) }
     }
 
     /// Starts following `room`, holding live events until `finishReplay` is called.
     public mutating func beginReplay(_ room: String, after seq: Int64) {
-        cursors[room] = Cursor(lastSeq: seq, held: [])
+        set(room, Cursor(lastSeq: seq, held: []))
     }
 
     /// Decides what to do with a live event for this connection.
     public mutating func admit(_ event: RealtimeEvent) -> Admission {
-        guard var cursor = cursors[event.room] else { return .drop }
-        if cursor.held != nil {
-            cursor.held!.append(event)
-            if cursor.held!.count > maxHeld { cursor.held!.removeFirst() }
-            cursors[event.room] = cursor
-            return .hold
-        }
-        guard let seq = event.seq else { return .send }
-        guard seq > cursor.lastSeq else { return .drop }
-        cursor.lastSeq = seq
-        cursors[event.room] = cursor
-        return .send
+        // Changed in place: this runs for every member of every broadcast.
+        let maxHeld = self.maxHeld
+        return update(event.room) { cursor -> Admission in
+            if cursor.held != nil {
+                cursor.held!.append(event)
+                if cursor.held!.count > maxHeld { cursor.held!.removeFirst() }
+                return .hold
+            }
+            guard let seq = event.seq else { return .send }
+            guard seq > cursor.lastSeq else { return .drop }
+            cursor.lastSeq = seq
+            return .send
+        } ?? .drop
     }
 
     /// Ends the replay of `room`: returns what to send, in order: the replayed events, then
     /// the held live events that are newer. `replayed` nil means the replay was unavailable:
     /// only the held events go out (the client refetches state).
     public mutating func finishReplay(_ room: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
-        guard var cursor = cursors[room] else { return [] }
-        var out: [RealtimeEvent] = []
-        for event in (replayed ?? []) + (cursor.held ?? []) {
-            guard let seq = event.seq else {
-                out.append(event)
-                continue
+        update(room) { cursor in
+            var out: [RealtimeEvent] = []
+            for event in (replayed ?? []) + (cursor.held ?? []) {
+                guard let seq = event.seq else {
+                    out.append(event)
+                    continue
+                }
+                if seq > cursor.lastSeq {
+                    cursor.lastSeq = seq
+                    out.append(event)
+                }
             }
-            if seq > cursor.lastSeq {
-                cursor.lastSeq = seq
-                out.append(event)
-            }
-        }
-        cursor.held = nil
-        cursors[room] = cursor
-        return out
+            cursor.held = nil
+            return out
+        } ?? []
     }
 
     public mutating func leave(_ room: String) {
-        cursors[room] = nil
+        guard firstRoom == room else {
+            others[room] = nil
+            return
+        }
+        if let (next, cursor) = others.first {
+            others[next] = nil
+            firstRoom = next
+            first = cursor
+        } else {
+            firstRoom = nil
+            first = Cursor(lastSeq: 0, held: nil)
+        }
     }
 }

@@ -26,6 +26,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var partial: ByteBuffer?
     private var closeSent = false
     private var failed = false
+    /// The socket's writability as last announced (NIO's `isWritable` is an atomic read of
+    /// the channel; this is a field of an object the drain touches anyway).
+    private var writable = true
+    /// What NIO's channels allocate with (kept once, not per connection).
+    private static let allocator = ByteBufferAllocator()
 
     init(writer: WebSocketFrameWriter, maxMessageBytes: Int) {
         self.writer = writer
@@ -41,6 +46,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        writable = context.channel.isWritable
     }
 
     // MARK: Inbound
@@ -141,7 +147,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { drain() }
+        writable = context.channel.isWritable
+        if writable { drain() }
         context.fireChannelWritabilityChanged()
     }
 
@@ -166,10 +173,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     /// Writes what the queue holds, in one buffer, while the socket is writable.
     func drain() {
-        guard let queue, let context, !closeSent, context.channel.isWritable else { return }
+        guard let queue, context != nil, !closeSent, writable else { return }
         let batch = queue.takeBatch(maxBytes: Self.batchBytes)
         if !batch.frames.isEmpty {
-            var buffer = context.channel.allocator.buffer(capacity: batch.bytes + 10 * batch.frames.count)
+            var buffer = Self.allocator.buffer(capacity: batch.bytes + 10 * batch.frames.count)
             for frame in batch.frames { WebSocketWire.write(frame, to: &buffer) }
             writer.writeAndFlush(buffer)
         }
