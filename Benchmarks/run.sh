@@ -176,11 +176,13 @@ for what in $ONLY; do
         log "memory: 21,000 connection attempts (more than one server process can hold)"
         start_herald memory21k
         # shellcheck disable=SC2046
-        gen memory $(herald_args) --connections 21000 --processes 3 --source-ips 127.0.0.1,127.0.0.2,127.0.0.3 || true
+        # A short handshake deadline: at its limit Herald stops accepting, and the attempts
+        # beyond it wait in the accept queue (or for SYN retries) until the deadline.
+        gen memory $(herald_args) --connections 21000 --processes 3 --source-ips 127.0.0.1,127.0.0.2,127.0.0.3 --connect-timeout 3 || true
         stop_server herald-memory21k
         start_python memory21k
         # shellcheck disable=SC2046
-        gen memory $(python_args) --connections 21000 --processes 3 --source-ips 127.0.0.1,127.0.0.2,127.0.0.3 || true
+        gen memory $(python_args) --connections 21000 --processes 3 --source-ips 127.0.0.1,127.0.0.2,127.0.0.3 --connect-timeout 3 || true
         stop_server python-memory21k
         ;;
     memory-19k)

@@ -168,6 +168,11 @@ final class ClientSession {
                 .channelOption(.socket(SocketOptionLevel(IPPROTO_IP), SocketOptionName(24)), value: 1)
                 .bind(to: config.sourceAddresses[index % config.sourceAddresses.count])
         }
+        // The whole handshake (TCP, upgrade, CONNECT reply) has a deadline too: a server at its
+        // connection limit may leave new connections waiting in its accept queue.
+        loop.scheduleTask(in: config.connectTimeout + config.connectTimeout) {
+            bound.value.fail("handshake: no CONNECT reply in time", generation: generation)
+        }
         bootstrap.connect(to: config.server).whenComplete { result in
             let session = bound.value
             guard session.generation == generation else {

@@ -39,7 +39,7 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("connect-concurrency"), help: "Connection attempts in flight at once.")
     var connectConcurrency = 200
 
-    @Option(name: .customLong("connect-timeout"), help: "TCP connect timeout, seconds.")
+    @Option(name: .customLong("connect-timeout"), help: "TCP connect timeout, seconds (the whole handshake gets twice this).")
     var connectTimeout = 15
 
     @Option(help: "Event name that counts as a delivery.")
