@@ -31,6 +31,7 @@ import Testing
         // The first event stalls the lane; the next four fit in the lane and return at once.
         for n in 1...5 { await lane.post(Self.event(n), fanOut: fanOut) }
         #expect(seen.withLock { $0 }.isEmpty)
+        #expect(lane.pending == 4)
         // The sixth would make five waiting: its poster waits for the fan-out.
         let returned = Flag()
         let poster = Task {
@@ -44,6 +45,7 @@ import Testing
         await lane.idle()
         #expect(returned.isSet)
         #expect(seen.withLock { $0 } == [1, 2, 3, 4, 5, 6])
+        #expect(lane.pending == 0)
     }
 
     final class Flag: Sendable {

@@ -129,6 +129,8 @@ final class PollingClient: Sendable {
             #expect(session.runtime.realtime.hub.counters.value(.slowDisconnects) == 1)
             let metrics = try await session.request(.get, "/metrics").text
             #expect(metrics.contains("herald_realtime_slow_disconnects_total 1"))
+            await session.runtime.realtime.hub.localDeliveriesSettled()
+            #expect(try await session.request(.get, "/metrics").text.contains("\nherald_realtime_fanout_pending 0\n"))
         }
     }
 

@@ -51,6 +51,9 @@ final class FanOutLane: Sendable {
         }
     }
 
+    /// Events waiting for their fan-out (the one being fanned out not included).
+    var pending: Int { state.withLock { $0.events.count } }
+
     /// Returns once every event posted so far has been fanned out (and the lane is empty).
     func idle() async {
         await withCheckedContinuation { continuation in

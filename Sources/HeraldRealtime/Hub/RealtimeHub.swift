@@ -305,6 +305,9 @@ public final class RealtimeHub: Sendable {
         await lane.post(event) { [self] in await fanOut($0) }
     }
 
+    /// Events waiting for their fan-out on this node: above a few, the node is behind.
+    public var pendingFanOuts: Int { lane.pending }
+
     /// Returns once every event handed to `deliverLocally` so far is in its members' queues.
     public func localDeliveriesSettled() async {
         await lane.idle()

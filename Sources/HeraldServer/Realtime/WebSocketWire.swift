@@ -1,7 +1,7 @@
 import HeraldRealtime
 import NIOCore
 
-/// Server-to-client WebSocket frames (RFC 6455 §5.2: final, unmasked).
+/// WebSocket opcodes, and the layout of the frames a server sends (RFC 6455 §5.2: final, unmasked).
 enum WebSocketWire {
     static let continuation: UInt8 = 0x0
     static let text: UInt8 = 0x1
