@@ -102,6 +102,35 @@ def test_over_size_and_invalid_messages_close_the_connection(herald, tmp_path):
     ws.close()
 
 
+def test_frames_a_server_must_refuse_close_with_1002(server):
+    """RFC 6455 §5.1/§5.2: a client's frames are masked, use no reserved bit without an
+    extension, and carry a known opcode; control frames are short and never fragmented.
+    Written as raw bytes, since no client library sends them."""
+    token = issue_token(server.data_dir, user="ann")
+    mask = b"\x37\xfa\x21\x3d"
+    masked_hi = bytes(b ^ mask[i % 4] for i, b in enumerate(b"hi"))
+    refused = {
+        "unmasked text": b"\x81\x02hi",
+        "reserved bit": b"\xc1\x82" + mask + masked_hi,
+        "reserved opcode": b"\x83\x82" + mask + masked_hi,
+        "fragmented ping": b"\x09\x82" + mask + masked_hi,
+        "ping of 126 bytes": b"\x89\xfe\x00\x7e" + mask + bytes(126),
+    }
+    for name, frame in refused.items():
+        ws = native(server, token)
+        ws.sock.sendall(frame)
+        assert closing_code(ws) == 1002, name
+        ws.shutdown()
+    # A masked frame split over several writes is read once whole.
+    ws = native(server, token)
+    text = b'{"type":"ping"}'
+    frame = b"\x81" + bytes([0x80 | len(text)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(text))
+    for i in range(0, len(frame), 3):
+        ws.sock.sendall(frame[i:i + 3])
+    assert next_of_type(ws, "pong") == {"type": "pong"}
+    ws.close()
+
+
 def raw_upgrade(server, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict]:
     extra = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
              "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
