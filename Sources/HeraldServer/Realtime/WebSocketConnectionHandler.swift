@@ -14,7 +14,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     static let batchBytes = 256 * 1024
 
     private let writer: WebSocketFrameWriter
-    private let maxMessageBytes: Int
     private var receiver: (any WebSocketReceiver)?
     private var queue: OutboundQueue?
     private var consumer: (any OutboundQueueConsumer)?
@@ -29,12 +28,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// The socket's writability as last announced (NIO's `isWritable` is an atomic read of
     /// the channel; this is a field of an object the drain touches anyway).
     private var writable = true
-    /// What NIO's channels allocate with (kept once, not per connection).
+    /// What NIO's channels allocate with (kept once, not per connection or per write).
     private static let allocator = ByteBufferAllocator()
 
     init(writer: WebSocketFrameWriter, maxMessageBytes: Int) {
         self.writer = writer
-        self.maxMessageBytes = maxMessageBytes
         self.reader = WebSocketFrameReader(maxPayload: maxMessageBytes)
     }
 
@@ -60,7 +58,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
         do {
             while !closeSent, let frame = try reader.next(from: &bytes) {
-                received(frame, context: context)
+                received(frame)
             }
         } catch {
             return protocolError(error.closeCode)
@@ -73,7 +71,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
     }
 
-    private func received(_ frame: WebSocketFrameReader.Frame, context: ChannelHandlerContext) {
+    private func received(_ frame: WebSocketFrameReader.Frame) {
         switch frame.opcode {
         case WebSocketWire.text, WebSocketWire.binary:
             guard fragments == nil else { return protocolError(1002) }
@@ -83,10 +81,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
                 fragments = (frame.opcode, frame.payload)
             }
         case WebSocketWire.continuation:
-            guard var (opcode, data) = fragments else { return protocolError(1002) }
+            guard case (let opcode, var data)? = fragments else { return protocolError(1002) }
             fragments = nil
             var more = frame.payload
-            guard data.readableBytes + more.readableBytes <= maxMessageBytes else { return protocolError(1009) }
+            guard data.readableBytes + more.readableBytes <= reader.maxPayload else { return protocolError(1009) }
             data.writeBuffer(&more)
             if frame.fin {
                 deliver(opcode, data)
@@ -94,7 +92,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
                 fragments = (opcode, data)
             }
         case WebSocketWire.ping:
-            var buffer = context.channel.allocator.buffer(capacity: 2 + frame.payload.readableBytes)
+            var buffer = Self.allocator.buffer(capacity: 2 + frame.payload.readableBytes)
             WebSocketWire.write(control: WebSocketWire.pong, payload: frame.payload, to: &buffer)
             writer.writeAndFlush(buffer)
         case WebSocketWire.close:
@@ -108,7 +106,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     private func deliver(_ opcode: UInt8, _ data: ByteBuffer) {
-        guard data.readableBytes <= maxMessageBytes else { return protocolError(1009) }
         if opcode == WebSocketWire.text {
             guard let text = String(validating: data.readableBytesView, as: UTF8.self) else { return protocolError(1007) }
             receiver?.received(.text(text))
@@ -190,8 +187,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func sendNow(_ frame: OutboundFrame) {
-        guard let context, !closeSent else { return }
-        var buffer = context.channel.allocator.buffer(capacity: frame.byteCount + 10)
+        guard context != nil, !closeSent else { return }
+        var buffer = Self.allocator.buffer(capacity: frame.byteCount + 10)
         WebSocketWire.write(frame, to: &buffer)
         writer.writeAndFlush(buffer)
     }
@@ -204,7 +201,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     func closeWebSocket(code: UInt16) {
         guard let context, !closeSent else { return }
         closeSent = true
-        var buffer = context.channel.allocator.buffer(capacity: 4)
+        var buffer = Self.allocator.buffer(capacity: 4)
         WebSocketWire.writeHeader(WebSocketWire.close, length: 2, to: &buffer)
         buffer.writeInteger(code)
         writer.writeAndFlush(buffer)

@@ -73,8 +73,8 @@ struct WebSocketFrameReader {
             length = Int(short)
         }
         guard length <= maxPayload else { throw .tooLarge }
-        guard let mask = buffer.getBytes(at: start + headerLength, length: 4),
-            buffer.readableBytes >= headerLength + 4 + length
+        guard buffer.readableBytes >= headerLength + 4 + length,
+            let mask = buffer.getBytes(at: start + headerLength, length: 4)
         else { return nil }
         buffer.moveReaderIndex(forwardBy: headerLength + 4)
         var payload = buffer.readSlice(length: length)!
