@@ -3,6 +3,7 @@
 #
 #   Benchmarks/run.sh                 # everything (about 10 minutes once built)
 #   ONLY="fanout memory" Benchmarks/run.sh
+#   ONLY=floor Benchmarks/run.sh      # the kernel's own floor for one fan-out (needs gcc)
 #
 # Builds first (incremental, seconds when up to date): the generator (Benchmarks/SocketIOLoad,
 # release) and Herald in release into .build-release (about 13 minutes the first time), and
@@ -15,7 +16,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)}
-ONLY=${ONLY:-"fanout fanout-light memory memory-19k storm memory-21k"}
+ONLY=${ONLY:-"floor fanout fanout-light memory memory-19k storm memory-21k"}
 SERVER_CPU=${SERVER_CPU:-0}
 GEN_CPU=${GEN_CPU:-1}
 HERALD_PORT=${HERALD_PORT:-18080}
@@ -148,6 +149,13 @@ for what in $ONLY; do
         # shellcheck disable=SC2046
         gen fanout $(python_args) $(python_pub) --connections "$CONNECTIONS" --rate "$RATE" --duration "$DURATION"
         stop_server python-fanout
+        ;;
+    floor)
+        # What one fan-out costs a "server" that only calls write(2): the latency floor of
+        # this machine's kernel, to read the servers' fan-out latencies against.
+        log "kernel floor: a C program writes one message to $CONNECTIONS loopback sockets, 20 rounds"
+        gcc -O2 -o "$OUT/floor" "$BENCH/KernelFloor/floor.c"
+        "$OUT/floor" "$CONNECTIONS" 20 "$SERVER_CPU" "$GEN_CPU" | tee -a "$RESULTS"
         ;;
     fanout-light)
         log "fanout at a rate python-socketio sustains: $CONNECTIONS clients, $LIGHT_RATE events/s"

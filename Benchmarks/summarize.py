@@ -43,8 +43,12 @@ def main():
     rows = load(sys.argv[1])
     groups = {}
     died = []
+    floors = []
     for r in rows:
         key = r["test"]
+        if key == "floor":
+            floors.append(r)
+            continue
         if key == "server-died":
             died.append(r.get("label", "?"))
             continue
@@ -109,6 +113,12 @@ def main():
                 pv = pv / 2**20 if isinstance(pv, (int, float)) else pv
             r = ratio(hv, pv, better) if better is not None else ""
             print(f"| {key} | {label} | {fmt(hv)} | {fmt(pv)} | {r} |")
+    for f in floors:
+        print(
+            f"\nKernel floor ({f['label']}, {f['connections']:,} sockets, {f['rounds']} one-message rounds, "
+            f"{f['message_bytes']} B): {f['write_us_per_socket']:.2f} µs per write, publish→receive "
+            f"p50 {f['latency_p50_ms']:.1f} ms, p99 {f['latency_p99_ms']:.1f} ms, max {f['latency_max_ms']:.1f} ms."
+        )
     for name in died:
         print(f"\nSERVER DIED during {name} (see its log in this results folder).")
 
