@@ -33,7 +33,11 @@ final class EngineWebSocket: WebSocketReceiver {
         self.engine = engine
         self.transport = transport
         self.phase = Mutex(phase)
-        mailbox = SerialMailbox(limit: Self.backlogLimit) { [weak transport] paused in transport?.setReadingPaused(paused) }
+        // The transport strongly, on purpose: a weak reference would give it a side table, and
+        // every retain of it (one per broadcast member) would then be an out-of-line atomic on
+        // another cache line. The cycle this closes (transport → handler → receiver → mailbox)
+        // ends when the connection does: the handler drops its receiver.
+        mailbox = SerialMailbox(limit: Self.backlogLimit) { paused in transport.setReadingPaused(paused) }
     }
 
     convenience init(engine: EngineServer, transport: any WebSocketTransport, refused: Void) {

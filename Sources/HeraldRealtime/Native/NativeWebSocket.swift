@@ -17,7 +17,11 @@ final class NativeWebSocket: WebSocketReceiver {
     init(server: NativeRealtimeServer, connection: NativeConnection, transport: any WebSocketTransport) {
         self.server = server
         self.connection = connection
-        mailbox = SerialMailbox(limit: EngineWebSocket.backlogLimit) { [weak transport] paused in transport?.setReadingPaused(paused) }
+        // The transport strongly, on purpose: a weak reference would give it a side table, and
+        // every retain of it (one per broadcast member) would then be an out-of-line atomic on
+        // another cache line. The cycle this closes (transport → handler → receiver → mailbox)
+        // ends when the connection does: the handler drops its receiver.
+        mailbox = SerialMailbox(limit: EngineWebSocket.backlogLimit) { paused in transport.setReadingPaused(paused) }
         post(.start)
     }
 
