@@ -9,11 +9,13 @@ import Synchronization
 final class RecordingSubscriber: RealtimeSubscriber {
     let connectionID: UInt64
     let userID: String?
+    let isClientConnection: Bool
     private let received = Mutex<[RealtimeEvent]>([])
 
-    init(_ id: UInt64, user: String? = nil) {
+    init(_ id: UInt64, user: String? = nil, client: Bool = true) {
         connectionID = id
         userID = user
+        isClientConnection = client
     }
 
     func deliver(_ event: RealtimeEvent) {

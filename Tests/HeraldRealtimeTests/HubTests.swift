@@ -185,6 +185,27 @@ func withHub<T: Sendable>(
         }
     }
 
+    @Test func connectionCountLeavesOutServerSideFollowers() async throws {
+        try await TestDatabase.with(.sqlite) { database in
+            let hub = RealtimeHub(database: database, clock: SystemClock(), logger: testLogger)
+            hub.attach(bus: LocalBus(hub: hub))
+            let tracker = RecordingSubscriber(1 << 60, client: false)
+            let phone = RecordingSubscriber(1, user: "ann")
+            hub.join(tracker, room: "$trips")
+            #expect(hub.connectionCount == 0)
+            hub.join(phone, room: "user:ann")
+            hub.join(phone, room: "trip:1")
+            #expect(hub.connectionCount == 1)
+            hub.unregister(phone)
+            #expect(hub.connectionCount == 0)
+            hub.unregister(tracker)
+            hub.unregister(tracker)
+            #expect(hub.connectionCount == 0)
+            hub.register(phone)
+            #expect(hub.connectionCount == 1)
+        }
+    }
+
     @Test func leavingARoomStopsDelivery() async throws {
         try await TestDatabase.with(.sqlite) { database in
             try await withHub(database) { hub in

@@ -82,6 +82,16 @@ final class PollingClient: Sendable {
         }
     }
 
+    @Test func theConnectionsGaugeCountsClientsOnly() async throws {
+        try await TestServer.run(.sqlite) { session in
+            // The trip tracker follows its announcement room from the start: not a connection.
+            #expect(try await session.request(.get, "/metrics").text.contains("\nherald_realtime_connections 0\n"))
+            let client = try await PollingClient.open(session)
+            _ = try #require(try await client.connect(token: try await session.token("ann")))
+            #expect(try await session.request(.get, "/metrics").text.contains("\nherald_realtime_connections 1\n"))
+        }
+    }
+
     @Test func refusesABadTokenWithConnectError() async throws {
         try await TestServer.run(.sqlite) { session in
             let client = try await PollingClient.open(session)

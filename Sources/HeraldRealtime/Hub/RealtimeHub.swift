@@ -19,6 +19,8 @@ public final class RealtimeHub: Sendable {
         var rooms: [String: [UInt64: any RealtimeSubscriber]] = [:]
         var memberships: [UInt64: Set<String>] = [:]
         var userConnections: [String: Int] = [:]
+        /// Registered subscribers that are not clients' connections (the trip tracker).
+        var serverSubscribers = 0
     }
 
     private let state = Mutex(State())
@@ -92,6 +94,7 @@ public final class RealtimeHub: Sendable {
         let cameOnline: String? = state.withLock { state in
             guard state.memberships[subscriber.connectionID] == nil else { return nil }
             state.memberships[subscriber.connectionID] = []
+            if !subscriber.isClientConnection { state.serverSubscribers += 1 }
             guard let user = subscriber.userID else { return nil }
             state.userConnections[user, default: 0] += 1
             return state.userConnections[user] == 1 ? user : nil
@@ -103,6 +106,7 @@ public final class RealtimeHub: Sendable {
     public func unregister(_ subscriber: any RealtimeSubscriber) {
         let wentOffline: String? = state.withLock { state in
             guard let rooms = state.memberships.removeValue(forKey: subscriber.connectionID) else { return nil }
+            if !subscriber.isClientConnection { state.serverSubscribers -= 1 }
             for room in rooms {
                 state.rooms[room]?[subscriber.connectionID] = nil
                 if state.rooms[room]?.isEmpty == true { state.rooms[room] = nil }
@@ -167,7 +171,8 @@ public final class RealtimeHub: Sendable {
     /// Rooms with at least one member on this node.
     public var localRooms: [String] { state.withLock { Array($0.rooms.keys) } }
 
-    public var connectionCount: Int { state.withLock { $0.memberships.count } }
+    /// Clients' connections registered on this node (server-side followers not counted).
+    public var connectionCount: Int { state.withLock { $0.memberships.count - $0.serverSubscribers } }
 
     /// Whether the user has a connection on this node.
     public func isConnectedHere(_ userID: String) -> Bool {

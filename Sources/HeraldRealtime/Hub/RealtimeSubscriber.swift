@@ -6,6 +6,9 @@ public protocol RealtimeSubscriber: AnyObject, Sendable {
     var connectionID: UInt64 { get }
     /// The authenticated user, if any (presence counts only these).
     var userID: String? { get }
+    /// A client's connection (counted in `connectionCount` and the connections gauge), not a
+    /// server-side follower of rooms such as the trip tracker.
+    var isClientConnection: Bool { get }
     /// Hands an event to the connection's outbound queue. Must never block or suspend: a
     /// broadcast calls it for every member in turn.
     func deliver(_ event: RealtimeEvent)
@@ -46,6 +49,8 @@ public final class BroadcastFrames: @unchecked Sendable {
 }
 
 extension RealtimeSubscriber {
+    public var isClientConnection: Bool { true }
+
     /// Hands an event of a broadcast over, reusing frames other members already built.
     public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
         deliver(event)

@@ -20,6 +20,7 @@ public final class TripTracker: RealtimeSubscriber {
 
     public let connectionID: UInt64 = (1 << 60) | UInt64.random(in: 0..<(1 << 40))
     public var userID: String? { nil }
+    public var isClientConnection: Bool { false }
 
     /// What the tracker needs of a trip.
     public struct TripSnapshot: Sendable, Equatable {
