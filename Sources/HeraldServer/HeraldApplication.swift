@@ -109,7 +109,10 @@ public enum HeraldApplication {
                 address: .hostname(config.server.host, port: config.server.port), serverName: "Herald",
                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit.limit, logger: logger)),
             services: services,
-            onServerRunning: onServerRunning,
+            onServerRunning: { channel in
+                await ConnectionLimit.acceptOneAtATime(channel)
+                await onServerRunning(channel)
+            },
             logger: logger
         )
         application.beforeServerStarts {

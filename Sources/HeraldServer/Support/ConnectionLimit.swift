@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NIOCore
 
 /// How many client connections the server accepts at once.
 ///
@@ -30,6 +31,15 @@ public struct ConnectionLimit: Equatable, Sendable {
         let reserve = 128 + databaseConnections
         let available = max(1, descriptors - reserve)
         return ConnectionLimit(reserve: reserve, limit: min(configured ?? available, available))
+    }
+
+    /// Makes the listening socket accept one connection per read, so the limit is exact.
+    ///
+    /// Why: the limit is checked before each read of the listening socket, and NIO accepts up
+    /// to 4 connections in one read, so the last read before the limit could pass it by 3.
+    /// Accepting costs little next to a connection's HTTP or WebSocket handshake.
+    public static func acceptOneAtATime(_ listener: any Channel) async {
+        try? await listener.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
     }
 
     /// Raises the soft descriptor limit to the hard one (as Go's runtime does) and returns it:
