@@ -99,7 +99,7 @@ func withNativeClient(
             for index in 1...300 {
                 try await hub.publish("tick", payload: .number(Double(index)), to: "user:ann")
             }
-            try await hub.database.withConnection { db in try await RealtimeEventStore().trim(db, before: 0, keepPerRoom: 2) }
+            _ = try await hub.database.withConnection { db in try await RealtimeEventStore().trim(db, before: 0, keepPerRoom: 2) }
             try await withNativeClient(session, token: try await session.token("ann")) { ann in
                 ann.send(["type": "subscribe", "channel": "user:ann", "last_event_id": "evt_1"])
                 let subscribed = await ann.next(type: "subscribed")

@@ -93,7 +93,7 @@ public final class PostgresBus: ClusterBus, Service {
                     query.appendInterpolation("(\(bind: notices[index]), \(bind: Int64(index)))" as SQLQueryString)
                 }
                 query.appendInterpolation(unsafeRaw: ") AS v(n, i) ORDER BY i")
-                try await db.raw(query).all()
+                _ = try await db.raw(query).all()
             }
         }
     }
