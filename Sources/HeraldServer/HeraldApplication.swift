@@ -107,6 +107,7 @@ public enum HeraldApplication {
             },
             configuration: .init(
                 address: .hostname(config.server.host, port: config.server.port), serverName: "Herald",
+                backlog: ConnectionLimit.listenBacklog(),
                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit.limit, logger: logger)),
             services: services,
             onServerRunning: { channel in

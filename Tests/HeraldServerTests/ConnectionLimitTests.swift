@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HeraldServer
 import Testing
@@ -13,6 +14,25 @@ import Testing
         #expect(ConnectionLimit.resolve(configured: 50_000, descriptors: 1_024, databaseConnections: 20).limit == 876)
         // Even a tiny table leaves one connection rather than none.
         #expect(ConnectionLimit.resolve(configured: nil, descriptors: 100, databaseConnections: 20).limit == 1)
+    }
+
+    @Test func theListenBacklogIsTheKernelsMaximum() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("somaxconn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func backlog(_ content: String?) throws -> Int {
+            let file = directory.appendingPathComponent(UUID().uuidString)
+            if let content { try content.write(to: file, atomically: true, encoding: .utf8) }
+            return ConnectionLimit.listenBacklog(somaxconnPath: file.path)
+        }
+        #expect(try backlog("4096\n") == 4096)
+        #expect(try backlog("128") == 128)
+        #expect(try backlog("1000000\n") == 65_535)
+        // Unreadable or nonsense: what recent kernels default to.
+        #expect(try backlog(nil) == 4096)
+        #expect(try backlog("many") == 4096)
+        #expect(try backlog("0") == 4096)
+        #expect(ConnectionLimit.listenBacklog() > 0)
     }
 
     @Test func theSoftDescriptorLimitIsRaisedToTheHardOne() {

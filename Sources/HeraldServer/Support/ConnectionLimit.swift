@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import NIOCore
 
 /// How many client connections the server accepts at once.
@@ -40,6 +41,20 @@ public struct ConnectionLimit: Equatable, Sendable {
     /// Accepting costs little next to a connection's HTTP or WebSocket handshake.
     public static func acceptOneAtATime(_ listener: any Channel) async {
         try? await listener.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+    }
+
+    /// The listen backlog: the kernel's own maximum (`net.core.somaxconn`), as Go's net
+    /// package asks for.
+    ///
+    /// Why not the usual 256: after a network blip thousands of clients reconnect at once, and
+    /// a SYN that finds the accept queue full is dropped; its client tries again only after 1,
+    /// then 3, then 7 seconds. A queue as long as the kernel allows holds a whole storm while
+    /// the server accepts it.
+    public static func listenBacklog(somaxconnPath: String = "/proc/sys/net/core/somaxconn") -> Int {
+        guard let text = try? String(contentsOfFile: somaxconnPath, encoding: .utf8),
+            let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0
+        else { return 4096 }
+        return min(value, 65_535)
     }
 
     /// Raises the soft descriptor limit to the hard one (as Go's runtime does) and returns it:
