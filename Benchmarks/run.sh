@@ -154,8 +154,9 @@ for what in $ONLY; do
         # What one fan-out costs a "server" that only calls write(2): the latency floor of
         # this machine's kernel, to read the servers' fan-out latencies against.
         log "kernel floor: a C program writes one message to $CONNECTIONS loopback sockets, 20 rounds"
-        gcc -O2 -o "$OUT/floor" "$BENCH/KernelFloor/floor.c"
-        "$OUT/floor" "$CONNECTIONS" 20 "$SERVER_CPU" "$GEN_CPU" | tee -a "$RESULTS"
+        mkdir -p "$BENCH/KernelFloor/.build"
+        gcc -O2 -o "$BENCH/KernelFloor/.build/floor" "$BENCH/KernelFloor/floor.c"
+        "$BENCH/KernelFloor/.build/floor" "$CONNECTIONS" 20 "$SERVER_CPU" "$GEN_CPU" | tee -a "$RESULTS"
         ;;
     fanout-light)
         log "fanout at a rate python-socketio sustains: $CONNECTIONS clients, $LIGHT_RATE events/s"
