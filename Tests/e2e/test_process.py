@@ -141,3 +141,33 @@ def test_more_connections_than_descriptors_wait_and_the_server_survives(herald):
             s.close()
     assert http_session().get(server.url + "/healthz", timeout=10).status_code == 200
     assert server.running
+
+
+def test_a_burst_beyond_the_limit_waits_in_a_listen_backlog_as_long_as_the_kernel_allows(herald):
+    # A reconnect storm: at its limit the server stops accepting, and the kernel completes
+    # further handshakes into the listen backlog. With Hummingbird's default of 256 places
+    # the rest would have their SYNs dropped (and retried only after 1 s); Herald asks for
+    # net.core.somaxconn.
+    import socket
+    with open("/proc/sys/net/core/somaxconn") as f:
+        somaxconn = int(f.read())
+    assert somaxconn > 300, "this machine's somaxconn cannot tell 256 from the kernel's maximum"
+    burst = min(600, somaxconn - 16)
+    server = herald.start(wrapper=["prlimit", "--nofile=300:300", "--"])
+    assert "accepting at most 152 connections at once" in server.output()
+    clients = []
+    try:
+        for _ in range(152):
+            clients.append(socket.create_connection((server.host, server.port), timeout=10))
+        # 0.5 s: a SYN the kernel dropped would be sent again only after 1 s.
+        for index in range(burst):
+            try:
+                clients.append(socket.create_connection((server.host, server.port), timeout=0.5))
+            except OSError as error:
+                pytest.fail(f"connection {index + 1} of {burst} beyond the limit was not queued: {error}")
+        assert server.running
+    finally:
+        for s in clients:
+            s.close()
+    assert http_session().get(server.url + "/healthz", timeout=10).status_code == 200
+    assert server.running
