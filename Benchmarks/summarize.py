@@ -115,8 +115,8 @@ def main():
             print(f"| {key} | {label} | {fmt(hv)} | {fmt(pv)} | {r} |")
     for f in floors:
         print(
-            f"\nKernel floor ({f['label']}, {f['connections']:,} sockets, {f['rounds']} one-message rounds, "
-            f"{f['message_bytes']} B): {f['write_us_per_socket']:.2f} µs per write, publish→receive "
+            f"\n{f['label'][:1].upper()}{f['label'][1:]}: {f['connections']:,} sockets, {f['rounds']} one-message rounds, "
+            f"{f['message_bytes']} B: {f['write_us_per_socket']:.2f} µs per write, publish→receive "
             f"p50 {f['latency_p50_ms']:.1f} ms, p99 {f['latency_p99_ms']:.1f} ms, max {f['latency_max_ms']:.1f} ms."
         )
     for name in died:
