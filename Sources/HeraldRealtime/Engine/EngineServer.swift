@@ -263,27 +263,29 @@ public final class EngineServer: Service, Sendable {
         }
     }
 
+    /// One pass over the sessions: each is looked at once (its ping, pong and connect
+    /// deadlines, whether it closed), and closed ones leave the table in one short lock.
     func sweep() async {
         let now = self.now
-        let all = sessions.withLock { sessions in
-            // Sessions closed by an upper layer leave the table here at the latest (removed
-            // one by one: rebuilding a table of 10,000 four times a second is most of a sweep).
-            let closed = sessions.compactMap { $0.value.isClosed ? $0.key : nil }
-            for sid in closed { sessions[sid] = nil }
-            return Array(sessions.values)
-        }
+        let all = sessions.withLock { Array($0.values) }
+        var closed: [String] = []
         for session in all {
             if session.queue.closeReason == .slowConsumer {
                 await close(session, reason: .slowConsumer)
                 continue
             }
             switch session.sweep(now: now, pingInterval: configuration.pingIntervalMilliseconds, pingTimeout: configuration.pingTimeoutMilliseconds) {
-            case .none: break
+            case .none, .upgradeTimeout: break
+            case .closed: closed.append(session.sid)
             case .ping: session.send(.ping(""))
             case .timeout: await close(session, reason: .pingTimeout)
             case .deadline: await close(session, reason: .forcedClose)
-            case .upgradeTimeout: break
             }
+        }
+        guard !closed.isEmpty else { return }
+        // A sid is never reused, so the entry is still this closed session (or already gone).
+        sessions.withLock { sessions in
+            for sid in closed { sessions[sid] = nil }
         }
     }
 }

@@ -213,6 +213,8 @@ public final class EngineSession: Sendable {
 
     enum SweepAction: Equatable {
         case none
+        /// Closed already (by an upper layer or the transport): the sweep drops it from the table.
+        case closed
         case ping
         case timeout
         case upgradeTimeout
@@ -222,7 +224,7 @@ public final class EngineSession: Sendable {
     /// Called by the heartbeat sweep: decides whether to ping, or to give up on the client.
     func sweep(now: Int64, pingInterval: Int64, pingTimeout: Int64) -> SweepAction {
         state.withLock { state in
-            if state.closed { return .none }
+            if state.closed { return .closed }
             if let deadline = state.upperDeadline, now >= deadline {
                 state.upperDeadline = nil
                 return .deadline
