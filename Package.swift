@@ -226,8 +226,6 @@ let package = Package(
                 "HeraldServer",
                 "HeraldRealtime",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

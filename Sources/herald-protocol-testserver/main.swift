@@ -13,8 +13,6 @@ import HeraldServer
 import HeraldStorage
 import Hummingbird
 import Logging
-import NIOCore
-import NIOPosix
 
 /// Echoes every message back as the same kind (text or binary).
 final class EchoDelegate: EngineSessionDelegate {
@@ -24,8 +22,7 @@ final class EchoDelegate: EngineSessionDelegate {
 }
 
 let port = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 3000
-// As `herald serve` does: one event loop per CPU the process may run on.
-NIOSingletons.groupLoopCountSuggestion = CPUAffinity.count ?? System.coreCount
+EventLoopThreads.configure()  // as `herald serve` sizes them
 var logger = Logger(label: "protocol-testserver")
 logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
 

@@ -5,7 +5,6 @@ import HeraldCore
 import HeraldServer
 import HeraldStorage
 import Logging
-import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -68,7 +67,7 @@ struct Serve: AsyncParsableCommand {
         if let host { config.server.host = host }
         if let port { config.server.port = port }
         // Before anything touches the event loops: the singleton group is sized once.
-        NIOSingletons.groupLoopCountSuggestion = config.server.threads ?? CPUAffinity.count ?? System.coreCount
+        EventLoopThreads.configure(config.server.threads)
         let logger = makeLogger(config)
         let databaseDescription = (try? config.resolvedDatabaseURL().description) ?? "?"
         let host = config.server.host

@@ -34,8 +34,10 @@ public final class RealtimeHub: Sendable {
     private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
     private let ackObservers = Mutex<[@Sendable (String) async -> Void]>([])
     private let ackWaiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
+    /// Events waiting for their fan-out beyond which publishers wait.
+    public static let fanOutLimit = 64
     /// Broadcasts in order, off the publisher's path.
-    private let lane = FanOutLane(limit: 64)
+    private let lane = FanOutLane(limit: fanOutLimit)
 
     /// The most events one replay returns; a longer gap is answered `unavailable`.
     public let maxReplay: Int

@@ -146,7 +146,8 @@ public final class RealtimeGateway: Sendable {
         gauge("herald_realtime_connections", "Realtime connections on this node (both protocols).", hub.connectionCount)
         gauge("herald_realtime_engine_sessions", "Engine.IO sessions on this node.", engine.sessionCount)
         gauge("herald_realtime_native_connections", "Native WebSocket connections on this node.", native.connectionCount)
-        gauge("herald_realtime_fanout_pending", "Events waiting for their fan-out on this node (publishers wait above 64).", hub.pendingFanOuts)
+        gauge("herald_realtime_fanout_pending", "Events waiting for their fan-out on this node (publishers wait above \(RealtimeHub.fanOutLimit)).",
+            hub.pendingFanOuts)
         for counter in RealtimeCounters.Counter.allCases {
             text += "# TYPE \(counter.metricName) counter\n\(counter.metricName) \(hub.counters.value(counter))\n"
         }
