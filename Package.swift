@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         .target(
@@ -167,6 +169,27 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HeraldTransit",
+            dependencies: [
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldGeo",
+                "HeraldStorage",
+                "HeraldRealtime",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Realtime/Generated/gtfs-realtime.proto"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
@@ -178,6 +201,7 @@ let package = Package(
                 "HeraldDispatch",
                 "HeraldPayments",
                 "HeraldTrips",
+                "HeraldTransit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -274,6 +298,10 @@ let package = Package(
         ),
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldTransitTests",
+            dependencies: ["HeraldTransit", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
