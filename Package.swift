@@ -221,6 +221,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldServer",
+                "HeraldTransit",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -307,8 +308,10 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments", "HeraldTrips",
+                "HeraldTransit",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
         ),

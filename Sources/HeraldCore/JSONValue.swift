@@ -73,6 +73,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    public var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil

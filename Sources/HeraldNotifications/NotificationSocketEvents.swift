@@ -7,8 +7,7 @@ import ServiceLifecycle
 /// Seed 004's socket events on both realtime protocols.
 ///
 /// Server → client: `notification`, `notification_read`, `notifications_bulk_read`, `sync`
-/// (also sent on connect). Client → server: `subscribe` (compatibility: every socket is
-/// already in `user:{id}`), `resync {last_sync_at?}`, `mark_read {notification_id}`,
+/// (also sent on connect). Client → server: `resync {last_sync_at?}`, `mark_read {notification_id}`,
 /// `bulk_read {notification_ids}`, `get_unread_count`. On Socket.IO answers are acks; on the
 /// native protocol they are messages `{type: "sync" | "mark_read_result" |
 /// "bulk_read_result" | "unread_count" | "subscribed", request_id?}`.
@@ -33,8 +32,6 @@ public struct NotificationSocketEvents: Sendable {
         let object: [String: JSONValue] = if case .object(let o)? = argument { o } else { [:] }
         do {
             switch event {
-            case "subscribe":
-                return .reply(["status": "subscribed", "room": .string(NotificationService.userRoom(userID))])
             case "resync":
                 var since: Int64?
                 if case .string(let text)? = object["last_sync_at"] {
@@ -73,7 +70,8 @@ public struct NotificationSocketEvents: Sendable {
         ["status": "error", "code": .string(code), "message": .string(message)]
     }
 
-    static let events = ["subscribe", "resync", "mark_read", "bulk_read", "get_unread_count"]
+    /// (`subscribe` is the realtime gateway's: channels on both protocols.)
+    static let events = ["resync", "mark_read", "bulk_read", "get_unread_count"]
 
     /// Registers the handlers on both protocols.
     public func install(socketIO: SocketIOServer, native: NativeRealtimeServer) {
@@ -110,7 +108,7 @@ public struct NotificationSocketEvents: Sendable {
             connection.reply(.object(object))
         }
         let replyTypes = [
-            "subscribe": "subscribed", "mark_read": "mark_read_result", "bulk_read": "bulk_read_result",
+            "mark_read": "mark_read_result", "bulk_read": "bulk_read_result",
             "get_unread_count": "unread_count",
         ]
         for event in Self.events {

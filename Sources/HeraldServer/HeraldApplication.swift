@@ -28,6 +28,8 @@ public struct HeraldRuntime: Sendable {
     public let dispatch: DispatchModule
     /// Ride requests, trips and live tracking.
     public let trips: TripsModule
+    /// GTFS timetables, realtime, favourites and alerts (seed 003).
+    public let transit: TransitModule
 }
 
 public enum HeraldApplication {
@@ -56,7 +58,7 @@ public enum HeraldApplication {
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
-            + NotificationModule.operations + DispatchModule.operations + TripsModule.operations
+            + NotificationModule.operations + DispatchModule.operations + TripsModule.operations + TransitModule.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
@@ -66,11 +68,12 @@ public enum HeraldApplication {
         let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
         let trips = TripsModule(
             config: config, database: database, realtime: realtime, notifications: notifications, dispatch: dispatch, clock: clock, logger: logger)
-        SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications).addRoutes(to: router)
+        let transit = TransitModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
+        SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications, transit: transit).addRoutes(to: router)
         realtime.addRoutes(to: router)
 
         let api = router.group("/api/v1")
-        api.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.limits.maxBodyBytes))
+        api.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.limits.maxBodyBytes, binaryRoutes: TransitModule.binaryRoutes(config.transit)))
         api.add(middleware: AppVersionGateMiddleware(config: config.appVersions))
         api.add(middleware: AuthenticationMiddleware(verifier: verifier, users: UserDirectory(database: database, clock: clock)))
         api.add(middleware: RateLimitMiddleware(config: config.rateLimits, limiter: RateLimiter(), clock: clock))
@@ -85,6 +88,7 @@ public enum HeraldApplication {
         notifications.addRoutes(to: api)
         dispatch.addRoutes(to: api)
         trips.addRoutes(to: api)
+        transit.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -95,6 +99,7 @@ public enum HeraldApplication {
         services.append(contentsOf: notifications.services)
         services.append(contentsOf: dispatch.services)
         services.append(contentsOf: trips.services)
+        services.append(contentsOf: transit.services)
 
         let connectionLimit = ConnectionLimit.resolve(
             configured: config.server.maxConnections, descriptors: ConnectionLimit.raiseDescriptorLimit(),
@@ -117,13 +122,19 @@ public enum HeraldApplication {
             logger: logger
         )
         application.beforeServerStarts {
-            try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
+            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
             realtime.hub.markReady()
+            do {
+                try await transit.service.start()
+            } catch {
+                // The reload loop tries again; the server answers 503 TIMETABLE_NOT_LOADED meanwhile.
+                logger.error("loading the transit feeds failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,
             metrics: metrics, clock: clock, operations: operations, routes: routes, realtime: realtime,
-            notifications: notifications, dispatch: dispatch, trips: trips)
+            notifications: notifications, dispatch: dispatch, trips: trips, transit: transit)
         return (application, runtime)
     }
 }

@@ -14,7 +14,7 @@ struct HeraldCommand: AsyncParsableCommand {
         commandName: "herald",
         abstract: "Realtime dispatch and notification server.",
         version: HeraldApplication.version,
-        subcommands: [Serve.self, Migrate.self, Token.self, PushTest.self, VAPIDKeysCommand.self]
+        subcommands: [Serve.self, Migrate.self, Token.self, PushTest.self, VAPIDKeysCommand.self, TransitCommand.self]
     )
 }
 
@@ -113,7 +113,7 @@ struct Migrate: AsyncParsableCommand {
         let url = try config.resolvedDatabaseURL()
         let database = try await DatabaseFactory.open(url, config: config, logger: logger)
         let applied = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
-            try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
+            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
         }
         print(applied.isEmpty ? "\(url): schema is up to date" : "\(url): applied migrations \(applied.map(String.init).joined(separator: ", "))")
     }

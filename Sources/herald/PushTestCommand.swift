@@ -30,7 +30,7 @@ struct PushTest: AsyncParsableCommand {
         let user = self.user
         let title = self.title
         let lines = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> [String] in
-            try await Migrator().migrate(database, logger: logger, deadline: .seconds(30))
+            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
             let (devices, badge) = try await database.withConnection { db in
                 (
                     try await DeviceStore().devices(db, userID: user, activeOnly: true),

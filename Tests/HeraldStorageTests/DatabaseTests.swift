@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit
@@ -12,13 +13,13 @@ struct Boom: Error {}
     @Test(arguments: TestEngine.allCases)
     func migratesOnceAndIsIdempotent(engine: TestEngine) async throws {
         try await TestDatabase.with(engine, migrated: false) { database in
-            let migrator = Migrator()
+            let migrator = Migrator(migrations: HeraldSchema.migrations)
             let first = try await migrator.migrate(database, logger: TestDatabase.logger)
             let second = try await migrator.migrate(database, logger: TestDatabase.logger)
             let versions = try await migrator.appliedVersions(database)
-            #expect(first == HeraldMigrations.all.map(\.version))
+            #expect(first == HeraldSchema.migrations.map(\.version))
             #expect(second.isEmpty)
-            #expect(versions == Set(HeraldMigrations.all.map(\.version)))
+            #expect(versions == Set(HeraldSchema.migrations.map(\.version)))
         }
     }
 
@@ -27,22 +28,22 @@ struct Boom: Error {}
         try await TestDatabase.with(engine, migrated: false) { database in
             let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await Migrator().migrate(database, logger: TestDatabase.logger) }
+                    group.addTask { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: TestDatabase.logger) }
                 }
                 var all: [Int] = []
                 for try await versions in group { all += versions }
                 return all
             }
-            #expect(applied.sorted() == HeraldMigrations.all.map(\.version))
+            #expect(applied.sorted() == HeraldSchema.migrations.map(\.version))
         }
     }
 
     @Test(arguments: TestEngine.allCases)
     func refusesASchemaNewerThanTheBinary(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
-            let future = Migrator(migrations: HeraldMigrations.all + [Migration(version: 99, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
+            let future = Migrator(migrations: HeraldSchema.migrations + [Migration(version: 99, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
             try await future.migrate(database, logger: TestDatabase.logger)
-            await #expect(throws: MigrationError.self) { try await Migrator().migrate(database, logger: TestDatabase.logger) }
+            await #expect(throws: MigrationError.self) { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: TestDatabase.logger) }
         }
     }
 

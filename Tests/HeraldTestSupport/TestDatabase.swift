@@ -72,7 +72,7 @@ public enum TestDatabase {
         case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, logger: logger)
         }
         return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
-            if migrated { try await Migrator().migrate(database, logger: logger) }
+            if migrated { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger) }
             return try await body(database)
         }
     }

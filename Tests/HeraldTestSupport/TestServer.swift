@@ -64,7 +64,7 @@ public struct TestSession: Sendable {
     @discardableResult
     public func request(
         _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, headers: HTTPFields = [:],
-        json: JSONValue? = nil, rawBody: String? = nil
+        json: JSONValue? = nil, rawBody: String? = nil, bytes: Data? = nil
     ) async throws -> TestReply {
         var headers = headers
         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -75,6 +75,8 @@ public struct TestSession: Sendable {
         } else if let rawBody {
             body = ByteBuffer(string: rawBody)
             if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        } else if let bytes {
+            body = ByteBuffer(bytes: bytes)
         }
         let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
         return TestReply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: response.body))

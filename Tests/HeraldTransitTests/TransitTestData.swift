@@ -1,36 +1,14 @@
 import Foundation
+import HeraldTestSupport
 import HeraldTransit
 
 /// Where the tests find their feeds: the public sample feed in `shared/data`, and the real
 /// feeds `scripts/transit-data` fetches from PyPI (scripts/test sets HERALD_TEST_TRANSIT_DATA).
 enum TransitTestData {
-    struct Missing: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias Missing = TransitFixtures.Missing
 
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// The GTFS sample feed (9 stops, 5 routes, 2007–2010, America/Los_Angeles).
-    static func sampleFeedPath() throws -> String {
-        if let path = ProcessInfo.processInfo.environment["HERALD_TEST_SAMPLE_FEED"] { return path }
-        let candidate = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/gtfs/sample-feed-1").path
-        guard FileManager.default.fileExists(atPath: candidate + "/stops.txt") else {
-            throw Missing(description: "the sample feed is not at \(candidate): set HERALD_TEST_SAMPLE_FEED")
-        }
-        return candidate
-    }
-
-    /// A real feed fetched by scripts/transit-data (halifax.zip, cairns.zip, barrie.zip, nyc_subway.zip, tripUpdates.pb).
-    static func realFeedPath(_ name: String) throws -> String {
-        let base = ProcessInfo.processInfo.environment["HERALD_TEST_TRANSIT_DATA"] ?? repositoryRoot.appendingPathComponent(".cache/transit-data").path
-        let path = base + "/feeds/" + name
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw Missing(description: "\(path) is missing: run the suite with scripts/test (it runs scripts/transit-data), or scripts/transit-data yourself")
-        }
-        return path
-    }
+    static func sampleFeedPath() throws -> String { try TransitFixtures.sampleFeedPath() }
+    static func realFeedPath(_ name: String) throws -> String { try TransitFixtures.realFeedPath(name) }
 
     static func parse(_ path: String, scope: FeedParser.Scope = .full) throws -> (TransitFeed?, FeedReport) {
         let archive = try FeedArchive(path: path)

@@ -33,6 +33,9 @@ extension HeraldConfig {
         }
         for (route, rule) in rateLimits.routes.sorted(by: { $0.key < $1.key }) {
             check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.routes.\(route)", "limit and window_seconds must be positive")
+            if let authenticated = rule.authenticated {
+                check(authenticated.limit > 0 && authenticated.windowSeconds > 0, "rate_limits.routes.\(route).authenticated", "limit and window_seconds must be positive")
+            }
             let parts = route.split(separator: " ")
             check(parts.count == 2 && parts[1].hasPrefix("/"), "rate_limits.routes.\(route)", "keys look like \"POST /api/v1/path\"")
         }
@@ -60,6 +63,7 @@ extension HeraldConfig {
         errors += dispatch.validationErrors()
         errors += payments.validationErrors()
         errors += trips.validationErrors()
+        errors += transit.validationErrors()
         return errors
     }
 

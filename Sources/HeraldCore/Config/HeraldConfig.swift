@@ -21,6 +21,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public var dispatch = DispatchConfig()
     public var payments = PaymentsConfig()
     public var trips = TripsConfig()
+    public var transit = TransitConfig()
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -35,6 +36,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         case dispatch
         case payments
         case trips
+        case transit
         case dataDir = "data_dir"
         case rateLimits = "rate_limits"
         case appVersions = "app_versions"
@@ -60,6 +62,7 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
         dispatch = try c.decodeIfPresent(DispatchConfig.self, forKey: .dispatch) ?? d.dispatch
         payments = try c.decodeIfPresent(PaymentsConfig.self, forKey: .payments) ?? d.payments
         trips = try c.decodeIfPresent(TripsConfig.self, forKey: .trips) ?? d.trips
+        transit = try c.decodeIfPresent(TransitConfig.self, forKey: .transit) ?? d.transit
     }
 }
 
@@ -181,15 +184,42 @@ public struct LimitsConfig: Codable, Sendable, Equatable {
 public struct RateLimitRule: Codable, Sendable, Equatable {
     public var limit: Int
     public var windowSeconds: Int
+    /// On a per-route rule: what callers with a valid token get instead (seed 003's stops:
+    /// 60 a minute per IP, 120 per user). Nil: the same as anonymous callers.
+    public var authenticated: Allowance?
+
+    /// A limit on its own (the authenticated part of a route rule).
+    public struct Allowance: Codable, Sendable, Equatable {
+        public var limit: Int
+        public var windowSeconds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case limit
+            case windowSeconds = "window_seconds"
+        }
+
+        public init(limit: Int, windowSeconds: Int) {
+            self.limit = limit
+            self.windowSeconds = windowSeconds
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case limit
         case windowSeconds = "window_seconds"
+        case authenticated
     }
 
-    public init(limit: Int, windowSeconds: Int) {
+    public init(limit: Int, windowSeconds: Int, authenticated: Allowance? = nil) {
         self.limit = limit
         self.windowSeconds = windowSeconds
+        self.authenticated = authenticated
+    }
+
+    /// The limit and window that apply to a caller.
+    public func applying(toAuthenticated isAuthenticated: Bool) -> RateLimitRule {
+        guard isAuthenticated, let authenticated else { return RateLimitRule(limit: limit, windowSeconds: windowSeconds) }
+        return RateLimitRule(limit: authenticated.limit, windowSeconds: authenticated.windowSeconds)
     }
 }
 
@@ -205,12 +235,18 @@ public struct RateLimitConfig: Codable, Sendable, Equatable {
     /// its route.
     public var routes: [String: RateLimitRule] = RateLimitConfig.builtInRoutes
 
-    /// Seed 002's rider limits: 3 ride requests and 5 cancels a minute, 30 trip reads a minute.
+    /// Seed 002's rider limits: 3 ride requests and 5 cancels a minute, 30 trip reads a
+    /// minute; seed 003's stops and departures: 60 a minute anonymous, 120 authenticated.
     public static let builtInRoutes: [String: RateLimitRule] = [
         "POST /api/v1/ride-requests": RateLimitRule(limit: 3, windowSeconds: 60),
         "POST /api/v1/ride-requests/{id}/cancel": RateLimitRule(limit: 5, windowSeconds: 60),
         "GET /api/v1/trips/{id}": RateLimitRule(limit: 30, windowSeconds: 60),
+        "GET /api/v1/stops/nearby": stopsRule,
+        "GET /api/v1/stops/{id}": stopsRule,
+        "GET /api/v1/stops/{id}/departures": stopsRule,
     ]
+
+    static let stopsRule = RateLimitRule(limit: 60, windowSeconds: 60, authenticated: .init(limit: 120, windowSeconds: 60))
 
     enum CodingKeys: String, CodingKey {
         case enabled

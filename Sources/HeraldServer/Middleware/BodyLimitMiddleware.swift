@@ -5,28 +5,47 @@ import Hummingbird
 ///
 /// Why both: a declared `Content-Length` over the limit is answered at once (413) without
 /// reading a byte; a chunked body is bounded when it is collected (`RequestBody`). A body
-/// in another media type would otherwise fail later with a confusing JSON error.
+/// in another media type would otherwise fail later with a confusing JSON error. A few
+/// routes take another media type (a GTFS-Realtime protobuf, a GTFS zip) with a limit of
+/// their own (`binaryRoutes`).
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let maxBodyBytes: Int
+    /// `"METHOD /api/v1/path/{param}"` → the media types it takes besides JSON, and its limit.
+    var binaryRoutes: [String: BinaryBody] = [:]
+
+    struct BinaryBody: Sendable {
+        let mediaTypes: Set<String>
+        let maxBytes: Int
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.maxBodyBytes = maxBodyBytes
+        let binary = binaryRoutes.isEmpty ? nil : binaryRoutes["\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"]
+        context.maxBodyBytes = binary?.maxBytes ?? maxBodyBytes
         if let length = request.headers[.contentLength].flatMap(Int.init) {
-            if length > maxBodyBytes { throw APIError.payloadTooLarge(limit: maxBodyBytes) }
+            if length > context.maxBodyBytes { throw APIError.payloadTooLarge(limit: context.maxBodyBytes) }
             if length > 0, let type = request.headers[.contentType], !Self.isJSON(type) {
-                throw APIError(
-                    status: 415, code: .unsupportedMediaType,
-                    message: "Request bodies must be JSON (Content-Type: application/json)."
-                )
+                let mediaType = Self.mediaType(type)
+                guard let binary, binary.mediaTypes.contains(mediaType) else {
+                    let accepted = ["application/json"] + (binary?.mediaTypes.sorted() ?? [])
+                    throw APIError(
+                        status: 415, code: .unsupportedMediaType,
+                        message: binary == nil
+                            ? "Request bodies must be JSON (Content-Type: application/json)."
+                            : "This route takes \(accepted.joined(separator: " or ")).")
+                }
             }
         }
         return try await next(request, context)
     }
 
+    static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    }
+
     static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let mediaType = mediaType(contentType)
         return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
     }
 }

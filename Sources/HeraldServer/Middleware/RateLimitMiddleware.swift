@@ -4,7 +4,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Applies the configured rate limits: per user for authenticated callers, per IP otherwise,
-/// with per-route rules (`"POST /api/v1/ride-requests"`) replacing the defaults.
+/// with per-route rules (`"POST /api/v1/ride-requests"`) replacing the defaults; a route rule
+/// may give authenticated callers a limit of their own.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let config: RateLimitConfig
@@ -26,9 +27,11 @@ struct RateLimitMiddleware: RouterMiddleware {
             caller = "ip:\(context.clientIP)"
             defaultRule = config.anonymous
         }
+        let isAuthenticated = context.identity != nil
         let specific = config.routes[routeKey]
-        let rule = specific ?? defaultRule
-        let key = RateLimiter.Key(rule: specific == nil ? (context.identity == nil ? "anonymous" : "authenticated") : routeKey, caller: caller)
+        let rule = specific?.applying(toAuthenticated: isAuthenticated) ?? defaultRule
+        let kind = isAuthenticated ? "authenticated" : "anonymous"
+        let key = RateLimiter.Key(rule: specific == nil ? kind : "\(routeKey) \(kind)", caller: caller)
 
         switch limiter.take(key, rule: rule, now: clock.now()) {
         case .allowed(let remaining):

@@ -79,7 +79,8 @@ public enum OpenAPIDocument {
         } else {
             success = operation.response ?? ["type": "object"]
         }
-        responses[String(operation.successStatus)] = ["description": "Success", "content": ["application/json": ["schema": success]]]
+        responses[String(operation.successStatus)] =
+            operation.successStatus == 204 ? ["description": "Success, no content"] : ["description": "Success", "content": ["application/json": ["schema": success]]]
         var errors = operation.errors
         if case .authenticated = operation.access {
             errors[401] = errors[401] ?? "Missing or invalid token (`UNAUTHORIZED`)"

@@ -73,6 +73,7 @@ public final class RealtimeGateway: Sendable {
         nativeConfiguration.outboundLimitBytes = config.outboundLimitBytes
         nativeConfiguration.messagesPerSecond = config.clientMessagesPerSecond
         nativeConfiguration.maxMessageBytes = config.maxPayload
+        Self.addChannelEvents(to: socketIO, policy: channels, logger: logger)
         let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
         services.append(native)
         services.append(
@@ -103,6 +104,57 @@ public final class RealtimeGateway: Sendable {
         }
         socketIO.on("echo") { _, arguments, ack in
             ack?.reply(arguments)
+        }
+    }
+
+    /// Channels for Socket.IO clients, as the native protocol has them: `subscribe
+    /// {channel}` joins a channel the caller may follow (the module owning its prefix decides)
+    /// and acks `{status: "subscribed", channel}`; `unsubscribe {channel}` leaves it. Without a
+    /// channel, `subscribe` answers as it always has: every socket is already in `user:{id}`.
+    static func addChannelEvents(to socketIO: SocketIOServer, policy: ChannelPolicy, logger: Logger) {
+        @Sendable func channel(_ arguments: [SocketValue]) -> String?? {
+            guard case .object(let object)? = arguments.first?.json, let value = object["channel"] else { return .some(nil) }
+            guard case .string(let name) = value, (1...200).contains(name.utf8.count),
+                name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }), !name.hasPrefix("$")
+            else { return nil }
+            return .some(name)
+        }
+        @Sendable func error(_ code: String, _ message: String) -> SocketValue {
+            .object(["status": .string("error"), "code": .string(code), "message": .string(message)])
+        }
+        socketIO.on("subscribe") { socket, arguments, ack in
+            guard let identity = socket.identity else {
+                ack?(error("UNAUTHORIZED", "Connect with a token."))
+                return
+            }
+            guard let requested = channel(arguments) else {
+                ack?(error("INVALID_CHANNEL", "A channel is a name like stop:200060."))
+                return
+            }
+            let userRoom = "user:\(identity.userID)"
+            guard let name = requested, name != userRoom else {
+                ack?(.object(["status": .string("subscribed"), "room": .string(userRoom)]))
+                return
+            }
+            do {
+                guard try await policy.mayAccess(identity, channel: name) else {
+                    ack?(error("FORBIDDEN", "You may not subscribe to this channel."))
+                    return
+                }
+                try await socket.join(name)
+                ack?(.object(["status": .string("subscribed"), "channel": .string(name)]))
+            } catch {
+                logger.error("subscribing a socket failed", metadata: ["error": "\(String(reflecting: error))"])
+                ack?(.object(["status": .string("error"), "code": .string("INTERNAL_ERROR"), "message": .string("Try again later.")]))
+            }
+        }
+        socketIO.on("unsubscribe") { socket, arguments, ack in
+            guard case .some(.some(let name)) = channel(arguments), socket.rooms.contains(name), name != "user:\(socket.userID ?? "")" else {
+                ack?(error("NOT_SUBSCRIBED", "You are not subscribed to this channel."))
+                return
+            }
+            socket.leave(name)
+            ack?(.object(["status": .string("unsubscribed"), "channel": .string(name)]))
         }
     }
 

@@ -11,6 +11,7 @@ struct SystemRoutes {
     let metrics: HeraldMetrics
     let realtime: RealtimeGateway
     let notifications: NotificationModule
+    let transit: TransitModule
 
     func addRoutes(to router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -28,7 +29,7 @@ struct SystemRoutes {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics() + notifications.renderMetrics()))
+                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics() + notifications.renderMetrics() + transit.renderMetrics()))
             )
         }
     }

@@ -10,10 +10,23 @@ public enum Envelope {
     public struct Meta: Encodable, Sendable {
         public let timestamp: String
         public let requestID: String
+        /// Route-specific notes beside the two fixed fields (seed 003's `stale`, `cached_at`).
+        public var extra: [String: JSONValue] = [:]
 
-        enum CodingKeys: String, CodingKey {
-            case timestamp
-            case requestID = "request_id"
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(timestamp, forKey: Key(stringValue: "timestamp"))
+            try container.encode(requestID, forKey: Key(stringValue: "request_id"))
+            for (key, value) in extra where key != "timestamp" && key != "request_id" {
+                try container.encode(value, forKey: Key(stringValue: key))
+            }
         }
     }
 
@@ -45,9 +58,11 @@ public enum Envelope {
     /// A success response with `payload` as `data`.
     public static func response(
         _ payload: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
-        context: HeraldRequestContext, clock: any HeraldClock = SystemClock()
+        context: HeraldRequestContext, clock: any HeraldClock = SystemClock(), meta extra: [String: JSONValue] = [:]
     ) throws -> Response {
-        let body = try encoder().encode(Success(data: payload, meta: meta(context, clock: clock)))
+        var meta = meta(context, clock: clock)
+        meta.extra = extra
+        let body = try encoder().encode(Success(data: payload, meta: meta))
         return jsonResponse(body, status: status, headers: headers)
     }
 

@@ -22,7 +22,8 @@ public enum RealtimeFeedDecoder {
         do {
             var options = BinaryDecodingOptions()
             options.messageDepthLimit = 64
-            message = try TransitRealtime_FeedMessage(serializedBytes: bytes, options: options)
+            // Partial: a missing required field is checked here and named, not a parse failure.
+            message = try TransitRealtime_FeedMessage(serializedBytes: bytes, partial: true, options: options)
         } catch {
             throw .malformed
         }
@@ -35,7 +36,7 @@ public enum RealtimeFeedDecoder {
                 feed.deletedEntities.append(entity.id)
                 continue
             }
-            if entity.hasTripUpdate { feed.tripUpdates.append(tripUpdate(entity.id, entity.tripUpdate)) }
+            if entity.hasTripUpdate, entity.tripUpdate.hasTrip { feed.tripUpdates.append(tripUpdate(entity.id, entity.tripUpdate)) }
             if entity.hasVehicle { feed.vehicles.append(vehicle(entity.id, entity.vehicle)) }
             if entity.hasAlert { feed.alerts.append(alert(entity.id, entity.alert)) }
         }
@@ -108,7 +109,7 @@ public enum RealtimeFeedDecoder {
         var result = RealtimeVehicle(entityID: id)
         result.trip = position.hasTrip ? descriptor(position.trip) : nil
         result.vehicle = position.hasVehicle ? vehicleDescriptor(position.vehicle) : nil
-        if position.hasPosition {
+        if position.hasPosition, position.position.hasLatitude, position.position.hasLongitude {
             let latitude = Double(position.position.latitude)
             let longitude = Double(position.position.longitude)
             if latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude) {

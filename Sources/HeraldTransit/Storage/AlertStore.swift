@@ -44,6 +44,10 @@ public struct AlertStore: Sendable {
             .all(decoding: PostedAlertRecord.self)
     }
 
+    public func find(_ db: any SQLDatabase, id: String) async throws -> PostedAlertRecord? {
+        try await db.raw("SELECT * FROM transit_alerts WHERE id = \(bind: id)").first(decoding: PostedAlertRecord.self)
+    }
+
     /// Inserts, or replaces the alert with the same id (a backend re-posting an update).
     public func upsert(_ db: any SQLDatabase, _ a: PostedAlertRecord) async throws -> PostedAlertRecord {
         try await db.raw(

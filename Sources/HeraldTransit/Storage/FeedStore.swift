@@ -61,6 +61,11 @@ public struct FeedStore: Sendable {
         return row != nil
     }
 
+    /// Moves the next check (a failed fetch is tried again sooner than the refresh interval).
+    public func reschedule(_ db: any SQLDatabase, name: String, at: Int64) async throws {
+        try await db.raw("UPDATE transit_feeds SET next_check_at = \(bind: at) WHERE name = \(bind: name) AND next_check_at > \(bind: at)").run()
+    }
+
     public func recordCheck(_ db: any SQLDatabase, name: String, etag: String?, lastModified: String?, error: String?, now: Int64) async throws {
         try await db.raw(
             """
@@ -140,7 +145,7 @@ public struct FeedStore: Sendable {
         var offset = 0
         repeat {
             let end = min(zip.count, offset + Self.chunkBytes)
-            let bytes = [UInt8](zip[zip.startIndex + offset..<zip.startIndex + end])
+            let bytes = Data(zip[zip.startIndex + offset..<zip.startIndex + end])
             let index = chunk
             try await database.withConnection { db in
                 try await db.raw("INSERT INTO transit_feed_files (version_id, chunk, bytes) VALUES (\(bind: versionID), \(bind: index), \(bind: bytes))").run()
@@ -159,7 +164,7 @@ public struct FeedStore: Sendable {
         for chunk in 0..<count {
             let bytes = try await database.withConnection { db in
                 try await db.raw("SELECT bytes FROM transit_feed_files WHERE version_id = \(bind: versionID) AND chunk = \(bind: chunk)").first()?
-                    .decode(column: "bytes", as: [UInt8].self)
+                    .decode(column: "bytes", as: Data.self)
             }
             guard let bytes else { return nil }
             data.append(contentsOf: bytes)

@@ -5,7 +5,9 @@ import SQLKit
 /// The latest good GTFS-Realtime message of a source: one row of `transit_realtime_feeds`.
 public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
     public var source: String
-    public var payload: [UInt8]?
+    /// The static feed the messages describe.
+    public var feedName: String
+    public var payload: Data?
     public var feedTimestamp: Int64?
     public var receivedAt: Int64?
     public var etag: String?
@@ -16,6 +18,7 @@ public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case source, payload, etag
+        case feedName = "feed_name"
         case feedTimestamp = "feed_timestamp"
         case receivedAt = "received_at"
         case lastModified = "last_modified"
@@ -28,14 +31,25 @@ public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
 public struct RealtimeFeedStore: Sendable {
     public init() {}
 
-    public func ensure(_ db: any SQLDatabase, source: String, now: Int64) async throws {
+    public func ensure(_ db: any SQLDatabase, source: String, feed: String, now: Int64) async throws {
         try await db.raw(
-            "INSERT INTO transit_realtime_feeds (source, next_poll_at, updated_at) VALUES (\(bind: source), 0, \(bind: now)) ON CONFLICT (source) DO NOTHING"
+            """
+            INSERT INTO transit_realtime_feeds (source, feed_name, next_poll_at, updated_at) VALUES (\(bind: source), \(bind: feed), 0, \(bind: now))
+            ON CONFLICT (source) DO UPDATE SET feed_name = excluded.feed_name
+            """
         ).run()
     }
 
     public func all(_ db: any SQLDatabase) async throws -> [RealtimeSourceRecord] {
         try await db.raw("SELECT * FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all(decoding: RealtimeSourceRecord.self)
+    }
+
+    /// Which sources have a message and since when (no payloads: a cheap check for changes).
+    public func heads(_ db: any SQLDatabase) async throws -> [(source: String, feed: String, receivedAt: Int64?)] {
+        try await db.raw("SELECT source, feed_name, received_at FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all().map {
+            (try $0.decode(column: "source", as: String.self), try $0.decode(column: "feed_name", as: String.self),
+                try $0.decode(column: "received_at", as: Int64?.self))
+        }
     }
 
     public func find(_ db: any SQLDatabase, source: String) async throws -> RealtimeSourceRecord? {
@@ -54,12 +68,15 @@ public struct RealtimeFeedStore: Sendable {
     }
 
     /// Keeps a good message (and the validators it came with).
-    public func store(_ db: any SQLDatabase, source: String, payload: Data, feedTimestamp: Int64?, etag: String?, lastModified: String?, now: Int64) async throws {
+    public func store(
+        _ db: any SQLDatabase, source: String, feed: String, payload: Data, feedTimestamp: Int64?, etag: String?, lastModified: String?, now: Int64
+    ) async throws {
         try await db.raw(
             """
-            INSERT INTO transit_realtime_feeds (source, payload, feed_timestamp, received_at, etag, last_modified, next_poll_at, last_error, updated_at)
-            VALUES (\(bind: source), \(bind: [UInt8](payload)), \(bind: feedTimestamp), \(bind: now), \(bind: etag), \(bind: lastModified), 0, NULL, \(bind: now))
-            ON CONFLICT (source) DO UPDATE SET payload = excluded.payload, feed_timestamp = excluded.feed_timestamp,
+            INSERT INTO transit_realtime_feeds (source, feed_name, payload, feed_timestamp, received_at, etag, last_modified, next_poll_at, last_error, updated_at)
+            VALUES (\(bind: source), \(bind: feed), \(bind: payload), \(bind: feedTimestamp), \(bind: now), \(bind: etag), \(bind: lastModified), 0, NULL,
+                \(bind: now))
+            ON CONFLICT (source) DO UPDATE SET feed_name = excluded.feed_name, payload = excluded.payload, feed_timestamp = excluded.feed_timestamp,
                 received_at = excluded.received_at, etag = excluded.etag, last_modified = excluded.last_modified, last_error = NULL,
                 updated_at = excluded.updated_at
             """

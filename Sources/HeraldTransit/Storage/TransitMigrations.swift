@@ -164,6 +164,7 @@ public enum TransitMigrations {
                 """
                 CREATE TABLE transit_realtime_feeds (
                     source TEXT PRIMARY KEY,
+                    feed_name TEXT NOT NULL,
                     payload {BYTES},
                     feed_timestamp BIGINT,
                     received_at BIGINT,

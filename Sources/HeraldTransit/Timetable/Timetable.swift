@@ -22,6 +22,8 @@ public final class Timetable: Sendable {
     public let frequenciesByTrip: [Int32: [Frequency]]
     /// Each trip's scheduled span (first departure … last arrival), seconds of the service day.
     public let tripSpans: [ClosedRange<Int32>]
+    /// Trips of each route (by route index).
+    public let tripsByRoute: [[Int32]]
 
     public init(feed: TransitFeed) throws(TimetableError) {
         let days = feed.serviceDayRange
@@ -64,6 +66,9 @@ public final class Timetable: Sendable {
         for frequency in feed.frequencies { frequencies[frequency.trip, default: []].append(frequency) }
         frequenciesByTrip = frequencies
         tripSpans = spans
+        var byRoute = [[Int32]](repeating: [], count: feed.routes.count)
+        for (trip, record) in feed.trips.enumerated() { byRoute[Int(record.route)].append(Int32(trip)) }
+        tripsByRoute = byRoute
     }
 
     // MARK: Departures

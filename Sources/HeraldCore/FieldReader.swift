@@ -1,23 +1,21 @@
-import HeraldCore
-
 /// Reads typed fields from a JSON object body, collecting every problem by field name, so
 /// hand-validated bodies (partial updates, aliases) answer like decoded ones.
-struct FieldReader {
-    let object: [String: JSONValue]
-    var validator = FieldValidator()
+public struct FieldReader {
+    public let object: [String: JSONValue]
+    public var validator = FieldValidator()
 
-    init(_ object: [String: JSONValue]) {
+    public init(_ object: [String: JSONValue]) {
         self.object = object
     }
 
     /// Refuses fields outside `allowed` (a typo must not be silently ignored).
-    mutating func refuseUnknown(_ allowed: Set<String>, prefix: String = "") {
+    public mutating func refuseUnknown(_ allowed: Set<String>, prefix: String = "") {
         for key in object.keys.sorted() where !allowed.contains(key) {
             validator.fail(prefix + key, "is not a known field")
         }
     }
 
-    mutating func string(_ key: String, maxLength: Int, required: Bool = false, prefix: String = "") -> String? {
+    public mutating func string(_ key: String, maxLength: Int, required: Bool = false, prefix: String = "") -> String? {
         switch object[key] {
         case nil, .null?:
             if required { validator.fail(prefix + key, "is required") }
@@ -38,7 +36,7 @@ struct FieldReader {
         }
     }
 
-    mutating func bool(_ key: String, prefix: String = "") -> Bool? {
+    public mutating func bool(_ key: String, prefix: String = "") -> Bool? {
         switch object[key] {
         case nil: return nil
         case .bool(let value)?: return value
@@ -48,7 +46,19 @@ struct FieldReader {
         }
     }
 
-    mutating func object(_ key: String, prefix: String = "") -> [String: JSONValue]? {
+    /// A whole number in `range` (JSON numbers without a fraction).
+    public mutating func integer(_ key: String, range: ClosedRange<Int>, prefix: String = "") -> Int? {
+        switch object[key] {
+        case nil: return nil
+        case .number(let value)? where value.rounded() == value && value >= Double(range.lowerBound) && value <= Double(range.upperBound):
+            return Int(value)
+        case let other?:
+            validator.fail(prefix + key, "must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(other.typeName)")
+            return nil
+        }
+    }
+
+    public mutating func object(_ key: String, prefix: String = "") -> [String: JSONValue]? {
         switch object[key] {
         case nil, .null?: return nil
         case .object(let value)?: return value
@@ -58,15 +68,15 @@ struct FieldReader {
         }
     }
 
-    mutating func fail(_ field: String, _ message: String) {
+    public mutating func fail(_ field: String, _ message: String) {
         validator.fail(field, message)
     }
 
-    mutating func merge(_ other: FieldReader) {
+    public mutating func merge(_ other: FieldReader) {
         for error in other.validator.errors { validator.fail(error.field, error.message) }
     }
 
-    func validate() throws {
+    public func validate() throws {
         try validator.validate()
     }
 }

@@ -1,0 +1,155 @@
+/// Transit (seed 003): the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
+/// them, and when realtime data counts as stale.
+public struct TransitConfig: Codable, Sendable, Equatable {
+    /// Static GTFS feeds. One with a `url` is fetched at start and then every
+    /// `refresh_interval_seconds` with a conditional GET; one without is imported by hand
+    /// (`herald transit import`, `POST /api/v1/transit/feeds/{name}/import`).
+    public var feeds: [FeedConfig] = []
+    /// GTFS-Realtime feeds polled (TripUpdates, VehiclePositions, Alerts; one URL may carry all three).
+    public var realtime: [RealtimeSourceConfig] = []
+    /// Realtime data older than this (by the feed's own header timestamp, else its arrival)
+    /// makes answers say `stale: true` with `cached_at` (seed 003: two minutes).
+    public var staleAfterSeconds = 120
+    /// Largest static feed accepted (download, upload) and expanded (the zip's contents ×8).
+    public var maxFeedBytes = 512 << 20
+    /// Largest GTFS-Realtime message accepted (polled or posted).
+    public var maxRealtimeBytes = 16 << 20
+    /// Deadline of one static feed download.
+    public var downloadTimeoutSeconds = 300
+    /// How often each node checks that it serves the feed versions the database names (an
+    /// import on another node is also announced at once over the realtime bus).
+    public var reloadIntervalSeconds = 30
+
+    public struct FeedConfig: Codable, Sendable, Equatable {
+        public var name: String
+        public var url: String?
+        public var refreshIntervalSeconds = 86_400
+        /// Extra request headers (an agency's API key).
+        public var headers: [String: String] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case name, url, headers
+            case refreshIntervalSeconds = "refresh_interval_seconds"
+        }
+
+        public init(name: String, url: String? = nil, refreshIntervalSeconds: Int = 86_400, headers: [String: String] = [:]) {
+            self.name = name
+            self.url = url
+            self.refreshIntervalSeconds = refreshIntervalSeconds
+            self.headers = headers
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = FeedConfig(name: "")
+            name = try c.decode(String.self, forKey: .name)
+            url = try c.decodeIfPresent(String.self, forKey: .url)
+            refreshIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .refreshIntervalSeconds) ?? d.refreshIntervalSeconds
+            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? d.headers
+        }
+    }
+
+    public struct RealtimeSourceConfig: Codable, Sendable, Equatable {
+        public var name: String
+        public var url: String
+        /// The static feed it describes (default: the first in `feeds`).
+        public var feed: String?
+        public var pollIntervalSeconds = 30
+        public var timeoutSeconds = 10
+        public var headers: [String: String] = [:]
+
+        enum CodingKeys: String, CodingKey {
+            case name, url, feed, headers
+            case pollIntervalSeconds = "poll_interval_seconds"
+            case timeoutSeconds = "timeout_seconds"
+        }
+
+        public init(name: String, url: String, feed: String? = nil, pollIntervalSeconds: Int = 30, timeoutSeconds: Int = 10, headers: [String: String] = [:]) {
+            self.name = name
+            self.url = url
+            self.feed = feed
+            self.pollIntervalSeconds = pollIntervalSeconds
+            self.timeoutSeconds = timeoutSeconds
+            self.headers = headers
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = RealtimeSourceConfig(name: "", url: "")
+            name = try c.decode(String.self, forKey: .name)
+            url = try c.decode(String.self, forKey: .url)
+            feed = try c.decodeIfPresent(String.self, forKey: .feed)
+            pollIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .pollIntervalSeconds) ?? d.pollIntervalSeconds
+            timeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
+            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? d.headers
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case feeds, realtime
+        case staleAfterSeconds = "stale_after_seconds"
+        case maxFeedBytes = "max_feed_bytes"
+        case maxRealtimeBytes = "max_realtime_bytes"
+        case downloadTimeoutSeconds = "download_timeout_seconds"
+        case reloadIntervalSeconds = "reload_interval_seconds"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TransitConfig()
+        feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? d.feeds
+        realtime = try c.decodeIfPresent([RealtimeSourceConfig].self, forKey: .realtime) ?? d.realtime
+        staleAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .staleAfterSeconds) ?? d.staleAfterSeconds
+        maxFeedBytes = try c.decodeIfPresent(Int.self, forKey: .maxFeedBytes) ?? d.maxFeedBytes
+        maxRealtimeBytes = try c.decodeIfPresent(Int.self, forKey: .maxRealtimeBytes) ?? d.maxRealtimeBytes
+        downloadTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .downloadTimeoutSeconds) ?? d.downloadTimeoutSeconds
+        reloadIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .reloadIntervalSeconds) ?? d.reloadIntervalSeconds
+    }
+
+    /// The feed a realtime source describes: its `feed`, else the first configured feed,
+    /// else `default` (the name a hand import without a name uses).
+    public func feedName(of source: RealtimeSourceConfig) -> String {
+        source.feed ?? feeds.first?.name ?? Self.defaultFeedName
+    }
+
+    public static let defaultFeedName = "default"
+
+    /// A feed or source name: 1–64 of a-z, 0-9, `-` and `_`.
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+    }
+
+    public func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        func check(_ ok: Bool, _ field: String, _ message: String) {
+            if !ok { errors.append(FieldError(field: field, message: message)) }
+        }
+        var names: Set<String> = []
+        for (index, feed) in feeds.enumerated() {
+            let path = "transit.feeds[\(index)]"
+            check(Self.isValidName(feed.name), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _")
+            check(names.insert(feed.name).inserted, path + ".name", "\(feed.name) appears twice")
+            if let url = feed.url { check(url.hasPrefix("https://") || url.hasPrefix("http://"), path + ".url", "must be an http(s) URL") }
+            check(feed.refreshIntervalSeconds >= 5, path + ".refresh_interval_seconds", "must be at least 5")
+        }
+        var sources: Set<String> = []
+        for (index, source) in realtime.enumerated() {
+            let path = "transit.realtime[\(index)]"
+            check(Self.isValidName(source.name) && !source.name.hasPrefix("push"), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _, not starting with push")
+            check(sources.insert(source.name).inserted, path + ".name", "\(source.name) appears twice")
+            check(source.url.hasPrefix("https://") || source.url.hasPrefix("http://"), path + ".url", "must be an http(s) URL")
+            if let feed = source.feed { check(names.contains(feed), path + ".feed", "no feed is named \(feed)") }
+            check((1...86_400).contains(source.pollIntervalSeconds), path + ".poll_interval_seconds", "must be between 1 and 86400")
+            check((1...300).contains(source.timeoutSeconds), path + ".timeout_seconds", "must be between 1 and 300")
+        }
+        check((1...86_400).contains(staleAfterSeconds), "transit.stale_after_seconds", "must be between 1 and 86400")
+        check((1 << 10...4 << 30).contains(maxFeedBytes), "transit.max_feed_bytes", "must be between 1 KiB and 4 GiB")
+        check((1 << 10...1 << 30).contains(maxRealtimeBytes), "transit.max_realtime_bytes", "must be between 1 KiB and 1 GiB")
+        check((1...3600).contains(downloadTimeoutSeconds), "transit.download_timeout_seconds", "must be between 1 and 3600")
+        check((1...3600).contains(reloadIntervalSeconds), "transit.reload_interval_seconds", "must be between 1 and 3600")
+        return errors
+    }
+}

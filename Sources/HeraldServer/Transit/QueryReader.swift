@@ -1,0 +1,85 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// Reads a request's query parameters, collecting every bad one for one 422 answer.
+struct QueryReader {
+    let request: Request
+    var validator = FieldValidator()
+
+    init(_ request: Request) {
+        self.request = request
+    }
+
+    func raw(_ name: String) -> String? {
+        request.uri.queryParameters[Substring(name)].map(String.init)
+    }
+
+    mutating func double(_ name: String, _ range: ClosedRange<Double>, required: Bool = false) -> Double? {
+        guard let text = raw(name), !text.isEmpty else {
+            if required { validator.fail(name, "is required") }
+            return nil
+        }
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            validator.fail(name, "must be a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int) -> Int {
+        integer(name, range) ?? fallback
+    }
+
+    mutating func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
+        guard let text = raw(name), !text.isEmpty else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            validator.fail(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    /// An id-like text of 1–200 bytes.
+    mutating func identifier(_ name: String) -> String? {
+        guard let text = raw(name) else { return nil }
+        guard (1...200).contains(text.utf8.count) else {
+            validator.fail(name, "must be 1 to 200 bytes")
+            return nil
+        }
+        return text
+    }
+
+    mutating func time(_ name: String) -> Date? {
+        guard let text = raw(name), !text.isEmpty else { return nil }
+        guard let date = Timestamp.parse(text) else {
+            validator.fail(name, "must be an ISO 8601 time with its offset (2025-11-12T08:30:00+11:00)")
+            return nil
+        }
+        return date
+    }
+
+    func validate() throws {
+        try validator.validate()
+    }
+
+    static func format(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
+    }
+}
+
+/// Weak ETags for answers that change only when the feed does, and the 304 they earn.
+enum ConditionalGet {
+    static func matches(_ request: Request, _ etag: String) -> Bool {
+        guard let header = request.headers[.ifNoneMatch] else { return false }
+        let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        return header.split(separator: ",").contains { part in
+            let tag = part.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == bare || tag == "W/\(bare)"
+        }
+    }
+
+    static func notModified(_ etag: String, cacheControl: String) -> Response {
+        Response(status: .notModified, headers: [.eTag: etag, .cacheControl: cacheControl])
+    }
+}

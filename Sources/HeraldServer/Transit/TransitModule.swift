@@ -1,0 +1,97 @@
+import HeraldCore
+import HeraldNotifications
+import HeraldRealtime
+import HeraldStorage
+import HeraldTransit
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The transit module as the server runs it (seed 003): the service and its loops (reload,
+/// scheduled feed refresh, realtime polls, imports), the `stop:`/`route:` channels and
+/// their live updates, and the routes.
+public struct TransitModule: Sendable {
+    public let service: TransitService
+    public let imports: TransitImportRunner
+    let registry: DeviceRegistry
+    let services: [any Service]
+    let clock: any HeraldClock
+
+    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
+        let service = TransitService(config: config.transit, database: database, hub: realtime.hub, clock: clock, logger: logger)
+        let imports = TransitImportRunner(service: service)
+        let hub = realtime.hub
+        let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
+        var services: [any Service] = [service.fetcher, service.reloadLoop(ready: ready), imports]
+        if let refresh = service.refreshLoop(ready: ready) { services.append(refresh) }
+        services += service.pollLoops(ready: ready)
+        TransitChannels(service: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
+        self.service = service
+        self.imports = imports
+        self.registry = notifications.registry
+        self.services = services
+        self.clock = clock
+    }
+
+    static var operations: [APIOperation] { TransitRoutes.operations }
+
+    /// Routes taking bodies other than JSON, with their limits.
+    static func binaryRoutes(_ config: TransitConfig) -> [String: BodyLimitMiddleware.BinaryBody] {
+        [
+            "POST /api/v1/transit/realtime": .init(mediaTypes: ["application/x-protobuf", "application/octet-stream"], maxBytes: config.maxRealtimeBytes),
+            "POST /api/v1/transit/feeds/{name}/import": .init(mediaTypes: ["application/zip", "application/octet-stream"], maxBytes: config.maxFeedBytes),
+        ]
+    }
+
+    func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        TransitRoutes(transit: service, imports: imports, registry: registry, clock: clock).addRoutes(to: api)
+    }
+
+    /// The transit counters in Prometheus text format.
+    func renderMetrics() -> String {
+        let s = service.statistics.snapshot
+        var text = ""
+        func counter(_ name: String, _ help: String, _ label: String, _ values: [String: Int]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name){\(label)=\"\(key)\"} \(value)\n" }
+        }
+        counter("herald_transit_realtime_accepted_total", "GTFS-Realtime messages taken in.", "source", s.realtimeAccepted)
+        counter("herald_transit_realtime_rejected_total", "GTFS-Realtime messages refused (the last good one keeps serving).", "source", s.realtimeRejected)
+        counter("herald_transit_realtime_not_modified_total", "Realtime polls answered 304.", "source", s.realtimeNotModified)
+        counter("herald_transit_realtime_fetch_failures_total", "Realtime polls that failed.", "source", s.realtimeFetchFailures)
+        counter("herald_transit_imports_total", "Feed imports by outcome.", "status", s.imports)
+        text += "# TYPE herald_transit_version_loads_total counter\nherald_transit_version_loads_total \(s.versionLoads)\n"
+        let snapshot = service.snapshot
+        let now = clock.now().epochMilliseconds
+        text += "# HELP herald_transit_stop_times Stop times of the feed version served.\n# TYPE herald_transit_stop_times gauge\n"
+        for feed in snapshot.feeds { text += "herald_transit_stop_times{feed=\"\(feed.name)\"} \(feed.timetable.feed.stopTimes.count)\n" }
+        text += "# HELP herald_transit_realtime_age_seconds Age of the newest realtime data per feed.\n# TYPE herald_transit_realtime_age_seconds gauge\n"
+        for feed in snapshot.feeds {
+            if let time = feed.realtime.dataTime { text += "herald_transit_realtime_age_seconds{feed=\"\(feed.name)\"} \(max(0, now - time) / 1000)\n" }
+        }
+        text += "# HELP herald_transit_realtime_unmatched Realtime updates naming trips or stops the feed does not have.\n# TYPE herald_transit_realtime_unmatched gauge\n"
+        for feed in snapshot.feeds { text += "herald_transit_realtime_unmatched{feed=\"\(feed.name)\"} \(feed.overlay.unmatched)\n" }
+        return text
+    }
+}
+
+/// `stop:{id}` and `route:{id}` on both realtime protocols: any signed-in user may follow a
+/// stop or route the served feeds have; a native `reconnect` gets the current board.
+struct TransitChannels {
+    let service: TransitService
+
+    func install(socketIO: SocketIOServer, native: NativeRealtimeServer, channels: ChannelPolicy) {
+        let service = self.service
+        for prefix in ["stop", "route"] {
+            channels.allow(prefix: prefix) { _, channel in
+                let id = String(channel.dropFirst(prefix.count + 1))
+                let snapshot = service.snapshot
+                return prefix == "stop" ? snapshot.stop(id) != nil : snapshot.route(id) != nil
+            }
+            native.stateSync(prefix: prefix) { _, channel, _ in
+                let entries = LiveUpdates.entries(room: channel, snapshot: service.snapshot, now: Int64(service.clock.now().timeIntervalSince1970)) ?? []
+                return [prefix == "stop" ? "departures" : "active_trips": .array(entries.map(\.value))]
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import HeraldCore
+
+/// OpenAPI descriptions of the transit routes (seed 003 §2).
+extension TransitRoutes {
+    static let time = Schema.string("ISO 8601 in the agency's zone, with its offset", format: "date-time")
+    static let nullableTime: JSONValue = ["type": ["string", "null"], "format": "date-time"]
+    static let nullableString: JSONValue = ["type": ["string", "null"]]
+    static let nullableNumber: JSONValue = ["type": ["number", "null"]]
+    static let nullableInteger: JSONValue = ["type": ["integer", "null"]]
+    static let stopSchema = Schema.object([
+        "stop_id": Schema.string(), "stop_name": nullableString, "stop_code": nullableString, "stop_lat": nullableNumber, "stop_lon": nullableNumber,
+        "location_type": Schema.integer("0 stop/platform, 1 station"), "wheelchair_boarding": Schema.integer("0 unknown, 1 possible, 2 not possible"),
+        "parent_station": nullableString, "platform_code": nullableString, "distance_meters": ["type": "number"],
+    ])
+    static let routeSchema = Schema.object([
+        "route_id": Schema.string(), "route_short_name": nullableString, "route_long_name": nullableString,
+        "route_type": Schema.integer("GTFS route_type: 0 tram, 1 metro, 2 rail, 3 bus, 4 ferry, …"), "route_color": nullableString,
+        "route_text_color": nullableString, "agency_id": nullableString,
+    ])
+    static let departureSchema = Schema.object([
+        "trip_id": Schema.string(), "route_id": nullableString, "route_short_name": nullableString, "route_color": nullableString, "headsign": nullableString,
+        "direction_id": nullableInteger, "scheduled_time": time, "estimated_time": nullableTime, "delay_seconds": nullableInteger,
+        "platform": nullableString, "stop_id": Schema.string("the platform the run leaves from"), "wheelchair_accessible": ["type": ["boolean", "null"]],
+        "is_cancelled": ["type": "boolean"], "vehicle": ["type": ["object", "null"], "description": "{vehicle_id, occupancy_status}"],
+        "service_date": Schema.string(format: "date"), "realtime": ["type": "boolean"],
+        "schedule_relationship": Schema.enumeration(["SCHEDULED", "CANCELED", "ADDED"]), "headway_seconds": nullableInteger,
+    ])
+    static let alertSchema = Schema.object([
+        "alert_id": Schema.string(), "severity": Schema.enumeration(["info", "warning", "critical"]), "header": nullableString,
+        "description": nullableString, "affected_routes": ["type": ["array", "null"], "items": ["type": "string"]],
+        "affected_stops": ["type": ["array", "null"], "items": ["type": "string"]], "cause": Schema.string(), "effect": Schema.string(),
+        "active_period": ["type": ["object", "null"], "properties": ["start": nullableTime, "end": nullableTime]], "url": nullableString,
+        "source": Schema.enumeration(["gtfs-rt", "backend"]),
+    ])
+    static let favoriteSchema = Schema.object([
+        "id": Schema.string("fav_…"), "stop_id": Schema.string(), "stop_name": nullableString, "label": nullableString, "created_at": time,
+        "sort_order": Schema.integer(), "notifications_enabled": ["type": "boolean"],
+    ])
+    static let importSchema = Schema.object([
+        "id": Schema.string("imp_…"), "feed": Schema.string(), "status": Schema.enumeration(["running", "succeeded", "unchanged", "failed"]),
+        "source": Schema.string(), "version_id": nullableString, "error": nullableString,
+        "report": ["type": ["object", "null"], "description": "{errors, warnings, notices: [{code, severity, count, samples: [{file, line, field, value, message}]}]}"],
+        "requested_by": nullableString, "created_at": Schema.string(format: "date-time"), "finished_at": nullableTime,
+    ])
+    static let versionSchema = Schema.object([
+        "feed": Schema.string(), "version": Schema.string(), "version_id": Schema.string(), "generated_at": time,
+        "download_url": Schema.string(), "file_size_bytes": Schema.integer(), "checksum_sha256": Schema.string(), "timezone": Schema.string(),
+        "service_start_date": ["type": ["string", "null"], "format": "date"], "service_end_date": ["type": ["string", "null"], "format": "date"],
+        "feeds": ["type": "array", "description": "every feed served, in this shape"],
+    ])
+    static let anyone = APIOperation.Access.public_
+    static let signedIn = APIOperation.Access.authenticated(roles: ["customer", "driver", "operator", "service"])
+    static let backend = APIOperation.Access.authenticated(roles: ["service", "operator"])
+    static let notLoaded = "No feed loaded yet (`TIMETABLE_NOT_LOADED`)"
+    static let stopRate = "60 per minute per IP anonymous, 120 per user signed in."
+
+    static func query(_ name: String, _ schema: JSONValue, required: Bool = false, _ description: String? = nil) -> JSONValue {
+        var parameter: [String: JSONValue] = ["name": .string(name), "in": "query", "required": .bool(required), "schema": schema]
+        if let description { parameter["description"] = .string(description) }
+        return .object(parameter)
+    }
+
+    static let operations: [APIOperation] = [
+        APIOperation(
+            "GET", "/api/v1/stops/nearby", summary: "Stops and stations near a point, nearest first", description: stopRate, tag: "transit", access: anyone,
+            response: Schema.object(["stops": ["type": "array", "items": stopSchema], "count": Schema.integer()]),
+            errors: [422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
+            parameters: [
+                query("lat", ["type": "number", "minimum": -90, "maximum": 90], required: true),
+                query("lon", ["type": "number", "minimum": -180, "maximum": 180], required: true),
+                query("radius", ["type": "integer", "minimum": 50, "maximum": 2000, "default": 500], "metres"),
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 50, "default": 20]),
+            ]),
+        APIOperation(
+            "GET", "/api/v1/stops/{id}", summary: "A stop with the routes that serve it", description: "Weak ETag; If-None-Match → 304. " + stopRate,
+            tag: "transit", access: anyone,
+            response: Schema.object(["routes": ["type": "array", "items": routeSchema], "platforms": ["type": "array", "items": stopSchema]]),
+            errors: [304: "Not modified", 404: "No such stop (`STOP_NOT_FOUND`)", 503: notLoaded]),
+        APIOperation(
+            "GET", "/api/v1/stops/{id}/departures", summary: "Next departures at a stop (a station: its platforms), realtime over the timetable",
+            description:
+                "Scheduled and estimated times, delay, platform, cancellations, vehicle and occupancy. Realtime older than transit.stale_after_seconds: stale true and meta {stale, cached_at, message}. "
+                + stopRate,
+            tag: "transit", access: anyone,
+            response: Schema.object([
+                "stop": Schema.object(["stop_id": Schema.string(), "stop_name": nullableString]), "departures": ["type": "array", "items": departureSchema],
+                "last_updated": nullableTime, "stale": ["type": "boolean"],
+            ]),
+            errors: [404: "No such stop (`STOP_NOT_FOUND`)", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
+            parameters: [
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 50, "default": 10]), query("route_id", Schema.string(maxLength: 200)),
+                query("direction_id", ["type": "integer", "enum": [0, 1]]),
+                query("at", Schema.string(format: "date-time"), "a time other than now, ISO 8601 with its offset"),
+            ]),
+        APIOperation(
+            "GET", "/api/v1/routes", summary: "Routes, paged", description: "Weak ETag; If-None-Match → 304.", tag: "transit", access: anyone,
+            response: Schema.object([
+                "routes": ["type": "array", "items": routeSchema], "total": Schema.integer(), "limit": Schema.integer(), "offset": Schema.integer(),
+            ]),
+            errors: [304: "Not modified", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
+            parameters: [
+                query("route_type", ["type": "integer", "minimum": 0, "maximum": 1702]),
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]), query("offset", ["type": "integer", "minimum": 0, "default": 0]),
+            ]),
+        APIOperation(
+            "GET", "/api/v1/routes/{id}/trips", summary: "A route's trips under way, with vehicle positions and next stops", tag: "transit", access: anyone,
+            response: Schema.object([
+                "route": routeSchema, "active_trips": ["type": "array", "description": "{trip_id, headsign, direction_id, service_date, vehicle, next_stops}"],
+                "last_updated": nullableTime, "stale": ["type": "boolean"],
+            ]),
+            errors: [404: "No such route (`ROUTE_NOT_FOUND`)", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
+            parameters: [query("direction_id", ["type": "integer", "enum": [0, 1]])]),
+        APIOperation(
+            "GET", "/api/v1/alerts", summary: "Service alerts in force (GTFS-RT and backends')", tag: "transit", access: anyone,
+            response: Schema.object(["alerts": ["type": "array", "items": alertSchema], "count": Schema.integer(), "last_updated": nullableTime]),
+            errors: [422: "A bad parameter (`VALIDATION_FAILED`)"],
+            parameters: [
+                query("route_id", Schema.string(maxLength: 200)), query("stop_id", Schema.string(maxLength: 200)),
+                query("severity", Schema.enumeration(["info", "warning", "critical"])),
+            ]),
+        APIOperation(
+            "POST", "/api/v1/alerts", summary: "Post (or replace, by alert_id) a service alert", tag: "transit", access: backend,
+            requestBody: Schema.object(
+                [
+                    "alert_id": Schema.string(maxLength: 128), "severity": Schema.enumeration(["info", "warning", "critical"]), "header": Schema.string(maxLength: 200),
+                    "description": Schema.string(maxLength: 4000), "affected_routes": ["type": "array", "items": ["type": "string"]],
+                    "affected_stops": ["type": "array", "items": ["type": "string"]], "cause": Schema.string(), "effect": Schema.string(),
+                    "active_period": Schema.object(["start": Schema.string(format: "date-time"), "end": Schema.string(format: "date-time")]),
+                    "url": Schema.string(maxLength: 2000),
+                ], required: ["severity", "header"]),
+            response: alertSchema, successStatus: 201, acceptsIdempotencyKey: true,
+            errors: [200: "Replaced the alert with this alert_id", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "GET", "/api/v1/favorites", summary: "The caller's favourite stops, in order", tag: "transit", access: signedIn,
+            response: Schema.object(["favorites": ["type": "array", "items": favoriteSchema]])),
+        APIOperation(
+            "POST", "/api/v1/favorites", summary: "Add a stop to the caller's favourites (at the end)", tag: "transit", access: signedIn,
+            requestBody: Schema.object(
+                ["stop_id": Schema.string(maxLength: 200), "label": Schema.string(maxLength: 100), "notifications_enabled": ["type": "boolean", "default": true]],
+                required: ["stop_id"]),
+            response: favoriteSchema, successStatus: 201, acceptsIdempotencyKey: true,
+            errors: [
+                404: "No such stop (`STOP_NOT_FOUND`)", 409: "Already a favourite (`FAVORITE_EXISTS`) or 100 already (`FAVORITES_LIMIT_REACHED`)",
+                422: "Invalid fields (`VALIDATION_FAILED`)", 503: notLoaded,
+            ]),
+        APIOperation(
+            "PATCH", "/api/v1/favorites/{id}", summary: "Change a favourite's label, notification switch or place in the list", tag: "transit", access: signedIn,
+            requestBody: Schema.object([
+                "label": Schema.string(nullable: true, maxLength: 100), "notifications_enabled": ["type": "boolean"],
+                "sort_order": ["type": "integer", "minimum": 0, "description": "moves it there; the others shift"],
+            ]),
+            response: favoriteSchema, errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "DELETE", "/api/v1/favorites/{id}", summary: "Remove a favourite", tag: "transit", access: signedIn, successStatus: 204,
+            errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)"]),
+        APIOperation(
+            "POST", "/api/v1/user/device", summary: "Register an iPhone for push (seed 003's alias of /push/register)", tag: "transit", access: signedIn,
+            requestBody: Schema.object(
+                [
+                    "apns_token": Schema.string("hex APNs device token"), "device_id": Schema.string(maxLength: 200), "platform": Schema.enumeration(["ios"]),
+                    "app_version": Schema.string(maxLength: 64), "os_version": Schema.string(maxLength: 64), "locale": Schema.string(maxLength: 35),
+                ], required: ["apns_token"]),
+            response: Schema.object(["device_id": Schema.string("dev_…"), "registered_at": Schema.string(format: "date-time"), "platform": Schema.string()]),
+            successStatus: 201, acceptsIdempotencyKey: true, errors: [422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "GET", "/api/v1/gtfs/version", summary: "The feed version served (for apps that cache the timetable)",
+            description: "Weak ETag; If-None-Match → 304.", tag: "transit", access: anyone, response: versionSchema,
+            errors: [304: "Not modified", 503: notLoaded]),
+        APIOperation(
+            "GET", "/api/v1/gtfs/feeds/{name}/download", summary: "The GTFS zip of the version a feed serves", tag: "transit", access: anyone,
+            response: Schema.string("application/zip"), enveloped: false, errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"]),
+        APIOperation(
+            "POST", "/api/v1/transit/realtime", summary: "Take in a GTFS-Realtime FeedMessage (TripUpdates, VehiclePositions, Alerts)",
+            description:
+                "Body: the protobuf, Content-Type application/x-protobuf. Query: feed (default: the first configured), source (default push-{feed}); a message replaces the source's previous one.",
+            tag: "transit", access: backend,
+            response: Schema.object([
+                "source": Schema.string(), "feed": Schema.string(), "trip_updates": Schema.integer(), "vehicles": Schema.integer(), "alerts": Schema.integer(),
+                "feed_timestamp": nullableTime, "unmatched": nullableInteger,
+            ]),
+            errors: [400: "Not a FeedMessage (`INVALID_FEED_MESSAGE`)", 413: "Larger than transit.max_realtime_bytes", 422: "A bad parameter (`VALIDATION_FAILED`)"],
+            parameters: [query("feed", Schema.string()), query("source", Schema.string())]),
+        APIOperation(
+            "POST", "/api/v1/transit/feeds/{name}/import", summary: "Import a GTFS feed (a URL, the configured one, or an uploaded zip)",
+            description: "Answers 202 with the import; read its status and report at /api/v1/transit/imports/{id}.", tag: "transit",
+            access: .authenticated(roles: ["operator"]), requestBody: Schema.object(["url": Schema.string(maxLength: 2000)]), response: importSchema,
+            successStatus: 202, errors: [413: "Larger than transit.max_feed_bytes", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "GET", "/api/v1/transit/imports/{id}", summary: "An import's status and report", tag: "transit", access: backend, response: importSchema,
+            errors: [404: "No such import (`IMPORT_NOT_FOUND`)"]),
+    ]
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HeraldCore
+import HeraldNotifications
+import HeraldStorage
+import HeraldTransit
+import Hummingbird
+
+/// Favourites (seed 003 §2.5) and the seed's device registration (§2.6).
+extension TransitRoutes {
+    func favoriteJSON(_ record: FavoriteRecord, _ stopName: String?) -> JSONValue {
+        TransitJSON.favorite(record, stopName: stopName, zone: transit.snapshot.stop(record.stopID)?.feed.timetable.zone)
+    }
+
+    func addUserRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.get("/favorites") { _, context in
+            let identity = try context.requireIdentity()
+            let favorites = try await transit.favorites(userID: identity.userID)
+            return try respond(["favorites": .array(favorites.map { favoriteJSON($0.record, $0.stopName) })], headers: [.cacheControl: "private, no-cache"], context)
+        }
+        api.post("/favorites") { request, context in
+            let identity = try context.requireIdentity()
+            let body = try await request.jsonObject(context: context)
+            var r = FieldReader(body)
+            r.refuseUnknown(["stop_id", "label", "notifications_enabled"])
+            let stopID = r.string("stop_id", maxLength: 200, required: true)
+            let label = r.string("label", maxLength: 100)
+            let enabled = r.bool("notifications_enabled") ?? true
+            try r.validate()
+            let (record, name) = try await transit.addFavorite(userID: identity.userID, stopID: stopID!, label: label, notificationsEnabled: enabled)
+            return try respond(favoriteJSON(record, name), status: .created, headers: [.location: "/api/v1/favorites/\(record.id)"], context)
+        }
+        api.patch("/favorites/{id}") { request, context in
+            let identity = try context.requireIdentity()
+            let id = try Self.pathID(context)
+            let body = try await request.jsonObject(context: context)
+            var r = FieldReader(body)
+            r.refuseUnknown(["label", "notifications_enabled", "sort_order"])
+            var label: String??
+            if body.keys.contains("label") { label = .some(body["label"] == .null ? nil : r.string("label", maxLength: 100)) }
+            let enabled = r.bool("notifications_enabled")
+            let order = r.integer("sort_order", range: 0...(TransitService.maxFavorites - 1))
+            if body.isEmpty { r.fail("body", "give label, notifications_enabled or sort_order") }
+            try r.validate()
+            let (record, name) = try await transit.updateFavorite(userID: identity.userID, id: id, label: label, notificationsEnabled: enabled, sortOrder: order)
+            return try respond(favoriteJSON(record, name), context)
+        }
+        api.delete("/favorites/{id}") { _, context in
+            let identity = try context.requireIdentity()
+            try await transit.deleteFavorite(userID: identity.userID, id: try Self.pathID(context))
+            return Response(status: .noContent)
+        }
+        api.post("/user/device") { request, context in
+            let identity = try context.requireIdentity()
+            let body = try await request.jsonObject(context: context)
+            var r = FieldReader(body)
+            r.refuseUnknown(["apns_token", "device_id", "platform", "app_version", "os_version", "locale"])
+            let token = r.string("apns_token", maxLength: 4096, required: true)
+            try r.validate()
+            // The seed's body is an APNs registration: Herald's /push/register does the rest.
+            var registration = body
+            registration.removeValue(forKey: "apns_token")
+            registration["token"] = .string(token!)
+            registration["provider"] = "apns"
+            if registration["platform"] == nil { registration["platform"] = "ios" }
+            let device: DeviceRecord
+            do {
+                device = try await registry.register(userID: identity.userID, body: registration, userAgent: request.headers[.userAgent]).device
+            } catch var error as APIError {
+                // Errors name the seed's field.
+                if case .object(var details)? = error.details, case .array(let fields)? = details["fields"] {
+                    details["fields"] = .array(
+                        fields.map { field in
+                            guard case .object(var object) = field, object["field"] == "token" else { return field }
+                            object["field"] = "apns_token"
+                            return .object(object)
+                        })
+                    error.details = .object(details)
+                    error.message = error.message.replacingOccurrences(of: "token:", with: "apns_token:")
+                }
+                throw error
+            }
+            return try respond(
+                ["device_id": .string(device.id), "registered_at": .string(Timestamp.string(epochMilliseconds: device.createdAt)), "platform": .string(device.platform)],
+                status: .created, context)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+
+/// Imports and the feed files served to apps.
+extension TransitService {
+    /// Imports a feed to the end (the CLI, the scheduled refresh, the import runner). A new
+    /// version is put in service here at once and announced to the other nodes.
+    public func importFeed(_ name: String, source: FeedImporter.Source, requestedBy: String?) async throws -> FeedImporter.Outcome {
+        let record = try await importer.begin(feed: name, source: source, requestedBy: requestedBy)
+        return try await runImport(record, source: source)
+    }
+
+    /// Runs an import registered with `importer.begin`.
+    public func runImport(_ record: ImportRecord, source: FeedImporter.Source) async throws -> FeedImporter.Outcome {
+        let outcome = try await importer.run(record, source: source) { version, timetable in
+            try await self.gate.run {
+                self.install((version, timetable))
+                await self.rebuildOverlays([version.feedName])
+            }
+        }
+        statistics.imported(outcome.record.status)
+        if let version = outcome.version, outcome.record.status == .succeeded {
+            await announce(["kind": "version", "feed": .string(version.feedName), "version_id": .string(version.id)])
+        }
+        return outcome
+    }
+
+    public func importRecord(_ id: String) async throws -> ImportRecord? {
+        try await database.withConnection { [feedStore] db in try await feedStore.importRecord(db, id: id) }
+    }
+
+    /// The zip of the version a feed serves, for apps that cache the timetable offline.
+    public func feedFile(_ name: String) async throws -> (version: FeedVersionRecord, zip: Data)? {
+        guard let feed = snapshot.feed(name) else { return nil }
+        guard let zip = try await feedStore.readFile(database, versionID: feed.version.id) else { return nil }
+        return (feed.version, zip)
+    }
+
+    /// One scheduled check of a configured feed: a conditional GET, an import when it changed.
+    /// Exactly one node runs each due check (a conditional update claims it).
+    func checkFeed(_ feed: TransitConfig.FeedConfig) async throws {
+        guard let url = feed.url else { return }
+        let now = nowMs
+        let claimed = try await database.withConnection { [feedStore] db in
+            try await feedStore.claimCheck(db, name: feed.name, now: now, next: now + Int64(feed.refreshIntervalSeconds) * 1000)
+        }
+        guard claimed else { return }
+        let state = try await database.withConnection { [feedStore] db in try await feedStore.feed(db, name: feed.name) }
+        // Without a serving version the validators would only save a download of nothing.
+        let conditional = state?.activeVersion != nil
+        do {
+            let outcome = try await fetcher.fetch(
+                url, etag: conditional ? state?.etag : nil, lastModified: conditional ? state?.lastModified : nil, headers: feed.headers,
+                maxBytes: config.maxFeedBytes, timeout: .seconds(config.downloadTimeoutSeconds))
+            switch outcome {
+            case .notModified:
+                try await database.withConnection { [feedStore] db in
+                    try await feedStore.recordCheck(db, name: feed.name, etag: nil, lastModified: nil, error: nil, now: now)
+                }
+            case .fetched(let body, let etag, let lastModified):
+                let result = try await importFeed(feed.name, source: .zip(body, description: url), requestedBy: "scheduler")
+                // Keep the validators only when the feed is in service (so a refused one is fetched again).
+                let keep = result.record.status == .succeeded || result.record.status == .unchanged
+                try await database.withConnection { [feedStore] db in
+                    try await feedStore.recordCheck(
+                        db, name: feed.name, etag: keep ? etag : nil, lastModified: keep ? lastModified : nil,
+                        error: keep ? nil : (result.record.error ?? "the feed has errors (import \(result.record.id))"), now: now)
+                }
+            }
+        } catch let error as FeedFetcher.FetchError {
+            logger.warning("fetching the feed failed", metadata: ["feed": "\(feed.name)", "error": "\(error)"])
+            try await database.withConnection { [feedStore] db in
+                try await feedStore.recordCheck(db, name: feed.name, etag: nil, lastModified: nil, error: error.description, now: now)
+                // A failed download is tried again in five minutes, not a refresh interval later.
+                try await feedStore.reschedule(db, name: feed.name, at: now + 300_000)
+            }
+        }
+    }
+}

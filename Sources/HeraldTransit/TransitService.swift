@@ -1,0 +1,192 @@
+import Foundation
+import HeraldCore
+import HeraldRealtime
+import HeraldStorage
+import Logging
+import Synchronization
+
+/// The transit backend of one node: the feed versions it serves (in memory, swapped whole),
+/// the realtime data laid over them, imports, favourites and posted alerts.
+///
+/// Why every node holds the same state from the database: the database names the version
+/// each feed serves and keeps the latest good realtime message of each source, so a node
+/// that starts, or hears an announcement on the `$transit` room (an import or a realtime
+/// message taken in by another node), reads what changed and answers from the same data as
+/// the others. Changes to the in-memory state go through one gate, so live updates are
+/// computed in order.
+public final class TransitService: Sendable {
+    public let config: TransitConfig
+    public let database: any Database
+    public let clock: any HeraldClock
+    public let logger: Logger
+    public let hub: RealtimeHub
+    public let fetcher: FeedFetcher
+    public let importer: FeedImporter
+    public let statistics = TransitStatistics()
+    public let live: LiveUpdates
+    let follower: TransitFollower
+    let gate = AsyncSerialGate()
+    let feedStore = FeedStore()
+    let realtimeStore = RealtimeFeedStore()
+    let favoriteStore = FavoriteStore()
+    let alertStore = AlertStore()
+
+    struct SourceState {
+        var feed: String
+        var decoded: RealtimeFeed
+        var receivedAt: Int64
+        var feedTimestamp: Int64?
+    }
+
+    struct State {
+        var snapshot = TransitSnapshot.empty
+        var sources: [String: SourceState] = [:]
+        var overlaysBuiltAt: Int64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let started = Atomic(false)
+
+    /// Whether `start()` has loaded the feeds (the reload loop does it when start-up could not).
+    public var isStarted: Bool { started.load(ordering: .acquiring) }
+
+    /// Every node hears imports and realtime intake here; no client can subscribe to it.
+    public static let announcementRoom = "$transit"
+
+    public init(config: TransitConfig, database: any Database, hub: RealtimeHub, clock: any HeraldClock, logger: Logger) {
+        self.config = config
+        self.database = database
+        self.hub = hub
+        self.clock = clock
+        self.logger = logger
+        fetcher = FeedFetcher()
+        importer = FeedImporter(database: database, config: config, fetcher: fetcher, clock: clock, logger: logger)
+        live = LiveUpdates(hub: hub, clock: clock)
+        follower = TransitFollower()
+        hub.join(follower, room: Self.announcementRoom)
+    }
+
+    var nowMs: Int64 { clock.now().epochMilliseconds }
+
+    /// The feeds as they are now; take it once per answer.
+    public var snapshot: TransitSnapshot { state.withLock { $0.snapshot } }
+
+    /// The name a feed-less request means: the first configured feed, else the first loaded, else `default`.
+    public var defaultFeedName: String {
+        config.feeds.first?.name ?? snapshot.feeds.first?.name ?? TransitConfig.defaultFeedName
+    }
+
+    // MARK: Start and reload
+
+    /// Collects what interrupted imports left, registers the configured feeds and sources (so
+    /// schedulers can claim them), then loads the feeds: the server runs this before it
+    /// listens, so its first answer comes from the timetable.
+    public func start() async throws {
+        try await importer.collectGarbage()
+        try await importer.failInterrupted()
+        let now = nowMs
+        try await database.withConnection { [config, feedStore, realtimeStore] db in
+            for feed in config.feeds { try await feedStore.ensure(db, name: feed.name, sourceURL: feed.url, now: now) }
+            for source in config.realtime { try await realtimeStore.ensure(db, source: source.name, feed: config.feedName(of: source), now: now) }
+        }
+        try await reload()
+        started.store(true, ordering: .releasing)
+    }
+
+    /// Brings this node up to date with the database: the versions the feeds serve and the
+    /// latest realtime messages. Cheap when nothing changed (two small reads).
+    public func reload() async throws {
+        try await gate.run {
+            let feeds = try await database.withConnection { [feedStore] db in try await feedStore.feeds(db) }
+            var changedFeeds: Set<String> = []
+            for record in feeds {
+                guard let active = record.activeVersion else { continue }
+                if snapshot.feed(record.name)?.version.id == active { continue }
+                guard let loaded = try await loadVersion(active) else { continue }
+                install(loaded)
+                changedFeeds.insert(record.name)
+            }
+            let heads = try await database.withConnection { [realtimeStore] db in try await realtimeStore.heads(db) }
+            let known = state.withLock { $0.sources.mapValues(\.receivedAt) }
+            for head in heads where head.receivedAt != nil && known[head.source] != head.receivedAt {
+                guard let row = try await database.withConnection({ [realtimeStore] db in try await realtimeStore.find(db, source: head.source) }),
+                    let payload = row.payload, let receivedAt = row.receivedAt
+                else { continue }
+                do {
+                    let decoded = try RealtimeFeedDecoder.decode(payload, maxBytes: config.maxRealtimeBytes)
+                    state.withLock {
+                        $0.sources[row.source] = SourceState(feed: row.feedName, decoded: decoded, receivedAt: receivedAt, feedTimestamp: row.feedTimestamp)
+                    }
+                    changedFeeds.insert(row.feedName)
+                } catch {
+                    logger.error("a stored realtime message does not decode", metadata: ["source": "\(row.source)"])
+                }
+            }
+            let stale = nowMs - state.withLock { $0.overlaysBuiltAt } > 60_000
+            if stale { changedFeeds.formUnion(snapshot.feeds.map(\.name)) }
+            if !changedFeeds.isEmpty { await rebuildOverlays(changedFeeds) }
+        }
+    }
+
+    func state(update source: String, _ value: SourceState) {
+        state.withLock { $0.sources[source] = value }
+    }
+
+    /// Reads a version's zip from the database and builds its timetable.
+    func loadVersion(_ id: String) async throws -> (FeedVersionRecord, Timetable)? {
+        guard let version = try await database.withConnection({ [feedStore] db in try await feedStore.version(db, id: id) }),
+            let zip = try await feedStore.readFile(database, versionID: id)
+        else { return nil }
+        let archive = try FeedArchive(zip: zip, maxUncompressedBytes: importer.maxUncompressed)
+        let (feed, report) = FeedParser.parse(archive, scope: .serving)
+        guard let feed else {
+            logger.error("a stored feed version does not parse", metadata: ["version_id": "\(id)", "report": "\(FeedReportJSON.text(report))"])
+            return nil
+        }
+        statistics.loadedVersion()
+        return (version, try Timetable(feed: feed))
+    }
+
+    /// Puts a version in place of the feed's current one (or adds the feed).
+    func install(_ loaded: (FeedVersionRecord, Timetable)) {
+        let (version, timetable) = loaded
+        state.withLock { state in
+            var feeds = state.snapshot.feeds.filter { $0.name != version.feedName }
+            feeds.append(LoadedFeed(name: version.feedName, version: version, timetable: timetable))
+            let order = config.feeds.map(\.name)
+            feeds.sort { (order.firstIndex(of: $0.name) ?? Int.max, $0.name) < (order.firstIndex(of: $1.name) ?? Int.max, $1.name) }
+            state.snapshot = TransitSnapshot(feeds: feeds)
+        }
+        logger.info("serving feed version", metadata: ["feed": "\(version.feedName)", "version": "\(version.version)", "version_id": "\(version.id)"])
+    }
+
+    /// Lays each changed feed's realtime sources over it again, then tells live subscribers
+    /// what changed.
+    func rebuildOverlays(_ names: Set<String>) async {
+        let now = nowMs
+        let after = state.withLock { state -> TransitSnapshot in
+            var feeds = state.snapshot.feeds
+            for index in feeds.indices where names.contains(feeds[index].name) {
+                let name = feeds[index].name
+                let sources = state.sources.filter { $0.value.feed == name }.sorted { $0.key < $1.key }.map(\.value)
+                feeds[index].overlay = RealtimeOverlay(feeds: sources.map(\.decoded), timetable: feeds[index].timetable, now: now / 1000)
+                let configured = config.realtime.contains { config.feedName(of: $0) == name }
+                let newest = sources.map { $0.feedTimestamp.map { $0 * 1000 } ?? $0.receivedAt }.max()
+                feeds[index].realtime = RealtimeFreshness(expected: configured || !sources.isEmpty, dataTime: newest)
+            }
+            state.snapshot = TransitSnapshot(feeds: feeds)
+            state.overlaysBuiltAt = now
+            return state.snapshot
+        }
+        await live.publish(snapshot: after)
+    }
+
+    /// Tells every node to reload (itself included: a no-op there).
+    func announce(_ payload: JSONValue) async {
+        do {
+            try await hub.publish("changed", payload: payload, to: Self.announcementRoom, persist: false)
+        } catch {
+            logger.warning("announcing a transit change failed; other nodes catch up within reload_interval_seconds", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/// One loaded feed version with the realtime laid over it.
+public struct LoadedFeed: Sendable {
+    public let name: String
+    public let version: FeedVersionRecord
+    public let timetable: Timetable
+    public var overlay: RealtimeOverlay
+    public var realtime: RealtimeFreshness
+
+    public init(name: String, version: FeedVersionRecord, timetable: Timetable, overlay: RealtimeOverlay = .empty, realtime: RealtimeFreshness = .none) {
+        self.name = name
+        self.version = version
+        self.timetable = timetable
+        self.overlay = overlay
+        self.realtime = realtime
+    }
+}
+
+/// How fresh a feed's realtime data is.
+public struct RealtimeFreshness: Sendable, Equatable {
+    /// Whether realtime is expected (a source is configured or has posted).
+    public var expected: Bool
+    /// The newest data's time (its header timestamp, else when it arrived), epoch ms.
+    public var dataTime: Int64?
+
+    public static let none = RealtimeFreshness(expected: false, dataTime: nil)
+
+    /// Stale: realtime is expected and none is younger than `staleAfterMs`.
+    public func isStale(now: Int64, staleAfterMs: Int64) -> Bool {
+        guard expected else { return false }
+        guard let dataTime else { return true }
+        return now - dataTime > staleAfterMs
+    }
+}
+
+/// What every answer reads: the feeds as they are at one moment. Taken once per request,
+/// so an answer never mixes two versions of a feed.
+public struct TransitSnapshot: Sendable {
+    public var feeds: [LoadedFeed]
+
+    public init(feeds: [LoadedFeed] = []) {
+        self.feeds = feeds
+    }
+
+    public static let empty = TransitSnapshot()
+
+    /// The feed holding a stop (the first, in configuration order, when ids are shared).
+    public func stop(_ id: String) -> (feed: LoadedFeed, stop: Int32)? {
+        for feed in feeds {
+            if let stop = feed.timetable.stopsByID[id] { return (feed, stop) }
+        }
+        return nil
+    }
+
+    public func route(_ id: String) -> (feed: LoadedFeed, route: Int32)? {
+        for feed in feeds {
+            if let route = feed.timetable.routesByID[id] { return (feed, route) }
+        }
+        return nil
+    }
+
+    public func feed(_ name: String) -> LoadedFeed? {
+        feeds.first { $0.name == name }
+    }
+
+    public var isEmpty: Bool { feeds.isEmpty }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldServer
+import HeraldStorage
+import HeraldTransit
+
+/// `herald transit import|validate`: load a GTFS feed into the database, or check one.
+struct TransitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transit", abstract: "GTFS feeds: import one into the database, or check one.",
+        subcommands: [TransitImport.self, TransitValidate.self])
+}
+
+/// Prints a report as an operator reads it: counts, then each finding with where it was.
+func printReport(_ report: FeedReport) {
+    print("\(report.errorCount) error(s), \(report.warningCount) warning(s)")
+    for notice in report.sorted {
+        print("  \(notice.severity.rawValue) \(notice.code) ×\(notice.count)")
+        for sample in notice.samples.prefix(5) {
+            var place = [sample.file, sample.line.map { "line \($0)" }, sample.field].compactMap { $0 }.joined(separator: ":")
+            if let value = sample.value { place += " value \"\(value)\"" }
+            print("    \(place.isEmpty ? "" : place + ": ")\(sample.message)")
+        }
+    }
+}
+
+struct TransitImport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a GTFS feed (a .zip, a folder, or an http(s) URL) as the feed's new version.",
+        discussion: """
+            The feed is checked first; one with errors is refused and the version in service stays. Importing \
+            the feed already in service changes nothing. Running servers switch to the new version within \
+            transit.reload_interval_seconds (an import through the API switches them at once).
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    @Argument(help: "A GTFS .zip, a folder of GTFS files, or an http(s) URL.")
+    var source: String
+
+    @Option(help: "The feed's name (default: the first configured feed, else \"default\").")
+    var feed: String?
+
+    func run() async throws {
+        let config = try common.load()
+        let logger = makeLogger(config)
+        let name = feed ?? config.transit.feeds.first?.name ?? TransitConfig.defaultFeedName
+        guard TransitConfig.isValidName(name) else { throw ValidationError("--feed must be 1 to 64 characters of a-z, 0-9, - and _") }
+        let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
+        let feedSource: FeedImporter.Source = source.hasPrefix("http://") || source.hasPrefix("https://") ? .url(source) : .path(source)
+        let fetcher = FeedFetcher()
+        let started = ContinuousClock.now
+        let result: FeedImporter.Outcome
+        do {
+            result = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> FeedImporter.Outcome in
+                try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
+                let importer = FeedImporter(database: database, config: config.transit, fetcher: fetcher, clock: SystemClock(), logger: logger)
+                let record = try await importer.begin(feed: name, source: feedSource, requestedBy: "cli")
+                return try await importer.run(record, source: feedSource)
+            }
+        } catch {
+            // The HTTP client must be shut down whatever happened.
+            await fetcher.shutdown()
+            logger.error("import failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw ExitCode(1)
+        }
+        await fetcher.shutdown()
+        let elapsed = ContinuousClock.now - started
+        let record = result.record
+        switch record.status {
+        case .succeeded:
+            let version = result.version
+            print("imported \(name): version \(version?.version ?? "?") (\(version?.id ?? "?")), \(version?.rowCount ?? 0) rows in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds])))")
+        case .unchanged:
+            print("\(name) is unchanged: the version in service (\(record.versionID ?? "?")) has the same bytes")
+        case .failed, .running:
+            print("refused \(name): \(record.error ?? "the feed has errors"); the version in service stays")
+        }
+        if let report = result.report { printReport(report) }
+        if record.status == .failed { throw ExitCode(1) }
+    }
+}
+
+struct TransitValidate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate", abstract: "Check a GTFS feed (a .zip or a folder) and print its report; nothing is stored.")
+
+    @Argument(help: "A GTFS .zip or a folder of GTFS files.")
+    var path: String
+
+    func run() async throws {
+        let archive = try FeedArchive(path: path)
+        let (feed, report) = FeedParser.parse(archive, scope: .full)
+        if let feed {
+            print("\(path): valid; \(feed.stops.count) stops, \(feed.routes.count) routes, \(feed.trips.count) trips, \(feed.stopTimes.count) stop times")
+        } else {
+            print("\(path): would be refused")
+        }
+        printReport(report)
+        if feed == nil { throw ExitCode(1) }
+    }
+}
