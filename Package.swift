@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "HeraldMockProviders", targets: ["HeraldMockProviders"]),
         // For the geo benchmark package (Benchmarks/GeoIndex); no dependencies of its own.
         .library(name: "HeraldGeo", targets: ["HeraldGeo"]),
+        // For the transit benchmark package (Benchmarks/TransitLoad).
+        .library(name: "HeraldGTFS", targets: ["HeraldGTFS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -168,16 +170,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // GTFS and GTFS-Realtime as values: reading, checking, indexing, answering. No server
+        // dependencies, so the transit benchmark builds it alone.
+        .target(
+            name: "HeraldGTFS",
+            dependencies: [
+                "HeraldGeo",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            exclude: ["Realtime/Generated/gtfs-realtime.proto"],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldTransit",
             dependencies: [
                 "HeraldCore",
                 "HeraldAuth",
                 "HeraldGeo",
+                "HeraldGTFS",
                 "HeraldStorage",
                 "HeraldRealtime",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -186,7 +199,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Realtime/Generated/gtfs-realtime.proto"],
             swiftSettings: strict
         ),
         .target(
@@ -222,6 +234,7 @@ let package = Package(
             dependencies: [
                 "HeraldServer",
                 "HeraldTransit",
+                "HeraldGTFS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -301,14 +314,14 @@ let package = Package(
         .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldTransitTests",
-            dependencies: ["HeraldTransit", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["HeraldTransit", "HeraldGTFS", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments", "HeraldTrips",
-                "HeraldTransit",
+                "HeraldTransit", "HeraldGTFS",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

@@ -27,7 +27,7 @@ public enum Timestamp {
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
-    public static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

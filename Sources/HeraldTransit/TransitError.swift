@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldGTFS
 
 /// The transit module's client errors, with their stable codes.
 public enum TransitError {

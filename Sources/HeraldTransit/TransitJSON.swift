@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldGTFS
 
 /// The JSON shapes of seed 003 §2, as the iOS app decodes them. Times are ISO 8601 in the
 /// agency's zone with its offset (`2025-11-12T08:35:00+11:00`); fields the feed does not

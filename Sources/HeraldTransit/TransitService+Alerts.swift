@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import HeraldGTFS
 
 /// Service alerts: those of the GTFS-Realtime feeds and those backends post.
 extension TransitService {

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStorage
+import HeraldGTFS
 
 /// A signed-in user's favourite stops (seed 003 §2.5), in their order.
 extension TransitService {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import HeraldGTFS
 
 /// Imports and the feed files served to apps.
 extension TransitService {

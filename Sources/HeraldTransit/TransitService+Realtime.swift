@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import HeraldGTFS
 
 /// GTFS-Realtime intake: messages posted by a backend and polled from configured URLs.
 extension TransitService {

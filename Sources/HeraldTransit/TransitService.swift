@@ -4,6 +4,7 @@ import HeraldRealtime
 import HeraldStorage
 import Logging
 import Synchronization
+import HeraldGTFS
 
 /// The transit backend of one node: the feed versions it serves (in memory, swapped whole),
 /// the realtime data laid over them, imports, favourites and posted alerts.
@@ -137,14 +138,19 @@ public final class TransitService: Sendable {
         guard let version = try await database.withConnection({ [feedStore] db in try await feedStore.version(db, id: id) }),
             let zip = try await feedStore.readFile(database, versionID: id)
         else { return nil }
-        let archive = try FeedArchive(zip: zip, maxUncompressedBytes: importer.maxUncompressed)
-        let (feed, report) = FeedParser.parse(archive, scope: .serving)
-        guard let feed else {
+        let maxUncompressed = importer.maxUncompressed
+        // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
+        let (timetable, report) = try await BlockingWork.run { () -> (Timetable?, FeedReport) in
+            let archive = try FeedArchive(zip: zip, maxUncompressedBytes: maxUncompressed)
+            let (feed, report) = FeedParser.parse(archive, scope: .serving)
+            return (try feed.map { try Timetable(feed: $0) }, report)
+        }
+        guard let timetable else {
             logger.error("a stored feed version does not parse", metadata: ["version_id": "\(id)", "report": "\(FeedReportJSON.text(report))"])
             return nil
         }
         statistics.loadedVersion()
-        return (version, try Timetable(feed: feed))
+        return (version, timetable)
     }
 
     /// Puts a version in place of the feed's current one (or adds the feed).

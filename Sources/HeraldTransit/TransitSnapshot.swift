@@ -1,3 +1,4 @@
+import HeraldGTFS
 /// One loaded feed version with the realtime laid over it.
 public struct LoadedFeed: Sendable {
     public let name: String

@@ -1,4 +1,5 @@
 import Synchronization
+import HeraldGTFS
 
 /// What the transit module has done on this node, for `/metrics`.
 ///

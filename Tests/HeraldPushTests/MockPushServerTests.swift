@@ -13,11 +13,14 @@ import Testing
             return .json(200, ["protocol": request.protocolName], headers: [("retry-after", "7")])
         }
         let http = try PushHTTP(caFile: server.caFile)
+        // The client must be shut down whatever happens (AHC traps at deinit otherwise), so
+        // a failed request is recorded and the shutdown still runs.
         do {
             var request = HTTPClientRequest(url: server.baseURL + "/hello")
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: "{}"))
-            let response = try await http.execute(request, timeout: .seconds(5))
+            // A generous deadline: the whole suite runs in parallel on two cores.
+            let response = try await http.execute(request, timeout: .seconds(30))
             #expect(response.status == 200)
             #expect(response.json?["protocol"] == "h2")
             #expect(response.retryAfter(now: Date()) == .seconds(7))
@@ -26,6 +29,8 @@ import Testing
                 _ = try await http.execute(HTTPClientRequest(url: server.baseURL + "/stall"), timeout: .milliseconds(300))
             }
             #expect(ContinuousClock.now - started < .seconds(5))
+        } catch {
+            Issue.record(error)
         }
         try await http.client.shutdown()
         try await server.stop()

@@ -9,7 +9,8 @@ import HeraldTestSupport
 import SQLKit
 import Testing
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 @Suite struct TransitRoutesTests {
     @Test(arguments: TestEngine.allCases)
@@ -46,6 +47,11 @@ import Testing
             let fields = bad.json?["error"]?["details"]?["fields"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
             #expect(fields == ["limit", "direction_id", "at"])
             #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH/departures?route_id=NOPE").status == 422)
+            // calendar_dates.txt removes FULLW on Monday 2007-06-04 (and WE runs weekends): the
+            // airport's next departure after Monday 00:00 is Tuesday's AB1.
+            let monday = try await s.request(.get, "/api/v1/stops/BEATTY_AIRPORT/departures?limit=1&at=2007-06-04T00:00:00-07:00")
+            #expect(monday.data?["departures"]?[0]?["trip_id"] == "AB1")
+            #expect(monday.data?["departures"]?[0]?["scheduled_time"] == "2007-06-05T08:00:00-07:00")
             #expect(try await s.request(.get, "/api/v1/stops/NOPE").errorCode == "STOP_NOT_FOUND")
             #expect(try await s.request(.get, "/api/v1/stops/NOPE/departures").status == 404)
             // Routes, paged in route order, with a weak ETag.
@@ -163,12 +169,13 @@ import Testing
                 [
                     FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 420, false)]),
                     FeedMessages.tripUpdate("e2", trip: "BFC1", date: "20070605", canceled: true),
+                    FeedMessages.tripUpdate("e3", trip: "AB2", date: "20070605", stops: [(1, nil, true)]),
                     FeedMessages.vehicle("bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: now - 5),
                     FeedMessages.alert("a1", route: "AB", severity: .warning, header: "Delays on route 10", start: now - 600, end: now + 3600),
                 ], timestamp: now - 30)
             let posted = try await s.postProtobuf("/api/v1/transit/realtime", feed, token: svc)
             #expect(posted.status == 200)
-            #expect(posted.data?["trip_updates"] == 2)
+            #expect(posted.data?["trip_updates"] == 3)
             #expect(posted.data?["vehicles"] == 1)
             #expect(posted.data?["alerts"] == 1)
             #expect(posted.data?["source"] == "push-default")
@@ -186,9 +193,17 @@ import Testing
             #expect(bullfrog.data?["departures"]?[0]?["trip_id"] == "BFC1")
             #expect(bullfrog.data?["departures"]?[0]?["is_cancelled"] == true)
             #expect(bullfrog.data?["departures"]?[0]?["schedule_relationship"] == "CANCELED")
-            // The route's run with its vehicle (10 m/s = 36 km/h).
+            // AB2 skips Bullfrog, its first stop: cancelled there.
+            let skipped = try await s.request(.get, "/api/v1/stops/BULLFROG/departures?limit=3").data?["departures"]?.arrayValue ?? []
+            #expect(skipped.first { $0["trip_id"] == "AB2" }?["is_cancelled"] == true)
+            // The route's run with its vehicle (10 m/s = 36 km/h); the delay carries to Bullfrog (08:15 + 7).
             let route = try await s.request(.get, "/api/v1/routes/AB/trips")
             let run = try #require(route.data?["active_trips"]?[0])
+            // (It has not left the airport yet: 08:07.)
+            #expect(run["next_stops"]?[0]?["stop_id"] == "BEATTY_AIRPORT")
+            #expect(run["next_stops"]?[1]?["stop_id"] == "BULLFROG")
+            #expect(run["next_stops"]?[1]?["delay_seconds"] == 420)
+            #expect(run["next_stops"]?[1]?["arrival_time"] == "2007-06-05T08:17:00-07:00")
             #expect(run["trip_id"] == "AB1")
             #expect(run["vehicle"]?["speed_kmh"] == 36)
             #expect(run["vehicle"]?["bearing"] == 45)
@@ -369,6 +384,12 @@ import Testing
                     "4316764", "4302268", "4302727", "4301771", "4313214", "4316353", "4302025", "4312480", "4301772", "4302577",
                 ])
             #expect(halifax.data?["departures"]?[0]?["scheduled_time"] == "2026-03-04T08:03:39-04:00")
+            // The spring-forward night: Saturday's runs past 24:00 in AST, then Sunday's first at
+            // 06:10:57 ADT (noon − 12 h = 03:00 UTC).
+            let night = try await s.request(.get, "/api/v1/stops/6121/departures?limit=10&at=2026-03-08T01:00:00-04:00")
+            let nightTimes = night.data?["departures"]?.arrayValue?.compactMap { $0["scheduled_time"]?.stringValue } ?? []
+            #expect(nightTimes.prefix(2) == ["2026-03-08T01:22:09-04:00", "2026-03-08T06:10:57-03:00"])
+            #expect(night.data?["departures"]?[0]?["service_date"] == "2026-03-07")
             let cairns = try await s.request(.get, "/api/v1/stops/750047/departures?limit=2&at=2014-05-31T23:30:00%2B10:00")
             #expect(cairns.data?["departures"]?[1]?["scheduled_time"] == "2014-06-01T00:09:00+10:00")
             #expect(cairns.data?["departures"]?[1]?["service_date"] == "2014-05-31")

@@ -4,7 +4,8 @@ import HeraldServer
 import HeraldTestSupport
 import SwiftProtobuf
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 /// GTFS-Realtime messages for tests, written with the generated protobuf types.
 enum FeedMessages {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 @Suite struct CSVFileTests {
     func rows(_ text: String) throws -> ([String], [[String]], CSVReadSummary) {

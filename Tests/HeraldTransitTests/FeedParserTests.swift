@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 @Suite struct FeedParserTests {
     @Test func readsTheSampleFeed() throws {

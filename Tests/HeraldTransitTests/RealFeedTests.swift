@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 /// The real feeds scripts/transit-data fetches, with answers computed by hand from their
 /// text (Python's csv module, independently of Herald and of the peers).
 @Suite struct RealFeedTests {
-    @Test func halifaxNextTenAfterEightOnAWednesday() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+    @Test func halifaxNextTenAfterEightOnAWednesday() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
         #expect(t.feed.stops.count == 2381)
         #expect(t.feed.stopTimes.count == 327_575)
         #expect(t.feed.trips.count == 9253)
@@ -26,8 +27,8 @@ import Testing
         #expect(rows.first?.directionID == 1)
     }
 
-    @Test func halifaxAcrossTheSpringForward() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+    @Test func halifaxAcrossTheSpringForward() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
         // Saturday 2026-03-07's trips past 24:00 run into the night of the change (02:00 AST →
         // 03:00 ADT); the 03-08 service day then starts at noon ADT − 12 h = 03:00 UTC.
         let night = TimetableTests.board(t, stop: "6121", at: TimetableTests.local(t, 2026, 3, 8, 0, 0), limit: 12)
@@ -43,8 +44,8 @@ import Testing
         #expect(night[9].scheduled == Int64(ServiceDate.days(year: 2026, month: 3, day: 8)!) * 86_400 + 9 * 3600 + 10 * 60 + 57)
     }
 
-    @Test func cairnsAfterMidnightLeavesOutDropOffOnlyStops() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.realFeedPath("cairns.zip"))
+    @Test func cairnsAfterMidnightLeavesOutDropOffOnlyStops() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("cairns.zip"))
         #expect(t.zone.identifier == "Australia/Brisbane")
         // Saturday 2014-05-31 at James Cook University (750047) after 23:30: 13 stop times, of
         // which the 110N runs (pickup_type 1, drop-off only) are not departures.
@@ -61,8 +62,8 @@ import Testing
         #expect(untimed.allSatisfy { t.feed.stopTimes.departure[$0] >= t.feed.stopTimes.departure[$0 - 1] })
     }
 
-    @Test func barrieRunsOnCalendarDatesAlone() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.realFeedPath("barrie.zip"))
+    @Test func barrieRunsOnCalendarDatesAlone() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("barrie.zip"))
         #expect(t.feed.calendars.isEmpty)
         #expect(t.feed.serviceIDs.count == 4)
         let terminal = "935fa928-c730-4461-be27-c006ff2a43b6"
@@ -73,8 +74,8 @@ import Testing
         #expect(rows.allSatisfy { t.calendar.isActive(service: t.feed.trips[Int($0.trip)].service, day: $0.day) })
     }
 
-    @Test func nycSubwayStationsAndTransfers() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.realFeedPath("nyc_subway.zip"))
+    @Test func nycSubwayStationsAndTransfers() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("nyc_subway.zip"))
         #expect(t.feed.transfers.count == 87)
         let stations = t.feed.stops.indices.filter { t.feed.stops[$0].locationType == .station }
         #expect(!stations.isEmpty)

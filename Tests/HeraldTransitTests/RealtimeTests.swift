@@ -1,8 +1,10 @@
 import Foundation
 import SwiftProtobuf
 import Testing
+import HeraldCore
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 @Suite struct TripPredictionTests {
     typealias U = TripPrediction.Update
@@ -84,8 +86,8 @@ import Testing
         RealtimeOverlay(feeds: [try RealtimeFeedDecoder.decode(data)], timetable: t, now: now)
     }
 
-    @Test func delaysPropagateAndLateRunsStayOnTheBoard() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+    @Test func delaysPropagateAndLateRunsStayOnTheBoard() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
         let nine = TimetableTests.local(t, 2007, 6, 5, 8, 55)
         // AB1 (08:00 at the airport, 08:15 at Bullfrog) runs 7 minutes late from its first stop.
         let data = Self.message([Self.update("e1", trip: "AB1", date: "20070605", [Self.stop(1, delay: 420)])])
@@ -104,8 +106,8 @@ import Testing
         #expect(bullfrog.first?.delay == nil)
     }
 
-    @Test func skippedStopsAndCancelledTripsShowAsCancelled() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+    @Test func skippedStopsAndCancelledTripsShowAsCancelled() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 7, 0)
         let data = Self.message([
             Self.update("e1", trip: "BFC1", date: "20070605", relationship: .canceled, []),
@@ -121,8 +123,8 @@ import Testing
         #expect(airport.first?.estimated == nil)
     }
 
-    @Test func absoluteTimesBecomeDelaysAndRunsWithoutADateAreTodays() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+    @Test func absoluteTimesBecomeDelaysAndRunsWithoutADateAreTodays() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 11, 50)
         // AB2 leaves Bullfrog at 12:05; the feed says 12:09 as an absolute time and no date.
         let announced = TimetableTests.local(t, 2007, 6, 5, 12, 9)
@@ -134,8 +136,8 @@ import Testing
         #expect(rows.first?.delay == 240)
     }
 
-    @Test func addedTripsAppear() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+    @Test func addedTripsAppear() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 9, 0)
         var entity = Self.update(
             "extra", trip: "EXTRA1", relationship: .new,
@@ -149,8 +151,8 @@ import Testing
         #expect(rows.first.map { t.zone.iso8601($0.scheduled) } == "2007-06-05T09:30:00-07:00")
     }
 
-    @Test func unknownTripsAreCountedNotMatched() throws {
-        let t = try TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+    @Test func unknownTripsAreCountedNotMatched() async throws {
+        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
         let data = Self.message([Self.update("x", trip: "NO_SUCH_TRIP", [Self.stop(1, delay: 60)])])
         let overlay = try Self.overlay(data, t, now: TimetableTests.local(t, 2007, 6, 5, 9, 0))
         #expect(overlay.predictions.isEmpty)
@@ -165,21 +167,24 @@ import Testing
         #expect(throws: RealtimeFeedDecoder.DecodeError.tooLarge(limit: 10)) { try RealtimeFeedDecoder.decode(Data(count: 11), maxBytes: 10) }
     }
 
-    @Test func decodesTheRealTripUpdatesFile() throws {
+    @Test func decodesTheRealTripUpdatesFile() async throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: try TransitTestData.realFeedPath("tripUpdates.pb")))
-        let feed = try RealtimeFeedDecoder.decode(data)
+        // Seconds in a debug build: decoded off the cooperative pool the other tests share.
+        let feed = try await BlockingWork.run { try RealtimeFeedDecoder.decode(data) }
         #expect(feed.timestamp == 1_417_387_583)
         #expect(feed.tripUpdates.count == 2847)
         #expect(feed.vehicles.isEmpty && feed.alerts.isEmpty)
         #expect(feed.tripUpdates.allSatisfy { $0.trip.tripID != nil })
         // It names trips of none of our feeds: laid over Halifax nothing matches, nothing breaks.
-        let halifax = try TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
-        let overlay = RealtimeOverlay(feeds: [feed], timetable: halifax, now: 1_772_600_000)
+        let halifax = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+        let overlay = try await BlockingWork.run { RealtimeOverlay(feeds: [feed], timetable: halifax, now: 1_772_600_000) }
         #expect(overlay.predictions.isEmpty)
         #expect(overlay.unmatched == 2847)
         // Every truncation of it is refused or decodes; none crashes.
-        for length in stride(from: 0, to: 4096, by: 7) {
-            _ = try? RealtimeFeedDecoder.decode(data.prefix(length))
+        try await BlockingWork.run {
+            for length in stride(from: 0, to: 4096, by: 7) {
+                _ = try? RealtimeFeedDecoder.decode(data.prefix(length))
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 @Suite struct ServiceDateTests {
     @Test func roundTripsDates() {

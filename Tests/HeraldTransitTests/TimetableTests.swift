@@ -1,23 +1,27 @@
 import Foundation
 import Synchronization
 import Testing
+import HeraldCore
 
-@testable import HeraldTransit
+@testable import HeraldGTFS
+import HeraldTransit
 
 /// Departures from the in-memory index, checked against answers worked out by hand from
 /// the feeds' text (see each test).
 @Suite struct TimetableTests {
     /// Timetables by path, built once per test run (Halifax takes seconds in a debug build).
-    /// Held while one is built, so tests asking for the same feed wait instead of building it twice.
-    static let cache = Mutex<[String: Timetable]>([:])
+    /// A test asking for a feed being built awaits the same task; the build runs on a
+    /// Dispatch thread, so it never holds the cooperative pool the other tests need.
+    static let cache = Mutex<[String: Task<Timetable, any Error>]>([:])
 
-    static func timetable(_ path: String) throws -> Timetable {
-        try cache.withLock { cache in
-            if let cached = cache[path] { return cached }
-            let built = try build(path)
-            cache[path] = built
-            return built
+    static func timetable(_ path: String) async throws -> Timetable {
+        let task = cache.withLock { cache in
+            if let task = cache[path] { return task }
+            let task = Task { try await BlockingWork.run { try build(path) } }
+            cache[path] = task
+            return task
         }
+        return try await task.value
     }
 
     static func build(_ path: String) throws -> Timetable {
@@ -40,8 +44,8 @@ import Testing
         rows.map { "\($0.tripID)@\(t.zone.iso8601($0.scheduled))" }
     }
 
-    @Test func frequencyTripsExpandIntoRuns() throws {
-        let t = try Self.timetable(try TransitTestData.sampleFeedPath())
+    @Test func frequencyTripsExpandIntoRuns() async throws {
+        let t = try await Self.timetable(try TransitTestData.sampleFeedPath())
         // Tuesday 2007-06-05 (FULLW runs). At STAGECOACH: STBA every 30 min from 06:00 and
         // CITY1 every 10 min from 08:00 to 09:59:59 (CITY2 ends there: not a departure).
         let rows = Self.board(t, stop: "STAGECOACH", at: Self.local(t, 2007, 6, 5, 8, 55), limit: 6)
@@ -58,8 +62,8 @@ import Testing
         #expect(Self.describe(t, late) == ["STBA@2007-06-06T06:00:00-07:00", "STBA@2007-06-06T06:30:00-07:00"])
     }
 
-    @Test func calendarDatesRemoveAServiceDay() throws {
-        let t = try Self.timetable(try TransitTestData.sampleFeedPath())
+    @Test func calendarDatesRemoveAServiceDay() async throws {
+        let t = try await Self.timetable(try TransitTestData.sampleFeedPath())
         // calendar_dates.txt removes FULLW on Monday 2007-06-04; WE does not run on Mondays:
         // the first departure after 00:00 is Tuesday's AB1 (STBA and AB2 end at the airport).
         let rows = Self.board(t, stop: "BEATTY_AIRPORT", at: Self.local(t, 2007, 6, 4, 0, 0), limit: 1)

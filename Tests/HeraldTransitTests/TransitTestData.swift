@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTestSupport
 import HeraldTransit
+import HeraldGTFS
 
 /// Where the tests find their feeds: the public sample feed in `shared/data`, and the real
 /// feeds `scripts/transit-data` fetches from PyPI (scripts/test sets HERALD_TEST_TRANSIT_DATA).

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import Hummingbird
+import HeraldGTFS
 
 /// Reads a request's query parameters, collecting every bad one for one 422 answer.
 struct QueryReader {

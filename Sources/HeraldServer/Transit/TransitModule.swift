@@ -6,6 +6,7 @@ import HeraldTransit
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import HeraldGTFS
 
 /// The transit module as the server runs it (seed 003): the service and its loops (reload,
 /// scheduled feed refresh, realtime polls, imports), the `stop:`/`route:` channels and

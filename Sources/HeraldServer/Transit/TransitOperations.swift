@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldGTFS
 
 /// OpenAPI descriptions of the transit routes (seed 003 §2).
 extension TransitRoutes {

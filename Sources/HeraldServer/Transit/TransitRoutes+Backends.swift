@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldTransit
 import Hummingbird
 import NIOCore
+import HeraldGTFS
 
 /// Realtime intake for backends and feed imports for operators.
 extension TransitRoutes {

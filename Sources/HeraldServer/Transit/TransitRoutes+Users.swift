@@ -4,6 +4,7 @@ import HeraldNotifications
 import HeraldStorage
 import HeraldTransit
 import Hummingbird
+import HeraldGTFS
 
 /// Favourites (seed 003 §2.5) and the seed's device registration (§2.6).
 extension TransitRoutes {

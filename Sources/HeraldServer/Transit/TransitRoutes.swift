@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldNotifications
 import HeraldTransit
 import Hummingbird
+import HeraldGTFS
 
 /// Seed 003 §2 over REST: stops, departures, routes, alerts and the feed version, open to
 /// anyone (rate-limited per IP, more per user); favourites and device registration for

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldRealtime
 import Synchronization
+import HeraldGTFS
 
 /// Departure and vehicle changes for clients following `stop:{id}` or `route:{id}`, sent as
 /// the realtime data moves instead of being polled.

@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import Logging
+import HeraldGTFS
 
 /// Loads a GTFS feed into the database as a new version and makes it the one that serves.
 ///
@@ -139,11 +140,22 @@ public struct FeedImporter: Sendable {
             return Outcome(record: record, version: active)
         }
         let started = ContinuousClock.now
-        let (parsed, report) = FeedParser.parse(archive, scope: .full)
-        guard let feed = parsed else { return try await failed(&record, report: report) }
+        // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
+        let (parsed, report, built) = try await BlockingWork.run { () -> (TransitFeed?, FeedReport, Result<Timetable, any Error>?) in
+            let (parsed, report) = FeedParser.parse(archive, scope: .full)
+            guard let feed = parsed else { return (nil, report, nil) }
+            // The timetable keeps only what answers need (what a node loading the version
+            // reads: `FeedParser.Scope.serving`); shapes and fares go to the rows only.
+            var serving = feed
+            serving.shapes = []
+            serving.fareAttributes = []
+            serving.fareRules = []
+            return (feed, report, Result { try Timetable(feed: serving) })
+        }
+        guard let feed = parsed, let built else { return try await failed(&record, report: report) }
         let timetable: Timetable
         do {
-            timetable = try Timetable(feed: feed)
+            timetable = try built.get()
         } catch {
             return try await failed(&record, error: "the agency time zone \(feed.timezone) is unknown")
         }
@@ -164,10 +176,10 @@ public struct FeedImporter: Sendable {
         let previous = try await database.transaction { [store, now, feed = record.feedName] db in
             try await store.activate(db, feed: feed, versionID: version.id, now: now)
         }
-        var serving = version
-        serving.status = .ready
-        serving.activatedAt = now
-        try await activated(serving, timetable)
+        var ready = version
+        ready.status = .ready
+        ready.activatedAt = now
+        try await activated(ready, timetable)
         record.status = .succeeded
         record.versionID = version.id
         record.report = FeedReportJSON.text(report)
@@ -179,7 +191,7 @@ public struct FeedImporter: Sendable {
                 "parse_ms": "\(parseTime.wholeMilliseconds)", "warnings": "\(report.warningCount)",
             ])
         if let previous { try? await store.deleteRows(database, versionID: previous) }
-        return Outcome(record: record, version: serving, report: report, timetable: timetable)
+        return Outcome(record: record, version: ready, report: report, timetable: timetable)
     }
 
     func open(_ source: Source) async throws -> FeedArchive {

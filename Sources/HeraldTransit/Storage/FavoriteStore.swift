@@ -1,5 +1,6 @@
 import HeraldStorage
 import SQLKit
+import HeraldGTFS
 
 /// A user's favourite stop: one row of `transit_favorites`.
 public struct FavoriteRecord: Sendable, Equatable, Codable {

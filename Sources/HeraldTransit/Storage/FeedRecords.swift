@@ -1,3 +1,4 @@
+import HeraldGTFS
 /// A feed Herald serves: one row of `transit_feeds`.
 public struct FeedStateRecord: Sendable, Equatable, Codable {
     public var name: String

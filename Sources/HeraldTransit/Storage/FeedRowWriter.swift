@@ -1,4 +1,5 @@
 import HeraldStorage
+import HeraldGTFS
 
 /// Writes a parsed feed's files as rows of one version (`transit_stops`, …,
 /// `transit_stop_times`), in batches through the engine's fastest path (`bulkInsert`).

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStorage
 import SQLKit
+import HeraldGTFS
 
 /// Feeds, their versions, their stored zips and imports.
 public struct FeedStore: Sendable {

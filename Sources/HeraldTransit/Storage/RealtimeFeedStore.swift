@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStorage
 import SQLKit
+import HeraldGTFS
 
 /// The latest good GTFS-Realtime message of a source: one row of `transit_realtime_feeds`.
 public struct RealtimeSourceRecord: Sendable, Equatable, Codable {

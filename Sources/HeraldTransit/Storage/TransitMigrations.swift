@@ -1,4 +1,5 @@
 import HeraldStorage
+import HeraldGTFS
 
 /// The transit module's tables. Versions continue the server's numbering (the migrator
 /// keeps one list); the server appends these to the others (`HeraldSchema`).

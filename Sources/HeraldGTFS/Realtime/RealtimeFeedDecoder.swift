@@ -140,11 +140,11 @@ public enum RealtimeFeedDecoder {
 
     static func occupancyName(_ value: Int) -> String? { occupancyNames[safe: value] }
 
-    static let causeNames = [
+    public static let causeNames = [
         "", "UNKNOWN_CAUSE", "OTHER_CAUSE", "TECHNICAL_PROBLEM", "STRIKE", "DEMONSTRATION", "ACCIDENT", "HOLIDAY", "WEATHER", "MAINTENANCE",
         "CONSTRUCTION", "POLICE_ACTIVITY", "MEDICAL_EMERGENCY", "SPECIAL_EVENT",
     ]
-    static let effectNames = [
+    public static let effectNames = [
         "", "NO_SERVICE", "REDUCED_SERVICE", "SIGNIFICANT_DELAYS", "DETOUR", "ADDITIONAL_SERVICE", "MODIFIED_SERVICE", "OTHER_EFFECT",
         "UNKNOWN_EFFECT", "STOP_MOVED", "NO_EFFECT", "ACCESSIBILITY_ISSUE",
     ]

@@ -1,5 +1,3 @@
-import HeraldCore
-
 /// Calendar dates as day numbers (days since 1970-01-01), the unit GTFS calendars,
 /// service days and time-zone arithmetic share.
 ///
@@ -19,10 +17,18 @@ public enum ServiceDate {
         return Int32(era * 146_097 + dayOfEra - 719_468)
     }
 
-    /// The date of a day number.
+    /// The date of a day number. (HeraldCore's `Timestamp` has the same algorithm for its
+    /// instants; this module stays free of the server's dependencies, so it has its own.)
     public static func civil(_ days: Int32) -> (year: Int, month: Int, day: Int) {
-        let (year, month, day) = Timestamp.civil(fromDays: Int64(days))
-        return (Int(year), Int(month), Int(day))
+        let z = Int(days) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// 0 = Monday … 6 = Sunday (GTFS calendar.txt's column order).
