@@ -191,6 +191,7 @@ let package = Package(
                 "HeraldGTFS",
                 "HeraldStorage",
                 "HeraldRealtime",
+                "HeraldNotifications",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -49,7 +49,7 @@ if [ -z "${SKIP_BUILD:-}" ]; then
     swift build -c release --product herald --package-path "$ROOT"
 fi
 for tool in wrk; do
-    command -v "$tool" >/dev/null || { log "installing $tool"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null; }
+    command -v "$tool" >/dev/null || { log "installing $tool"; apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null; }
 done
 DATA=$("$ROOT/scripts/transit-data" | tail -n 1)
 FEED=$DATA/feeds/halifax.zip
@@ -120,27 +120,35 @@ server: { threads: 1 }
 rate_limits: { enabled: false }
 logging: { level: warning }
 EOF
-start_server() { # data dir → sets SERVER_PID, SERVER_PORT; prints seconds to listening
+start_server() { # data dir → sets SERVER_PID, SERVER_PORT and STARTED_SECONDS (to listening)
     local dir=$1 log=$2 started
     started=$(date +%s.%N)
-    pin "$SERVER_CPU" "$HERALD" serve --config "$OUT/bench-config.yaml" --data-dir "$dir" --port 0 --host 127.0.0.1 >"$log" 2>&1 &
+    # Not through pin (a shell function): `&` would fork a subshell and SERVER_PID would be
+    # that shell's, not the server's (taskset execs the server, so its pid is the server's).
+    if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+        taskset -c "$SERVER_CPU" "$HERALD" serve --config "$OUT/bench-config.yaml" --data-dir "$dir" --port 0 --host 127.0.0.1 >"$log" 2>&1 &
+    else
+        "$HERALD" serve --config "$OUT/bench-config.yaml" --data-dir "$dir" --port 0 --host 127.0.0.1 >"$log" 2>&1 &
+    fi
     SERVER_PID=$!
     for _ in $(seq 600); do
         if grep -q 'listening on' "$log"; then break; fi
         sleep 0.02
     done
     SERVER_PORT=$(grep -m1 'listening on' "$log" | sed -E 's/.*:([0-9]+) \(database.*/\1/')
-    echo "$(date +%s.%N) - $started" | bc
+    STARTED_SECONDS=$(echo "$(date +%s.%N) - $started" | bc)
 }
 memory_of() { awk '/^VmHWM:/ {hwm = $2 * 1024} /^VmRSS:/ {rss = $2 * 1024} END {printf "%d %d", hwm, rss}' "/proc/$1/status"; }
 EMPTY_DIR=$(mktemp -d)
 log "server start: empty database"
-EMPTY_START=$(start_server "$EMPTY_DIR" "$OUT/server-empty.log")
+start_server "$EMPTY_DIR" "$OUT/server-empty.log"
+EMPTY_START=$STARTED_SECONDS
 sleep 1
 EMPTY_MEMORY=$(memory_of "$SERVER_PID")
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
 log "server start: Halifax in SQLite"
-FEED_START=$(start_server "$SQLITE_DIR" "$OUT/server-halifax.log")
+start_server "$SQLITE_DIR" "$OUT/server-halifax.log"
+FEED_START=$STARTED_SECONDS
 sleep 1
 FEED_MEMORY=$(memory_of "$SERVER_PID")
 URL="http://127.0.0.1:$SERVER_PORT/api/v1/stops/$STOP/departures?limit=$LIMIT&at=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1]))" "$AT")"

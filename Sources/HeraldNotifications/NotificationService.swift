@@ -70,6 +70,17 @@ public final class NotificationService: Sendable {
         let pushUsers: [String]
         /// The recipients, without duplicates, in the draft's order.
         public var userIDs: [String] { plans.map(\.record.userID) }
+
+        /// The notification id each recipient will get once written.
+        public var notificationIDs: [String: String] {
+            Dictionary(plans.map { ($0.record.userID, $0.record.id) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The same send to only `users`: for a domain module that learns inside its
+        /// transaction that the others were served already (an alert version's earlier batch).
+        public func restricted(to users: Set<String>) -> PreparedSend {
+            PreparedSend(plans: plans.filter { users.contains($0.record.userID) }, pushUsers: pushUsers.filter(users.contains))
+        }
     }
 
     /// What `write(_:_:)` stored; hand it to `deliver(_:)` once the transaction committed.
@@ -85,6 +96,11 @@ public final class NotificationService: Sendable {
                 case .created(_, let socket, let pushes): socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
                 }
             }
+        }
+
+        /// Recipients whose push quiet hours held back (the notification is in their inbox).
+        public var heldByQuietHours: [String] {
+            plans.filter { $0.pushSuppressed == "quiet_hours" && written[$0.record.userID] != nil }.map(\.record.userID)
         }
 
         /// The notification each recipient got (or the earlier one a dedupe key matched).
@@ -141,9 +157,24 @@ public final class NotificationService: Sendable {
         let ordered = prepared.plans.sorted { $0.record.userID < $1.record.userID }
         let devices = prepared.pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: prepared.pushUsers)
         var written: [String: Written] = [:]
+        // Recipients without a dedupe key need no decision per row: their notifications and
+        // deliveries go in a few multi-row statements (a send to thousands costs a handful of
+        // round trips, not three per user).
+        var notifications: [NotificationRecord] = []
+        var deliveries: [DeliveryRecord] = []
         for plan in ordered {
-            written[plan.record.userID] = try await Self.write(plan, devices: devices[plan.record.userID] ?? [], db)
+            let userDevices = devices[plan.record.userID] ?? []
+            guard plan.record.dedupeKey == nil else {
+                written[plan.record.userID] = try await Self.write(plan, devices: userDevices, db)
+                continue
+            }
+            let (socket, pushes) = Self.deliveries(plan, devices: userDevices)
+            notifications.append(plan.record)
+            deliveries += (socket.map { [$0] } ?? []) + pushes
+            written[plan.record.userID] = .created(plan.record, socket: socket, pushes: pushes.count)
         }
+        try await db.insertRows(NotificationStore.bulkRows(notifications))
+        try await db.insertRows(DeliveryStore.bulkRows(deliveries))
         return WrittenSend(plans: prepared.plans, written: written)
     }
 
@@ -194,7 +225,8 @@ public final class NotificationService: Sendable {
         let nowMs = now.epochMilliseconds
         let severity = draft.severity ?? type.severity
         let delivery = draft.delivery ?? type.delivery
-        let decision = DeliveryPolicy.decide(type: type, severity: severity, delivery: delivery, settings: settings, at: now)
+        let decision = DeliveryPolicy.decide(
+            type: type, severity: severity, delivery: delivery, settings: settings, at: now, interruptionLevel: draft.interruptionLevel)
         // An online user's socket gets it first and the push waits for the ack, unless the
         // type pushes while online (then both go now).
         let pushAlongside = decision.push && type.pushWhileOnline
@@ -218,28 +250,33 @@ public final class NotificationService: Sendable {
     /// Writes one recipient's notification and deliveries (inside the caller's transaction).
     static func write(_ plan: Plan, devices: [DeviceRecord], _ db: any SQLDatabase) async throws -> Written {
         let record = plan.record
-        let nowMs = record.createdAt
         let store = NotificationStore()
         if let key = record.dedupeKey,
             let existingID = try await store.claimDedupe(
-                db, userID: record.userID, key: key, notificationID: record.id, now: nowMs, heldSince: plan.cooldownStart),
+                db, userID: record.userID, key: key, notificationID: record.id, now: record.createdAt, heldSince: plan.cooldownStart),
             let existing = try await store.find(db, id: existingID, userID: nil)
         {
             return .duplicate(existing)
         }
         try await store.insert(db, record)
-        var socket: DeliveryRecord?
-        if let status = plan.socketStatus {
-            let row = DeliveryRecord(
+        let (socket, pushes) = deliveries(plan, devices: devices)
+        try await db.insertRows(DeliveryStore.bulkRows((socket.map { [$0] } ?? []) + pushes))
+        return .created(record, socket: socket, pushes: pushes.count)
+    }
+
+    /// The deliveries a plan writes: the socket one (when the user is online) and one push
+    /// per active device when it pushes now.
+    static func deliveries(_ plan: Plan, devices: [DeviceRecord]) -> (socket: DeliveryRecord?, pushes: [DeliveryRecord]) {
+        let record = plan.record
+        let nowMs = record.createdAt
+        let socket = plan.socketStatus.map { status in
+            DeliveryRecord(
                 id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: "socket", status: status,
                 nextAttemptAt: status == "awaiting_ack" ? plan.ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
                 completedAt: status == "published" ? nowMs : nil)
-            try await DeliveryStore().insert(db, row)
-            socket = row
         }
-        guard plan.pushNow else { return .created(record, socket: socket, pushes: 0) }
-        try await insertPushes(db, notificationID: record.id, userID: record.userID, devices: devices, now: nowMs)
-        return .created(record, socket: socket, pushes: devices.count)
+        guard plan.pushNow else { return (socket, []) }
+        return (socket, pushDeliveries(notificationID: record.id, userID: record.userID, devices: devices, now: nowMs))
     }
 
     /// One pending push delivery per active device of the user; returns how many.
@@ -251,12 +288,14 @@ public final class NotificationService: Sendable {
 
     /// One pending push delivery for each of `devices`, due now.
     static func insertPushes(_ db: any SQLDatabase, notificationID: String, userID: String, devices: [DeviceRecord], now: Int64) async throws {
-        for device in devices {
-            try await DeliveryStore().insert(
-                db,
-                DeliveryRecord(
-                    id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: "push", deviceID: device.id,
-                    provider: device.provider, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
+        try await db.insertRows(DeliveryStore.bulkRows(pushDeliveries(notificationID: notificationID, userID: userID, devices: devices, now: now)))
+    }
+
+    static func pushDeliveries(notificationID: String, userID: String, devices: [DeviceRecord], now: Int64) -> [DeliveryRecord] {
+        devices.map { device in
+            DeliveryRecord(
+                id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: "push", deviceID: device.id,
+                provider: device.provider, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now)
         }
     }
 

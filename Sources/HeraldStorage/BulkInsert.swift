@@ -12,6 +12,7 @@ public enum BulkValue: Sendable, Equatable, Encodable {
 
     public static func text(_ value: String?) -> BulkValue { value.map { .text($0) } ?? .null }
     public static func integer(_ value: Int?) -> BulkValue { value.map { .integer(Int64($0)) } ?? .null }
+    public static func integer(_ value: Int64?) -> BulkValue { value.map { .integer($0) } ?? .null }
     public static func double(_ value: Double?) -> BulkValue { value.map { .double($0) } ?? .null }
 
     public func encode(to encoder: any Encoder) throws {
@@ -71,27 +72,35 @@ extension Database {
     }
 
     func insertInBatches(_ rows: BulkRows) async throws {
+        try await transaction { db in try await db.insertRows(rows) }
+    }
+}
+
+extension SQLDatabase {
+    /// Appends `rows` with multi-row `INSERT`s through this connection, inside the caller's
+    /// transaction (so they commit with the rest of it): a few statements for thousands of
+    /// rows where one `INSERT` a row costs a round trip each.
+    public func insertRows(_ rows: BulkRows) async throws {
+        guard !rows.isEmpty else { return }
         let width = rows.columns.count
         // SQLite allows 32,766 bound values per statement.
         let perStatement = max(1, min(1000, 32_000 / width))
         let head = "INSERT INTO \(rows.table) (\(rows.columns.joined(separator: ", "))) VALUES "
-        try await transaction { db in
-            var start = 0
-            let count = rows.rowCount
-            while start < count {
-                let end = min(count, start + perStatement)
-                var query = SQLQueryString(stringLiteral: head)
-                for row in start..<end {
-                    query.appendInterpolation(unsafeRaw: row == start ? "(" : ", (")
-                    for column in 0..<width {
-                        if column > 0 { query.appendInterpolation(unsafeRaw: ", ") }
-                        query.appendInterpolation(bind: rows.values[row * width + column])
-                    }
-                    query.appendInterpolation(unsafeRaw: ")")
+        var start = 0
+        let count = rows.rowCount
+        while start < count {
+            let end = min(count, start + perStatement)
+            var query = SQLQueryString(stringLiteral: head)
+            for row in start..<end {
+                query.appendInterpolation(unsafeRaw: row == start ? "(" : ", (")
+                for column in 0..<width {
+                    if column > 0 { query.appendInterpolation(unsafeRaw: ", ") }
+                    query.appendInterpolation(bind: rows.values[row * width + column])
                 }
-                try await db.raw(query).run()
-                start = end
+                query.appendInterpolation(unsafeRaw: ")")
             }
+            try await raw(query).run()
+            start = end
         }
     }
 }

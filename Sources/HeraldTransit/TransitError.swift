@@ -29,6 +29,10 @@ public enum TransitError {
         APIError(status: 404, code: "FEED_NOT_FOUND", message: "No feed has this name.", details: ["feed": .string(String(name.prefix(64)))])
     }
 
+    public static func alertNotFound(_ id: String) -> APIError {
+        APIError(status: 404, code: "ALERT_NOT_FOUND", message: "No alert has this id for you.", details: ["alert_id": .string(String(id.prefix(200)))])
+    }
+
     public static let importNotFound = APIError(status: 404, code: "IMPORT_NOT_FOUND", message: "No import has this id.")
 
     public static func invalidFeedMessage(_ reason: String) -> APIError {

@@ -88,10 +88,17 @@ extension TransitService {
             id: input.id ?? Identifier.make("alert", length: 16), severity: input.severity.rawValue, header: input.header, description: input.description,
             cause: input.cause, effect: input.effect, url: input.url, affectedRoutes: json(input.routeIDs), affectedStops: json(input.stopIDs),
             activeStart: input.start, activeEnd: input.end, createdBy: caller, createdAt: now, updatedAt: now)
-        return try await database.transaction { [alertStore] db in
+        let result = try await database.transaction { [alertStore] db in
             let existed = try await alertStore.find(db, id: record.id) != nil
             return (try await alertStore.upsert(db, record), !existed)
         }
+        alertIntake()
+        return result
+    }
+
+    /// Backends' alerts whose period has not ended by `now` (epoch ms).
+    public func postedAlerts(now: Int64) async throws -> [PostedAlertRecord] {
+        try await database.withConnection { [alertStore] db in try await alertStore.current(db, now: now) }
     }
 }
 

@@ -33,6 +33,7 @@ extension TransitService {
             await rebuildOverlays([feed])
         }
         await announce(["kind": "realtime", "source": .string(source)])
+        alertIntake()
         return decoded
     }
 

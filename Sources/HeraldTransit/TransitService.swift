@@ -47,6 +47,17 @@ public final class TransitService: Sendable {
 
     private let state = Mutex(State())
     private let started = Atomic(false)
+    private let intakeHandlers = Mutex<[@Sendable () -> Void]>([])
+
+    /// Called after alerts may have changed on this node: a realtime message taken in or
+    /// loaded, an alert posted (the alert pusher wakes on it).
+    public func onAlertIntake(_ handler: @escaping @Sendable () -> Void) {
+        intakeHandlers.withLock { $0.append(handler) }
+    }
+
+    func alertIntake() {
+        for handler in intakeHandlers.withLock({ $0 }) { handler() }
+    }
 
     /// Whether `start()` has loaded the feeds (the reload loop does it when start-up could not).
     public var isStarted: Bool { started.load(ordering: .acquiring) }
@@ -125,7 +136,10 @@ public final class TransitService: Sendable {
             }
             let stale = nowMs - state.withLock { $0.overlaysBuiltAt } > 60_000
             if stale { changedFeeds.formUnion(snapshot.feeds.map(\.name)) }
-            if !changedFeeds.isEmpty { await rebuildOverlays(changedFeeds) }
+            if !changedFeeds.isEmpty {
+                await rebuildOverlays(changedFeeds)
+                alertIntake()
+            }
         }
     }
 

@@ -20,6 +20,16 @@ public final class TransitStatistics: Sendable {
         public var imports: [String: Int] = [:]
         /// Feed versions this node loaded from the database.
         public var versionLoads = 0
+        /// Alert versions this node recorded first (new or changed alerts).
+        public var alertVersions = 0
+        /// Alert versions this node matched, the users they reached and the time it took.
+        public var alertsMatched = 0
+        public var alertMatchedUsers = 0
+        public var alertMatchSeconds = 0.0
+        /// Notifications this node wrote for alerts (one per user per version).
+        public var alertPushesQueued = 0
+        /// Digests of alerts quiet hours held back, sent by this node.
+        public var alertDigests = 0
     }
 
     private let state = Mutex(Snapshot())
@@ -38,4 +48,14 @@ public final class TransitStatistics: Sendable {
     func fetchFailed(_ source: String) { state.withLock { Self.bump(&$0.realtimeFetchFailures, source) } }
     func imported(_ status: ImportStatus) { state.withLock { Self.bump(&$0.imports, status.rawValue) } }
     func loadedVersion() { state.withLock { $0.versionLoads += 1 } }
+    func alertVersionSeen() { state.withLock { $0.alertVersions += 1 } }
+    func alertMatched(users: Int, duration: Duration) {
+        state.withLock {
+            $0.alertsMatched += 1
+            $0.alertMatchedUsers += users
+            $0.alertMatchSeconds += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+    }
+    func alertPushesQueued(_ count: Int) { state.withLock { $0.alertPushesQueued += count } }
+    func alertDigestSent() { state.withLock { $0.alertDigests += 1 } }
 }

@@ -109,7 +109,7 @@ struct FakeStripe: Sendable {
         request.method = .GET
         request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
         if let version = state.apiVersion { request.headers.add(name: "Stripe-Version", value: version) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         return (Int(response.status.code), try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))
     }

@@ -13,7 +13,8 @@ struct StripeGatewayTests {
     static let secretKey = "sk_test_51HeraldSECRETkey0123456789abcdef"
 
     static func gateway(
-        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = .seconds(5), logs: LogCapture = LogCapture()
+        // Generous: the whole suite runs in parallel on two cores (tests of the timeout itself pass their own).
+        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = .seconds(30), logs: LogCapture = LogCapture()
     ) -> StripeGateway {
         StripeGateway(baseURL: fake.baseURL, secretKey: key, timeout: timeout, logger: logs.logger)
     }
@@ -384,7 +385,7 @@ struct StripeGatewayTests {
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
-        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(5)).status.code)
+        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
     }
 
     /// The wire checks above are only as good as the fake's refusals.

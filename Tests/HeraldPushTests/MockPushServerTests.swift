@@ -28,7 +28,8 @@ import Testing
             await #expect(throws: (any Error).self) {
                 _ = try await http.execute(HTTPClientRequest(url: server.baseURL + "/stall"), timeout: .milliseconds(300))
             }
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // The stall is 30 s: well under that proves the deadline cut it (loose, for a busy suite).
+            #expect(ContinuousClock.now - started < .seconds(15))
         } catch {
             Issue.record(error)
         }

@@ -136,7 +136,8 @@ import HeraldTransit
             let id = try #require(started.data?["id"]?.stringValue)
             #expect(started.header("Location") == "/api/v1/transit/imports/\(id)")
             var status = started.data?["status"]?.stringValue
-            for _ in 0..<200 where status == "running" {
+            // Up to a minute: imports parse on one thread, behind the suite's Halifax builds.
+            for _ in 0..<1200 where status == "running" {
                 try await Task.sleep(for: .milliseconds(50))
                 status = try await s.request(.get, "/api/v1/transit/imports/\(id)", token: ops).data?["status"]?.stringValue
             }
@@ -146,7 +147,7 @@ import HeraldTransit
             let bad = try await s.request(.post, "/api/v1/transit/feeds/default/import", token: ops, headers: [.contentType: "application/zip"], bytes: Data("nope".utf8))
             let badID = try #require(bad.data?["id"]?.stringValue)
             var record = bad.data
-            for _ in 0..<200 where record?["status"] == "running" {
+            for _ in 0..<1200 where record?["status"] == "running" {
                 try await Task.sleep(for: .milliseconds(50))
                 record = try await s.request(.get, "/api/v1/transit/imports/\(badID)", token: ops).data
             }

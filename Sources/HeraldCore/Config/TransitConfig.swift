@@ -19,6 +19,68 @@ public struct TransitConfig: Codable, Sendable, Equatable {
     /// How often each node checks that it serves the feed versions the database names (an
     /// import on another node is also announced at once over the realtime bus).
     public var reloadIntervalSeconds = 30
+    /// Service alerts matched to favourites and pushed (seed 003 §4).
+    public var alerts = AlertsConfig()
+
+    /// The alert push pipeline.
+    public struct AlertsConfig: Codable, Sendable, Equatable {
+        /// Match new and changed alerts to favourites and push them.
+        public var push = true
+        /// What happens to a push quiet hours held back: `digest` (one summary push when the
+        /// quiet hours end, for the alerts still in force) or `drop` (the inbox keeps it).
+        public var quietHours = "digest"
+        /// The push's `deep_link`; `{alert_id}` is replaced.
+        public var deepLink = "transitapp://alerts/{alert_id}"
+        /// Send `title-loc-key`/`loc-key` (ALERT_TITLE_<EFFECT>) for the app's Localizable.strings.
+        public var localized = true
+        /// A node's hold on one alert version; another node resumes it after this.
+        public var leaseSeconds = 60
+        /// Users written to the notification outbox per transaction.
+        public var batchSize = 500
+        /// How long MUTE_24H silences a route or stop.
+        public var muteHours = 24
+        /// How often each node looks for alert versions to process (intake also wakes it).
+        public var intervalSeconds = 5
+
+        enum CodingKeys: String, CodingKey {
+            case push, localized
+            case quietHours = "quiet_hours"
+            case deepLink = "deep_link"
+            case leaseSeconds = "lease_seconds"
+            case batchSize = "batch_size"
+            case muteHours = "mute_hours"
+            case intervalSeconds = "interval_seconds"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = AlertsConfig()
+            push = try c.decodeIfPresent(Bool.self, forKey: .push) ?? d.push
+            quietHours = try c.decodeIfPresent(String.self, forKey: .quietHours) ?? d.quietHours
+            deepLink = try c.decodeIfPresent(String.self, forKey: .deepLink) ?? d.deepLink
+            localized = try c.decodeIfPresent(Bool.self, forKey: .localized) ?? d.localized
+            leaseSeconds = try c.decodeIfPresent(Int.self, forKey: .leaseSeconds) ?? d.leaseSeconds
+            batchSize = try c.decodeIfPresent(Int.self, forKey: .batchSize) ?? d.batchSize
+            muteHours = try c.decodeIfPresent(Int.self, forKey: .muteHours) ?? d.muteHours
+            intervalSeconds = try c.decodeIfPresent(Int.self, forKey: .intervalSeconds) ?? d.intervalSeconds
+        }
+
+        func validationErrors() -> [FieldError] {
+            var errors: [FieldError] = []
+            func check(_ ok: Bool, _ field: String, _ message: String) {
+                if !ok { errors.append(FieldError(field: "transit.alerts." + field, message: message)) }
+            }
+            check(["digest", "drop"].contains(quietHours), "quiet_hours", "must be digest or drop")
+            check(!deepLink.isEmpty && deepLink.count <= 500, "deep_link", "must be 1 to 500 characters")
+            check((1...3600).contains(leaseSeconds), "lease_seconds", "must be between 1 and 3600")
+            check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
+            check((1...720).contains(muteHours), "mute_hours", "must be between 1 and 720")
+            check((1...3600).contains(intervalSeconds), "interval_seconds", "must be between 1 and 3600")
+            return errors
+        }
+    }
 
     public struct FeedConfig: Codable, Sendable, Equatable {
         public var name: String
@@ -92,6 +154,7 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         case maxRealtimeBytes = "max_realtime_bytes"
         case downloadTimeoutSeconds = "download_timeout_seconds"
         case reloadIntervalSeconds = "reload_interval_seconds"
+        case alerts
     }
 
     public init() {}
@@ -106,6 +169,7 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         maxRealtimeBytes = try c.decodeIfPresent(Int.self, forKey: .maxRealtimeBytes) ?? d.maxRealtimeBytes
         downloadTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .downloadTimeoutSeconds) ?? d.downloadTimeoutSeconds
         reloadIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .reloadIntervalSeconds) ?? d.reloadIntervalSeconds
+        alerts = try c.decodeIfPresent(AlertsConfig.self, forKey: .alerts) ?? d.alerts
     }
 
     /// The feed a realtime source describes: its `feed`, else the first configured feed,
@@ -150,6 +214,6 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         check((1 << 10...1 << 30).contains(maxRealtimeBytes), "transit.max_realtime_bytes", "must be between 1 KiB and 1 GiB")
         check((1...3600).contains(downloadTimeoutSeconds), "transit.download_timeout_seconds", "must be between 1 and 3600")
         check((1...3600).contains(reloadIntervalSeconds), "transit.reload_interval_seconds", "must be between 1 and 3600")
-        return errors
+        return errors + alerts.validationErrors()
     }
 }

@@ -54,7 +54,8 @@ public struct DeliveryDecision: Sendable, Equatable {
 /// severity (`alert`) passes quiet hours.
 public enum DeliveryPolicy {
     public static func decide(
-        type: NotificationType, severity: Severity, delivery: DeliveryMode, settings: UserNotificationSettings, at instant: Date
+        type: NotificationType, severity: Severity, delivery: DeliveryMode, settings: UserNotificationSettings, at instant: Date,
+        interruptionLevel requested: String? = nil
     ) -> DeliveryDecision {
         let choice = settings.types[type.name]
         let inApp = type.critical || (choice?.inApp ?? type.defaultEnabled)
@@ -68,7 +69,7 @@ public enum DeliveryPolicy {
         } else if !type.critical && severity != .alert, let quiet = settings.quietHours, quiet.contains(instant, timeZone: settings.timeZone) {
             suppressed = "quiet_hours"
         }
-        var level = type.interruptionLevel ?? (severity == .alert ? "time-sensitive" : "active")
+        var level = requested ?? type.interruptionLevel ?? (severity == .alert ? "time-sensitive" : "active")
         if level == "critical" && !type.critical { level = "time-sensitive" }
         if level == "time-sensitive" && !settings.timeSensitiveAllowed { level = "active" }
         return DeliveryDecision(inApp: inApp, push: suppressed == nil, pushSuppressed: suppressed, interruptionLevel: level)

@@ -66,6 +66,26 @@ public enum Envelope {
         return jsonResponse(body, status: status, headers: headers)
     }
 
+    /// The same for a `JSONValue` payload (most routes), written with HeraldCore's
+    /// `JSONWriter`: Foundation's `JSONEncoder` walking a `JSONValue` through `Encodable`
+    /// took 40 % of a departures request's CPU. The bytes are the same (sorted keys,
+    /// unescaped slashes).
+    public static func response(
+        _ payload: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+        context: HeraldRequestContext, clock: any HeraldClock = SystemClock(), meta extra: [String: JSONValue] = [:]
+    ) throws -> Response {
+        var meta = extra
+        meta["timestamp"] = .string(Timestamp.string(clock.now()))
+        meta["request_id"] = .string(context.requestID)
+        var writer = JSONWriter(capacity: 1024)
+        writer.write(["data": payload, "meta": .object(meta)])
+        var buffer = ByteBuffer()
+        buffer.writeBytes(writer.bytes)
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
     /// The error envelope for `error`.
     public static func errorResponse(_ error: APIError, context: HeraldRequestContext, clock: any HeraldClock = SystemClock()) -> Response {
         let failure = Failure(

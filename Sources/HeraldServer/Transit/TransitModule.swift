@@ -14,6 +14,7 @@ import HeraldGTFS
 public struct TransitModule: Sendable {
     public let service: TransitService
     public let imports: TransitImportRunner
+    public let alerts: AlertPusher
     let registry: DeviceRegistry
     let services: [any Service]
     let clock: any HeraldClock
@@ -26,6 +27,12 @@ public struct TransitModule: Sendable {
         var services: [any Service] = [service.fetcher, service.reloadLoop(ready: ready), imports]
         if let refresh = service.refreshLoop(ready: ready) { services.append(refresh) }
         services += service.pollLoops(ready: ready)
+        let alerts = AlertPusher(transit: service, notifications: notifications.service, nodeID: realtime.nodeID, logger: logger)
+        if config.transit.alerts.push {
+            services.append(alerts.loop(ready: ready))
+            if let digests = alerts.digestLoop(ready: ready) { services.append(digests) }
+        }
+        self.alerts = alerts
         TransitChannels(service: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         self.service = service
         self.imports = imports
@@ -45,7 +52,7 @@ public struct TransitModule: Sendable {
     }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
-        TransitRoutes(transit: service, imports: imports, registry: registry, clock: clock).addRoutes(to: api)
+        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, clock: clock).addRoutes(to: api)
     }
 
     /// The transit counters in Prometheus text format.
@@ -62,6 +69,15 @@ public struct TransitModule: Sendable {
         counter("herald_transit_realtime_fetch_failures_total", "Realtime polls that failed.", "source", s.realtimeFetchFailures)
         counter("herald_transit_imports_total", "Feed imports by outcome.", "status", s.imports)
         text += "# TYPE herald_transit_version_loads_total counter\nherald_transit_version_loads_total \(s.versionLoads)\n"
+        func total(_ name: String, _ help: String, _ value: some Numeric) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+        }
+        total("herald_transit_alert_versions_total", "New or changed service alerts this node recorded.", s.alertVersions)
+        total("herald_transit_alerts_matched_total", "Alert versions this node matched to favourites.", s.alertsMatched)
+        total("herald_transit_alert_matched_users_total", "Users those alert versions reached.", s.alertMatchedUsers)
+        total("herald_transit_alert_match_seconds_total", "Time spent matching alerts (divide by _alerts_matched_total).", s.alertMatchSeconds)
+        total("herald_transit_alert_pushes_queued_total", "Alert notifications written to the outbox (one per user per version).", s.alertPushesQueued)
+        total("herald_transit_alert_digests_total", "Quiet-hours digests sent.", s.alertDigests)
         let snapshot = service.snapshot
         let now = clock.now().epochMilliseconds
         text += "# HELP herald_transit_stop_times Stop times of the feed version served.\n# TYPE herald_transit_stop_times gauge\n"

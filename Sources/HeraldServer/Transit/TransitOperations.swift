@@ -37,6 +37,9 @@ extension TransitRoutes {
         "id": Schema.string("fav_…"), "stop_id": Schema.string(), "stop_name": nullableString, "label": nullableString, "created_at": time,
         "sort_order": Schema.integer(), "notifications_enabled": ["type": "boolean"],
     ])
+    static let muteSchema = Schema.object([
+        "kind": Schema.enumeration(["route", "stop"]), "id": Schema.string(), "until": time,
+    ])
     static let importSchema = Schema.object([
         "id": Schema.string("imp_…"), "feed": Schema.string(), "status": Schema.enumeration(["running", "succeeded", "unchanged", "failed"]),
         "source": Schema.string(), "version_id": nullableString, "error": nullableString,
@@ -131,6 +134,21 @@ extension TransitRoutes {
                 ], required: ["severity", "header"]),
             response: alertSchema, successStatus: 201, acceptsIdempotencyKey: true,
             errors: [200: "Replaced the alert with this alert_id", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "POST", "/api/v1/alerts/{id}/opened", summary: "The caller opened an alert push (read receipt; its notifications are marked read)",
+            tag: "transit", access: signedIn, successStatus: 204, errors: [404: "The caller was never sent this alert (`ALERT_NOT_FOUND`)"]),
+        APIOperation(
+            "POST", "/api/v1/alerts/{id}/mute", summary: "MUTE_24H: silence the alert's routes (else its stops) for the caller",
+            description: "The routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites. Alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends.",
+            tag: "transit", access: signedIn, requestBody: Schema.object(["hours": ["type": "integer", "minimum": 1, "maximum": 720, "default": 24]]),
+            response: Schema.object(["alert_id": Schema.string(), "muted": ["type": "array", "items": muteSchema]]), successStatus: 201,
+            errors: [404: "No alert has this id (`ALERT_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "DELETE", "/api/v1/alerts/{id}/mute", summary: "End the mutes this alert set for the caller", tag: "transit", access: signedIn,
+            successStatus: 204, errors: [404: "No mute of this alert (`ALERT_NOT_FOUND`)"]),
+        APIOperation(
+            "GET", "/api/v1/alerts/mutes", summary: "The caller's mutes in force", tag: "transit", access: signedIn,
+            response: Schema.object(["mutes": ["type": "array", "items": muteSchema]])),
         APIOperation(
             "GET", "/api/v1/favorites", summary: "The caller's favourite stops, in order", tag: "transit", access: signedIn,
             response: Schema.object(["favorites": ["type": "array", "items": favoriteSchema]])),

@@ -13,6 +13,7 @@ import HeraldGTFS
 struct TransitRoutes {
     let transit: TransitService
     let imports: TransitImportRunner
+    let alerts: AlertPusher
     let registry: DeviceRegistry
     let clock: any HeraldClock
 
@@ -24,6 +25,7 @@ struct TransitRoutes {
         addStopRoutes(to: api)
         addRouteRoutes(to: api)
         addAlertRoutes(to: api)
+        addAlertActionRoutes(to: api)
         addFeedRoutes(to: api)
         addUserRoutes(to: api)
         addBackendRoutes(to: api)

@@ -72,6 +72,23 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
 public struct DeliveryStore: Sendable {
     public init() {}
 
+    /// Rows for `insertRows`: many deliveries in a few statements.
+    public static func bulkRows(_ records: [DeliveryRecord]) -> BulkRows {
+        var rows = BulkRows(
+            table: "notification_deliveries",
+            columns: [
+                "id", "notification_id", "user_id", "channel", "device_id", "provider", "status", "attempts", "next_attempt_at", "lease_until",
+                "provider_message_id", "reason", "latency_ms", "created_at", "updated_at", "completed_at",
+            ], capacity: records.count)
+        for d in records {
+            rows.append(
+                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel), .text(d.deviceID), .text(d.provider), .text(d.status),
+                .integer(Int64(d.attempts)), .integer(d.nextAttemptAt), .integer(d.leaseUntil), .text(d.providerMessageID),
+                .text(d.reason), .integer(d.latencyMs), .integer(d.createdAt), .integer(d.updatedAt), .integer(d.completedAt))
+        }
+        return rows
+    }
+
     public func insert(_ db: any SQLDatabase, _ d: DeliveryRecord) async throws {
         try await db.raw(
             """

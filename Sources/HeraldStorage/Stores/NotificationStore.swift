@@ -82,6 +82,24 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
 public struct NotificationStore: Sendable {
     public init() {}
 
+    /// Rows for `insertRows`: many recipients' notifications in a few statements.
+    public static func bulkRows(_ records: [NotificationRecord]) -> BulkRows {
+        var rows = BulkRows(
+            table: "notifications",
+            columns: [
+                "id", "user_id", "type", "severity", "delivery", "title", "body", "data", "category", "thread_id", "collapse_key", "dedupe_key",
+                "interruption_level", "expires_at", "created_at", "read_at", "deleted_at", "sent_via", "push_suppressed", "silent",
+            ], capacity: records.count)
+        for n in records {
+            rows.append(
+                .text(n.id), .text(n.userID), .text(n.type), .text(n.severity), .text(n.delivery), .text(n.title), .text(n.body), .text(n.data),
+                .text(n.category), .text(n.threadID), .text(n.collapseKey), .text(n.dedupeKey), .text(n.interruptionLevel), .integer(n.expiresAt),
+                .integer(n.createdAt), .integer(n.readAt), .integer(n.deletedAt), .text(n.sentVia),
+                .text(n.pushSuppressed), .integer(Int64(n.silent)))
+        }
+        return rows
+    }
+
     public func insert(_ db: any SQLDatabase, _ n: NotificationRecord) async throws {
         try await db.raw(
             """

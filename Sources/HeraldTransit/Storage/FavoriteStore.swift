@@ -96,6 +96,23 @@ public struct FavoriteStore: Sendable {
         ).run()
     }
 
+    /// Every favourite at one of `stopIDs` (the alert matcher's reverse lookup, on the
+    /// `(stop_id)` index), read in IN-lists of 500.
+    public func atStops(_ db: any SQLDatabase, stopIDs: [String]) async throws -> [AlertAudience.Favorite] {
+        var result: [AlertAudience.Favorite] = []
+        for chunk in stopIDs.sorted().chunked(500) {
+            var query = SQLQueryString("SELECT user_id, stop_id, notifications_enabled FROM transit_favorites WHERE stop_id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() {
+                result.append(
+                    AlertAudience.Favorite(
+                        userID: try row.decode(column: "user_id", as: String.self), stopID: try row.decode(column: "stop_id", as: String.self),
+                        notificationsEnabled: try row.decode(column: "notifications_enabled", as: Int.self) != 0))
+            }
+        }
+        return result
+    }
+
     public func delete(_ db: any SQLDatabase, id: String, userID: String) async throws -> Bool {
         try await db.raw("DELETE FROM transit_favorites WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id").first() != nil
     }

@@ -212,6 +212,70 @@ public enum TransitMigrations {
                 "CREATE UNIQUE INDEX transit_favorites_user_stop ON transit_favorites (user_id, stop_id)",
                 "CREATE INDEX transit_favorites_stop ON transit_favorites (stop_id)",
             ]
-        )
+        ),
+        Migration(
+            version: 9, name: "transit alert pushes",
+            statements: [
+                // One row per version of an alert (its id and the fingerprint of its content):
+                // claimed by one node with a conditional update and a lease, processed once.
+                """
+                CREATE TABLE transit_alert_versions (
+                    alert_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    alert TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    due_at BIGINT NOT NULL,
+                    claimed_by TEXT,
+                    lease_until BIGINT,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    matched_users INTEGER,
+                    queued_users INTEGER,
+                    created_at BIGINT NOT NULL,
+                    finished_at BIGINT,
+                    PRIMARY KEY (alert_id, fingerprint)
+                )
+                """,
+                "CREATE INDEX transit_alert_versions_due ON transit_alert_versions (status, due_at)",
+                "CREATE INDEX transit_alert_versions_alert ON transit_alert_versions (alert_id, created_at)",
+                // One row per user an alert version was sent to: the key that makes it once,
+                // written in the transaction that writes the notification.
+                """
+                CREATE TABLE transit_alert_pushes (
+                    alert_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    notification_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    opened_at BIGINT,
+                    PRIMARY KEY (alert_id, fingerprint, user_id)
+                )
+                """,
+                "CREATE INDEX transit_alert_pushes_user ON transit_alert_pushes (user_id, alert_id, created_at)",
+                // A user's timed mutes of a route or stop (MUTE_24H).
+                """
+                CREATE TABLE transit_alert_mutes (
+                    user_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    entity_id TEXT NOT NULL,
+                    until_at BIGINT NOT NULL,
+                    alert_id TEXT,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, kind, entity_id)
+                )
+                """,
+                // Alerts quiet hours held back, to be summed up in one push when they end.
+                """
+                CREATE TABLE transit_alert_digests (
+                    user_id TEXT NOT NULL,
+                    alert_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    due_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, alert_id)
+                )
+                """,
+                "CREATE INDEX transit_alert_digests_due ON transit_alert_digests (due_at)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,53 @@
+import Foundation
+import HeraldCore
+import HeraldTransit
+import Hummingbird
+
+/// What a rider does with an alert push (seed 003 §4.5–4.6): the read receipt and the
+/// SERVICE_ALERT category's MUTE_24H action.
+extension TransitRoutes {
+    func muteJSON(_ record: AlertMuteRecord) -> JSONValue {
+        ["kind": .string(record.kind.rawValue), "id": .string(record.entityID), "until": .string(Timestamp.string(epochMilliseconds: record.until))]
+    }
+
+    func addAlertActionRoutes(to api: RouterGroup<HeraldRequestContext>) {
+        api.post("/alerts/{id}/opened") { _, context in
+            let identity = try context.requireIdentity()
+            _ = try await alerts.opened(userID: identity.userID, alertID: try Self.alertID(context))
+            return Response(status: .noContent)
+        }
+        api.post("/alerts/{id}/mute") { request, context in
+            let identity = try context.requireIdentity()
+            let id = try Self.alertID(context)
+            var hours: Int?
+            if request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.contentType] != nil) {
+                let body = try await request.jsonObject(context: context)
+                var r = FieldReader(body)
+                r.refuseUnknown(["hours"])
+                hours = r.integer("hours", range: 1...720)
+                try r.validate()
+            }
+            let muted = try await alerts.mute(userID: identity.userID, alertID: id, hours: hours)
+            return try respond(["alert_id": .string(id), "muted": .array(muted.map(muteJSON))], status: .created, context)
+        }
+        api.delete("/alerts/{id}/mute") { _, context in
+            let identity = try context.requireIdentity()
+            try await alerts.unmute(userID: identity.userID, alertID: try Self.alertID(context))
+            return Response(status: .noContent)
+        }
+        api.get("/alerts/mutes") { _, context in
+            let identity = try context.requireIdentity()
+            let mutes = try await alerts.activeMutes(userID: identity.userID)
+            return try respond(["mutes": .array(mutes.map(muteJSON))], headers: [.cacheControl: "private, no-cache"], context)
+        }
+    }
+
+    /// An alert id from the path: 1 to 200 bytes.
+    static func alertID(_ context: HeraldRequestContext) throws -> String {
+        let id = try pathID(context)
+        guard (1...200).contains(id.utf8.count) else {
+            throw APIError.validation([FieldError(field: "id", message: "must be an alert id of 1 to 200 bytes")])
+        }
+        return id
+    }
+}

@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldGTFS
+import HeraldNotifications
+
+/// How a service alert becomes a push: the one table that maps the seed's severities onto
+/// Herald's, and the headers and payload keys of seed 003 §4.5–4.6.
+///
+/// | `/alerts` severity | push `severity` (seed §4.5) | Herald severity (floor, quiet hours) | `apns-expiration` | interruption level |
+/// |---|---|---|---|---|
+/// | `info` | `minor` | `info` | now + 30 min | `active` |
+/// | `warning` | `major` | `warning` | now + 1 h | `time-sensitive` if the user allows it |
+/// | `critical` | `cancelled` | `alert` (passes quiet hours) | now + 2 h | `time-sensitive` if the user allows it |
+///
+/// Why `critical` is the seed's `cancelled`: it is the level GTFS-Realtime gives `SEVERE`
+/// alerts and `NO_SERVICE` effects, and the only one the seed lets through quiet hours.
+public struct AlertPushPolicy: Sendable, Equatable {
+    /// `transitapp://alerts/{alert_id}`: `{alert_id}` is replaced (percent-encoded).
+    public var deepLink: String
+    /// Send `title-loc-key`/`loc-key` (rendered by the app's Localizable.strings) beside the text.
+    public var localized: Bool
+
+    public init(deepLink: String = "transitapp://alerts/{alert_id}", localized: Bool = true) {
+        self.deepLink = deepLink
+        self.localized = localized
+    }
+
+    public static func pushSeverity(_ severity: AlertSeverity) -> String {
+        switch severity {
+        case .info: "minor"
+        case .warning: "major"
+        case .critical: "cancelled"
+        }
+    }
+
+    public static func heraldSeverity(_ severity: AlertSeverity) -> Severity {
+        switch severity {
+        case .info: .info
+        case .warning: .warning
+        case .critical: .alert
+        }
+    }
+
+    /// Seconds the provider keeps trying (`apns-expiration`, FCM/Web Push TTL).
+    public static func ttlSeconds(_ severity: AlertSeverity) -> Int {
+        switch severity {
+        case .info: 1800
+        case .warning: 3600
+        case .critical: 7200
+        }
+    }
+
+    /// Asked per send; the notification policy lowers it to `active` for a user who has not
+    /// allowed time-sensitive notifications.
+    public static func interruptionLevel(_ severity: AlertSeverity) -> String {
+        severity == .info ? "active" : "time-sensitive"
+    }
+
+    /// The collapse and thread id: the alert id, or for an id APNs would refuse (over 64
+    /// bytes) a stable digest of it.
+    public static func collapseKey(_ alertID: String) -> String {
+        if alertID.utf8.count <= 64 { return alertID }
+        return "alert-" + SHA256.hash(data: Data(alertID.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The loc-key suffix of an effect: `ALERT_TITLE_DELAY` for significant delays (the seed's
+    /// key), `ALERT_TITLE_GENERAL` for none, else the GTFS-Realtime effect name.
+    public static func effectKey(_ effect: String) -> String {
+        switch effect {
+        case "SIGNIFICANT_DELAYS": "DELAY"
+        case "UNKNOWN_EFFECT", "OTHER_EFFECT", "NO_EFFECT", "": "GENERAL"
+        default: effect
+        }
+    }
+
+    public func link(_ alertID: String) -> String {
+        let encoded = alertID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? alertID
+        return deepLink.replacingOccurrences(of: "{alert_id}", with: encoded)
+    }
+
+    /// The draft for `users`: the same content for each (the alert's own routes and stops),
+    /// collapse id = thread id = alert id.
+    /// `line` names what the alert is about for the title (a route's short name, else a stop's).
+    public func draft(_ alert: ServiceAlert, users: [String], line: String?, routeID: String?, stopIDs: [String]) -> NotificationDraft {
+        let effect = Self.effectKey(alert.effect)
+        let header = alert.header ?? Self.fallbackHeader(effect: alert.effect, line: line)
+        var data: [String: JSONValue] = [
+            "alert_id": .string(alert.id), "route_id": routeID.map(JSONValue.string) ?? .null,
+            "stop_ids": .array(stopIDs.prefix(20).map(JSONValue.string)), "severity": .string(Self.pushSeverity(alert.severity)),
+            "deep_link": .string(link(alert.id)),
+        ]
+        if localized {
+            data["title_loc_key"] = .string("ALERT_TITLE_\(effect)")
+            data["title_loc_args"] = [.string(line ?? "")]
+            data["loc_key"] = .string("ALERT_BODY_\(effect)")
+            data["loc_args"] = [.string(header), .string(Self.causeText(alert.cause))]
+        }
+        let collapse = Self.collapseKey(alert.id)
+        return NotificationDraft(
+            userIDs: users, type: "service_alert", title: Self.clip(header, 200), body: alert.description.map { Self.clip($0, 500) }, data: data,
+            severity: Self.heraldSeverity(alert.severity), category: "SERVICE_ALERT", threadID: collapse, collapseKey: collapse,
+            ttlSeconds: Self.ttlSeconds(alert.severity), interruptionLevel: Self.interruptionLevel(alert.severity))
+    }
+
+    /// One push for the alerts quiet hours held back from a user: their headers, the highest
+    /// severity among them, `alert_ids`, and a deep link to the alert list.
+    public func digest(_ alerts: [ServiceAlert], userID: String) -> NotificationDraft {
+        let rank: [AlertSeverity: Int] = [.info: 0, .warning: 1, .critical: 2]
+        let severity = alerts.map(\.severity).max { rank[$0]! < rank[$1]! } ?? .info
+        let headers = alerts.map { $0.header ?? Self.fallbackHeader(effect: $0.effect, line: nil) }
+        let title = alerts.count == 1 ? headers[0] : "\(alerts.count) service alerts"
+        var data: [String: JSONValue] = [
+            "alert_ids": .array(alerts.map { .string($0.id) }), "digest": true, "severity": .string(Self.pushSeverity(severity)),
+            "deep_link": .string(alerts.count == 1 ? link(alerts[0].id) : deepLink.replacingOccurrences(of: "{alert_id}", with: "")),
+        ]
+        if localized {
+            data["title_loc_key"] = "ALERT_DIGEST_TITLE"
+            data["title_loc_args"] = [.string(String(alerts.count))]
+            data["loc_key"] = "ALERT_DIGEST_BODY"
+            data["loc_args"] = [.string(headers[0])]
+        }
+        return NotificationDraft(
+            userIDs: [userID], type: "service_alert", title: Self.clip(title, 200), body: Self.clip(headers.joined(separator: "\n"), 500), data: data,
+            severity: Self.heraldSeverity(severity), category: "SERVICE_ALERT", threadID: "alerts-digest", collapseKey: "alerts-digest",
+            ttlSeconds: 4 * 3600, interruptionLevel: "active")
+    }
+
+    static func fallbackHeader(effect: String, line: String?) -> String {
+        let what = effect.replacingOccurrences(of: "_", with: " ").lowercased()
+        let text = what.prefix(1).uppercased() + what.dropFirst()
+        return line.map { "\(text): \($0)" } ?? text
+    }
+
+    /// "TECHNICAL_PROBLEM" → "technical problem" (the seed's second loc-arg).
+    static func causeText(_ cause: String) -> String {
+        cause == "UNKNOWN_CAUSE" || cause == "OTHER_CAUSE" ? "" : cause.replacingOccurrences(of: "_", with: " ").lowercased()
+    }
+
+    static func clip(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+}

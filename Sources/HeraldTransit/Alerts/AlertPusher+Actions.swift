@@ -1,0 +1,85 @@
+import Foundation
+import HeraldCore
+import HeraldGTFS
+import HeraldNotifications
+import HeraldStorage
+
+/// What a rider does with an alert push: open it (seed §4.5's read receipt) or mute it
+/// (the SERVICE_ALERT category's MUTE_24H action).
+extension AlertPusher {
+    /// Marks the user's pushes of the alert opened and their notifications read; returns the
+    /// notification ids. Throws `ALERT_NOT_FOUND` when the user was never sent the alert.
+    public func opened(userID: String, alertID: String) async throws -> [String] {
+        let now = nowMs
+        let ids = try await transit.database.transaction { [pushes] db -> [String] in
+            guard try await pushes.markOpened(db, alertID: alertID, userID: userID, now: now) else { throw TransitError.alertNotFound(alertID) }
+            return try await pushes.notifications(db, alertID: alertID, userID: userID)
+        }
+        _ = try await NotificationInbox(service: notifications).markRead(userID: userID, ids: ids)
+        return ids
+    }
+
+    /// Mutes what the alert is about for `hours` (default `mute_hours`): the routes it names
+    /// (a trip counts as its route); else the stops it names; else (an agency- or
+    /// route-type-wide alert) the routes through which it reaches the user's favourites.
+    public func mute(userID: String, alertID: String, hours: Int?) async throws -> [AlertMuteRecord] {
+        guard let alert = try await knownAlert(alertID) else { throw TransitError.alertNotFound(alertID) }
+        let now = nowMs
+        let until = now + Int64(hours ?? config.muteHours) * 3_600_000
+        let snapshot = transit.snapshot
+        var routes: Set<String> = Set(alert.entities.compactMap { $0.routeID ?? $0.trip?.routeID })
+        for entity in alert.entities {
+            guard let tripID = entity.trip?.tripID else { continue }
+            for feed in snapshot.feeds {
+                if let trip = feed.timetable.tripsByID[tripID] { routes.insert(feed.timetable.feed.routes[Int(feed.timetable.feed.trips[Int(trip)].route)].id) }
+            }
+        }
+        var stops: Set<String> = routes.isEmpty ? Set(alert.entities.compactMap(\.stopID)) : []
+        if routes.isEmpty && stops.isEmpty {
+            var reach = AlertReach()
+            for feed in snapshot.feeds where alert.feedName == nil || feed.name == alert.feedName {
+                reach.merge(AlertReach(entities: alert.entities, timetable: feed.timetable))
+            }
+            let favorites = try await transit.favorites(userID: userID)
+            for favorite in favorites {
+                switch reach.stops[favorite.record.stopID] {
+                case .routes(let ids)?: routes.formUnion(ids)
+                case .direct?: stops.insert(favorite.record.stopID)
+                case nil: break
+                }
+            }
+        }
+        let records =
+            routes.sorted().map { AlertMuteRecord(userID: userID, kind: .route, entityID: $0, until: until, alertID: alertID, createdAt: now) }
+            + stops.sorted().map { AlertMuteRecord(userID: userID, kind: .stop, entityID: $0, until: until, alertID: alertID, createdAt: now) }
+        try await transit.database.transaction { [mutes] db in
+            for record in records { try await mutes.upsert(db, record) }
+        }
+        return records
+    }
+
+    /// Ends the mutes an alert set for the user; throws `ALERT_NOT_FOUND` when it set none.
+    public func unmute(userID: String, alertID: String) async throws {
+        let removed = try await transit.database.withConnection { [mutes] db in try await mutes.delete(db, userID: userID, alertID: alertID) }
+        if removed == 0 { throw TransitError.alertNotFound(alertID) }
+    }
+
+    /// The user's mutes in force.
+    public func activeMutes(userID: String) async throws -> [AlertMuteRecord] {
+        let now = nowMs
+        return try await transit.database.withConnection { [mutes] db in try await mutes.active(db, userID: userID, now: now) }
+    }
+
+    /// The alert as last recorded, else as the feeds or backends have it now.
+    func knownAlert(_ id: String) async throws -> ServiceAlert? {
+        if let version = try await transit.database.withConnection({ [versions] db in try await versions.latest(db, alertID: id) }),
+            let json = try? JSONDecoder().decode(JSONValue.self, from: Data(version.alert.utf8)), let alert = ServiceAlert(json: json)
+        {
+            return alert
+        }
+        for feed in transit.snapshot.feeds {
+            if let alert = feed.overlay.alerts.first(where: { $0.id == id }) { return ServiceAlert(realtime: alert, feed: feed.name) }
+        }
+        return try await transit.postedAlerts(now: nowMs).first { $0.id == id }.map(ServiceAlert.init(posted:))
+    }
+}

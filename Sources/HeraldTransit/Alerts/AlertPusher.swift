@@ -1,0 +1,264 @@
+import Foundation
+import HeraldCore
+import HeraldGTFS
+import HeraldNotifications
+import HeraldStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Service alerts matched to the users whose favourites they touch, and pushed once per user
+/// per alert version (seed 003 §4, without Celery or Redis).
+///
+/// Every node runs the same loop: it records a version row for each alert in force (or
+/// coming into force) that the database does not know yet, then claims due versions with a
+/// conditional update and a lease, so each version is processed by one node. Processing
+/// reads the favourites at the stops the alert reaches (the `transit_favorites (stop_id)`
+/// index is the reverse index, current the moment a favourite changes, on every node),
+/// leaves out users whose touched favourites are all muted, and writes the notifications
+/// through the notification outbox in batches; each batch's transaction also writes a
+/// (alert, version, user) row whose key makes every user's push happen once, so a node that
+/// dies mid-way is resumed by another after its lease, without a second push to anyone.
+public final class AlertPusher: Sendable {
+    public let transit: TransitService
+    public let notifications: NotificationService
+    let config: TransitConfig.AlertsConfig
+    let policy: AlertPushPolicy
+    let nodeID: String
+    let logger: Logger
+    /// Intake (a realtime message, a posted alert) wakes the loop at once.
+    public let wake = WakeSignal()
+    let versions = AlertVersionStore()
+    let pushes = AlertPushStore()
+    let mutes = AlertMuteStore()
+    let digests = AlertDigestStore()
+    /// Versions this node knows are recorded (so a loop does not write them again).
+    private let recorded = Mutex<Set<String>>([])
+
+    public init(transit: TransitService, notifications: NotificationService, nodeID: String, logger: Logger) {
+        self.transit = transit
+        self.notifications = notifications
+        self.config = transit.config.alerts
+        self.policy = AlertPushPolicy(deepLink: transit.config.alerts.deepLink, localized: transit.config.alerts.localized)
+        self.nodeID = nodeID
+        self.logger = logger
+        transit.onAlertIntake { [wake] in wake.signal() }
+    }
+
+    var nowMs: Int64 { transit.clock.now().epochMilliseconds }
+    var statistics: TransitStatistics { transit.statistics }
+
+    // MARK: Loop
+
+    /// Records new versions and processes the due ones, every `interval_seconds` and at once
+    /// after intake on this node.
+    public func loop(ready: @escaping @Sendable () async -> Bool) -> any Service {
+        DuePoller("transit alert pushes", interval: .seconds(config.intervalSeconds), wake: wake, logger: logger, ready: ready) { [self] in
+            guard transit.isStarted else { return }
+            try await recordVersions()
+            try await processDue()
+        }
+    }
+
+    /// Every alert in force or still to come, from the feeds this node serves and from
+    /// backends, as a version row (an unchanged alert is the row it already has).
+    @discardableResult
+    public func recordVersions() async throws -> Int {
+        let now = nowMs
+        var alerts: [ServiceAlert] = []
+        for feed in transit.snapshot.feeds {
+            alerts += feed.overlay.alerts.map { ServiceAlert(realtime: $0, feed: feed.name) }
+        }
+        alerts += try await transit.postedAlerts(now: now).map(ServiceAlert.init(posted:))
+        var added = 0
+        for alert in alerts where !alert.hasEnded(at: now / 1000) {
+            let fingerprint = alert.fingerprint
+            let key = alert.id + "\u{0}" + fingerprint
+            if recorded.withLock({ $0.contains(key) }) { continue }
+            let due = alert.nextStart(after: now / 1000).map { $0 * 1000 } ?? now
+            var writer = JSONWriter()
+            writer.write(alert.json)
+            let record = AlertVersionRecord(alertID: alert.id, fingerprint: fingerprint, alert: writer.string, status: .pending, dueAt: due, createdAt: now)
+            let isNew = try await transit.database.withConnection { [versions] db in try await versions.insert(db, record) }
+            if isNew {
+                added += 1
+                statistics.alertVersionSeen()
+            }
+            recorded.withLock { set in
+                if set.count > 100_000 { set.removeAll() }
+                set.insert(key)
+            }
+        }
+        return added
+    }
+
+    /// Claims and processes versions until none is due.
+    public func processDue() async throws {
+        while true {
+            let now = nowMs
+            let candidates = try await transit.database.withConnection { [versions] db in try await versions.claimable(db, now: now, limit: 20) }
+            if candidates.isEmpty { return }
+            var claimedAny = false
+            for candidate in candidates {
+                let leaseUntil = nowMs + Int64(config.leaseSeconds) * 1000
+                guard
+                    let version = try await transit.database.withConnection({ [versions, nodeID] db in
+                        try await versions.claim(db, alertID: candidate.alertID, fingerprint: candidate.fingerprint, node: nodeID, now: now, leaseUntil: leaseUntil)
+                    })
+                else { continue }
+                claimedAny = true
+                try await process(version)
+            }
+            if !claimedAny { return }
+        }
+    }
+
+    // MARK: One version
+
+    /// What processing one version did.
+    public struct Outcome: Sendable, Equatable {
+        public var status: AlertVersionStatus
+        public var matched: Int
+        public var queued: Int
+    }
+
+    @discardableResult
+    func process(_ version: AlertVersionRecord) async throws -> Outcome? {
+        let db = transit.database
+        let now = nowMs
+        func finish(_ status: AlertVersionStatus, matched: Int? = nil, queued: Int? = nil) async throws -> Outcome {
+            try await db.withConnection { [versions, nodeID] db in
+                try await versions.finish(
+                    db, alertID: version.alertID, fingerprint: version.fingerprint, node: nodeID, status: status, matched: matched, queued: queued, now: now)
+            }
+            return Outcome(status: status, matched: matched ?? 0, queued: queued ?? 0)
+        }
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(version.alert.utf8)), let alert = ServiceAlert(json: json) else {
+            logger.error("a stored alert version does not decode", metadata: ["alert_id": "\(version.alertID)"])
+            return try await finish(.ended)
+        }
+        if alert.hasEnded(at: now / 1000) { return try await finish(.ended) }
+        if let start = alert.nextStart(after: now / 1000) {
+            try await db.withConnection { [versions, nodeID] db in
+                try await versions.postpone(db, alertID: version.alertID, fingerprint: version.fingerprint, node: nodeID, dueAt: start * 1000)
+            }
+            return nil
+        }
+        let newer = try await db.withConnection { [versions] db in
+            try await versions.hasNewer(db, alertID: version.alertID, fingerprint: version.fingerprint, createdAt: version.createdAt)
+        }
+        if newer { return try await finish(.superseded) }
+
+        let started = ContinuousClock.now
+        let target = try await audience(alert, now: now)
+        statistics.alertMatched(users: target.users.count, duration: ContinuousClock.now - started)
+        var queued = 0
+        let users = target.users.keys.sorted()
+        for batch in users.chunked(config.batchSize) {
+            guard try await renewLease(version) else {
+                logger.warning("another node took over an alert version", metadata: ["alert_id": "\(version.alertID)"])
+                return nil
+            }
+            queued += try await send(alert, version: version, users: Array(batch), target: target, now: now)
+        }
+        statistics.alertPushesQueued(queued)
+        return try await finish(.done, matched: target.users.count, queued: queued)
+    }
+
+    func renewLease(_ version: AlertVersionRecord) async throws -> Bool {
+        let leaseUntil = nowMs + Int64(config.leaseSeconds) * 1000
+        return try await transit.database.withConnection { [versions, nodeID] db in
+            try await versions.renew(db, alertID: version.alertID, fingerprint: version.fingerprint, node: nodeID, leaseUntil: leaseUntil)
+        }
+    }
+
+    /// Who an alert reaches now, and what its push says about where.
+    struct Target: Sendable {
+        var users: [String: [String]]
+        var line: String?
+        var routeID: String?
+        var stopIDs: [String]
+    }
+
+    func audience(_ alert: ServiceAlert, now: Int64) async throws -> Target {
+        let snapshot = transit.snapshot
+        let feeds = snapshot.feeds.filter { alert.feedName == nil || $0.name == alert.feedName }
+        var reach = AlertReach()
+        var line: String?
+        for feed in feeds {
+            let part = AlertReach(entities: alert.entities, timetable: feed.timetable)
+            reach.merge(part)
+            if line == nil { line = Self.line(alert, feed.timetable) }
+        }
+        let stopIDs = Array(Set(alert.entities.compactMap(\.stopID))).sorted()
+        let routeID = alert.entities.lazy.compactMap { $0.routeID ?? $0.trip?.routeID }.first ?? reach.routeIDs.first
+        guard !reach.isEmpty else { return Target(users: [:], line: line, routeID: routeID, stopIDs: stopIDs) }
+        let reachedStops = Array(reach.stops.keys)
+        let (favorites, userMutes) = try await transit.database.withConnection { [transit, mutes] db in
+            let favorites = try await transit.favoriteStore.atStops(db, stopIDs: reachedStops)
+            let users = Array(Set(favorites.map(\.userID)))
+            var byUser: [String: AlertAudience.Mutes] = [:]
+            for mute in try await mutes.active(db, userIDs: users, now: now) {
+                switch mute.kind {
+                case .route: byUser[mute.userID, default: .init()].routes.insert(mute.entityID)
+                case .stop: byUser[mute.userID, default: .init()].stops.insert(mute.entityID)
+                }
+            }
+            return (favorites, byUser)
+        }
+        let audience = AlertAudience(reach: reach, favorites: favorites, mutes: userMutes)
+        return Target(users: audience.users, line: line, routeID: routeID, stopIDs: stopIDs)
+    }
+
+    /// What the title names: the alert's first route (short name, else long name), else its
+    /// first stop, else the agency.
+    static func line(_ alert: ServiceAlert, _ t: Timetable) -> String? {
+        for entity in alert.entities {
+            if let id = entity.routeID ?? entity.trip?.routeID, let route = t.routesByID[id] {
+                let r = t.feed.routes[Int(route)]
+                return r.shortName ?? r.longName ?? r.id
+            }
+            if let tripID = entity.trip?.tripID, let trip = t.tripsByID[tripID] {
+                let r = t.feed.routes[Int(t.feed.trips[Int(trip)].route)]
+                return r.shortName ?? r.longName ?? r.id
+            }
+        }
+        for entity in alert.entities {
+            if let id = entity.stopID, let stop = t.stopsByID[id] { return t.feed.stops[Int(stop)].name ?? id }
+        }
+        return t.feed.agencies.first?.name
+    }
+
+    /// One batch: the notifications and the once-only rows commit together.
+    func send(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: Target, now: Int64) async throws -> Int {
+        let db = transit.database
+        let already = try await db.withConnection { [pushes] db in
+            try await pushes.alreadySent(db, alertID: version.alertID, fingerprint: version.fingerprint, userIDs: users)
+        }
+        let remaining = users.filter { !already.contains($0) }
+        guard !remaining.isEmpty else { return 0 }
+        let draft = policy.draft(alert, users: remaining, line: target.line, routeID: target.routeID, stopIDs: target.stopIDs)
+        let prepared = try await notifications.prepare(draft)
+        let ids = prepared.notificationIDs
+        let digest = config.quietHours == "digest"
+        let written = try await db.transaction { [pushes, digests, notifications] db -> NotificationService.WrittenSend in
+            let fresh = try await pushes.record(
+                db, alertID: version.alertID, fingerprint: version.fingerprint,
+                notifications: remaining.compactMap { user in ids[user].map { (user, $0) } }, now: now)
+            let written = try await notifications.write(prepared.restricted(to: fresh), db)
+            if digest, !written.heldByQuietHours.isEmpty {
+                let held = written.heldByQuietHours
+                let settings = try await notifications.settings(for: held, type: draft.type, db)
+                let instant = Date(timeIntervalSince1970: Double(now) / 1000)
+                for user in held {
+                    guard let setting = settings[user], let end = setting.quietHours?.nextEnd(after: instant, timeZone: setting.timeZone) else { continue }
+                    try await digests.add(
+                        db, userID: user, alertID: version.alertID, fingerprint: version.fingerprint, dueAt: end.epochMilliseconds, now: now)
+                }
+            }
+            return written
+        }
+        _ = await notifications.deliver(written)
+        return written.notificationIDs.count
+    }
+}

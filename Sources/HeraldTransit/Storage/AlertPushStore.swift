@@ -1,0 +1,68 @@
+import HeraldStorage
+import SQLKit
+
+/// Which users each alert version was sent to (`transit_alert_pushes`): the row is written in
+/// the transaction that writes the user's notification, and its key (alert, version, user)
+/// lets the pair happen once across retries, crashes and nodes.
+public struct AlertPushStore: Sendable {
+    public init() {}
+
+    /// Of `userIDs`, those already sent this version.
+    public func alreadySent(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws -> Set<String> {
+        var sent: Set<String> = []
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString("SELECT user_id FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint) AND user_id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() { sent.insert(try row.decode(column: "user_id", as: String.self)) }
+        }
+        return sent
+    }
+
+    /// Records the version as sent to each user (user → notification id) unless it was:
+    /// returns the users recorded now. Concurrent writers of the same pair wait for each
+    /// other on the key, and the later one gets nothing back.
+    public func record(_ db: any SQLDatabase, alertID: String, fingerprint: String, notifications: [(userID: String, notificationID: String)], now: Int64) async throws -> Set<String> {
+        var recorded: Set<String> = []
+        for chunk in notifications.chunked(500) {
+            var query = SQLQueryString("INSERT INTO transit_alert_pushes (alert_id, fingerprint, user_id, notification_id, created_at) VALUES ")
+            for (index, entry) in chunk.enumerated() {
+                query.appendInterpolation(unsafeRaw: index == 0 ? "(" : ", (")
+                query.appendInterpolation(bind: alertID)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: fingerprint)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: entry.userID)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: entry.notificationID)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: now)
+                query.appendInterpolation(unsafeRaw: ")")
+            }
+            query.appendInterpolation(unsafeRaw: " ON CONFLICT (alert_id, fingerprint, user_id) DO NOTHING RETURNING user_id")
+            for row in try await db.raw(query).all() { recorded.insert(try row.decode(column: "user_id", as: String.self)) }
+        }
+        return recorded
+    }
+
+    /// The notifications a user was sent about an alert (every version), newest first.
+    public func notifications(_ db: any SQLDatabase, alertID: String, userID: String) async throws -> [String] {
+        try await db.raw(
+            """
+            SELECT notification_id FROM transit_alert_pushes WHERE user_id = \(bind: userID) AND alert_id = \(bind: alertID)
+            ORDER BY created_at DESC
+            """
+        ).all().map { try $0.decode(column: "notification_id", as: String.self) }
+    }
+
+    /// Marks the user's pushes of an alert opened (seed §4.5's read receipt); false when
+    /// the user was never sent it.
+    public func markOpened(_ db: any SQLDatabase, alertID: String, userID: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE transit_alert_pushes SET opened_at = COALESCE(opened_at, \(bind: now))
+            WHERE user_id = \(bind: userID) AND alert_id = \(bind: alertID)
+            RETURNING alert_id
+            """
+        ).all().count > 0
+    }
+}

@@ -1,0 +1,380 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import HeraldAuth
+import HeraldCore
+import HeraldServer
+import HeraldStorage
+import HeraldTestSupport
+import SQLKit
+import Testing
+
+@testable import HeraldGTFS
+@testable import HeraldTransit
+
+/// Service alerts matched to favourites and pushed (seed 003 §4) through the real server on
+/// both engines. On the sample feed: STBA runs Stagecoach ↔ Beatty Airport, CITY serves
+/// Stagecoach and four town stops, AB Airport ↔ Bullfrog, AAMV Airport ↔ Amargosa Valley.
+@Suite struct TransitAlertPushTests {
+    /// One alert notification as stored.
+    struct Sent: Decodable, Equatable {
+        var userID: String
+        var collapseKey: String?
+        var threadID: String?
+        var category: String?
+        var interruptionLevel: String?
+        var pushSuppressed: String?
+        var expiresAt: Int64?
+        var createdAt: Int64
+        var data: String
+
+        enum CodingKeys: String, CodingKey {
+            case category, data
+            case userID = "user_id"
+            case collapseKey = "collapse_key"
+            case threadID = "thread_id"
+            case interruptionLevel = "interruption_level"
+            case pushSuppressed = "push_suppressed"
+            case expiresAt = "expires_at"
+            case createdAt = "created_at"
+        }
+
+        var json: JSONValue { (try? JSONDecoder().decode(JSONValue.self, from: Data(data.utf8))) ?? .null }
+    }
+
+    static func sent(_ s: TestSession) async throws -> [Sent] {
+        try await s.runtime.database.withConnection { db in
+            try await db.raw("SELECT * FROM notifications WHERE type = 'service_alert' ORDER BY created_at, user_id").all(decoding: Sent.self)
+        }
+    }
+
+    static func pushDeliveries(_ s: TestSession) async throws -> [String: Int] {
+        try await s.runtime.database.withConnection { db in
+            var counts: [String: Int] = [:]
+            for row in try await db.raw(
+                "SELECT n.user_id FROM notification_deliveries d JOIN notifications n ON n.id = d.notification_id WHERE d.channel = 'push' AND n.type = 'service_alert'"
+            ).all() {
+                counts[try row.decode(column: "user_id", as: String.self), default: 0] += 1
+            }
+            return counts
+        }
+    }
+
+    /// The server's own alert loop is off (`push: false`): each test runs the pipeline itself,
+    /// so its assertions see a finished run.
+    static func quiet(_ config: inout HeraldConfig) { config.transit.alerts.push = false }
+
+    /// Records versions and processes what is due, as the loop does.
+    static func run(_ s: TestSession) async throws {
+        try await s.runtime.transit.alerts.recordVersions()
+        try await s.runtime.transit.alerts.processDue()
+    }
+
+    static func favorite(_ s: TestSession, _ user: String, _ stop: String, enabled: Bool = true) async throws {
+        let token = try await s.token(user)
+        let reply = try await s.request(.post, "/api/v1/favorites", token: token, json: ["stop_id": .string(stop), "notifications_enabled": .bool(enabled)])
+        #expect(reply.status == 201)
+    }
+
+    static func device(_ s: TestSession, _ user: String) async throws {
+        let token = SHA256.hash(data: Data(user.utf8)).map { String(format: "%02x", $0) }.joined()
+        let reply = try await s.request(
+            .post, "/api/v1/push/register", token: try await s.token(user),
+            json: ["token": .string(token), "provider": "apns", "platform": "ios", "device_id": .string("phone-\(user)")])
+        #expect(reply.status == 201 || reply.status == 200)
+    }
+
+    static let now = Int64(sampleMorning.timeIntervalSince1970)
+
+    static func postAlerts(_ s: TestSession, _ entities: [TransitRealtime_FeedEntity], at timestamp: Int64 = now) async throws {
+        let svc = try await s.token("rt-backend", .service)
+        let reply = try await s.postProtobuf("/api/v1/transit/realtime", FeedMessages.message(entities, timestamp: timestamp), token: svc)
+        #expect(reply.status == 200 || reply.status == 202)
+    }
+
+    static func alert(
+        _ id: String, route: String? = nil, stop: String? = nil, trip: String? = nil, agency: String? = nil, severity: TransitRealtime_Alert.SeverityLevel = .warning,
+        effect: TransitRealtime_Alert.Effect = .significantDelays, header: String = "Delays", start: Int64 = now - 600, end: Int64 = now + 3600
+    ) -> TransitRealtime_FeedEntity {
+        var entity = FeedMessages.alert(id, route: route, stop: stop, severity: severity, header: header, start: start, end: end)
+        entity.alert.effect = effect
+        if trip != nil || agency != nil {
+            var selector = TransitRealtime_EntitySelector()
+            if let trip { selector.trip.tripID = trip }
+            if let agency { selector.agencyID = agency }
+            entity.alert.informedEntity = [selector]
+        }
+        return entity
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aRouteAlertReachesServedStopsOnceAndAChangeOnceMore(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(sampleMorning), configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            for (user, stop) in [("ann", "STAGECOACH"), ("bob", "BEATTY_AIRPORT"), ("cat", "AMV"), ("eve", "BULLFROG"), ("eve", "STAGECOACH")] {
+                try await Self.favorite(s, user, stop)
+            }
+            try await Self.favorite(s, "dan", "STAGECOACH", enabled: false)
+            for user in ["ann", "bob", "cat", "dan", "eve"] { try await Self.device(s, user) }
+            try await Self.postAlerts(s, [Self.alert("stba-delay", route: "STBA", header: "Shuttle delayed")])
+            try await Self.run(s)
+            let first = try await Self.sent(s)
+            #expect(first.map(\.userID) == ["ann", "bob", "eve"])
+            let ann = try #require(first.first)
+            #expect(ann.collapseKey == "stba-delay" && ann.threadID == "stba-delay" && ann.category == "SERVICE_ALERT")
+            #expect(ann.interruptionLevel == "time-sensitive")
+            #expect(ann.expiresAt == Self.now * 1000 + 3_600_000)
+            #expect(ann.json["alert_id"] == "stba-delay" && ann.json["route_id"] == "STBA" && ann.json["severity"] == "major")
+            #expect(ann.json["deep_link"] == "transitapp://alerts/stba-delay")
+            #expect(ann.json["title_loc_key"] == "ALERT_TITLE_DELAY" && ann.json["title_loc_args"] == ["30"])
+            #expect(try await Self.pushDeliveries(s) == ["ann": 1, "bob": 1, "eve": 1])
+            // The feed repeats the alert unchanged: nobody hears again.
+            try await Self.postAlerts(s, [Self.alert("stba-delay", route: "STBA", header: "Shuttle delayed")], at: Self.now + 30)
+            try await Self.run(s)
+            #expect(try await Self.sent(s).count == 3)
+            // It changes: one more push each, replacing the first on the device.
+            try await Self.postAlerts(s, [Self.alert("stba-delay", route: "STBA", header: "Shuttle delayed 20 minutes")], at: Self.now + 60)
+            try await Self.run(s)
+            let second = try await Self.sent(s)
+            #expect(second.count == 6)
+            #expect(second.map(\.userID).sorted() == ["ann", "ann", "bob", "bob", "eve", "eve"])
+            #expect(Set(second.map(\.collapseKey)) == ["stba-delay"])
+            #expect(try await Self.pushDeliveries(s) == ["ann": 2, "bob": 2, "eve": 2])
+            // Running again (a retry, another node) changes nothing.
+            try await Self.run(s)
+            #expect(try await Self.sent(s).count == 6)
+            let metrics = try await s.request(.get, "/metrics")
+            let text = String(decoding: metrics.body, as: UTF8.self)
+            #expect(text.contains("herald_transit_alert_versions_total 2"))
+            #expect(text.contains("herald_transit_alert_pushes_queued_total 6"))
+            #expect(text.contains("herald_transit_alert_matched_users_total 6"))
+            // The read receipt marks the user's notifications read.
+            let annToken = try await s.token("ann")
+            #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened", token: annToken).status == 204)
+            #expect(try await s.request(.get, "/api/v1/notifications/unread-count", token: annToken).data?["count"] == 0)
+            #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened", token: try await s.token("cat")).errorCode == "ALERT_NOT_FOUND")
+            #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened").status == 401)
+        }
+    }
+
+    @Test func stopStationTripAndAgencyWideAlerts() async throws {
+        try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning), configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            for (user, stop) in [("ann", "STAGECOACH"), ("bob", "BEATTY_AIRPORT"), ("cat", "AMV"), ("dan", "NANAA"), ("eve", "BULLFROG")] {
+                try await Self.favorite(s, user, stop)
+            }
+            func recipients(_ id: String) async throws -> [String] {
+                try await Self.sent(s).filter { $0.json["alert_id"]?.stringValue == id }.map(\.userID).sorted()
+            }
+            try await Self.postAlerts(
+                s,
+                [
+                    Self.alert("stop-bullfrog", stop: "BULLFROG"), Self.alert("trip-city1", trip: "CITY1"),
+                    Self.alert("agency-wide", agency: "DTA", severity: .severe, effect: .noService),
+                    Self.alert("nowhere", stop: "NOPE"),
+                ])
+            try await Self.run(s)
+            #expect(try await recipients("stop-bullfrog") == ["eve"])
+            #expect(try await recipients("trip-city1") == ["ann", "dan"])
+            #expect(try await recipients("agency-wide") == ["ann", "bob", "cat", "dan", "eve"])
+            #expect(try await recipients("nowhere") == [])
+            let agency = try #require(try await Self.sent(s).first { $0.json["alert_id"] == "agency-wide" })
+            #expect(agency.json["severity"] == "cancelled" && agency.expiresAt == Self.now * 1000 + 7_200_000)
+            // A backend's alert is pushed the same way.
+            let svc = try await s.token("ops", .service)
+            let posted = try await s.request(
+                .post, "/api/v1/alerts", token: svc,
+                json: ["alert_id": "posted-1", "severity": "info", "header": "Lift out at the airport", "affected_stops": ["BEATTY_AIRPORT"]])
+            #expect(posted.status == 201)
+            try await Self.run(s)
+            #expect(try await recipients("posted-1") == ["bob"])
+            let info = try #require(try await Self.sent(s).first { $0.json["alert_id"] == "posted-1" })
+            #expect(info.interruptionLevel == "active" && info.json["severity"] == "minor" && info.expiresAt == Self.now * 1000 + 1_800_000)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func mutedFavouritesAndMuteForADay(engine: TestEngine) async throws {
+        let clock = ManualClock(sampleMorning)
+        try await TestServer.run(engine, clock: clock, configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            // Ann's Stagecoach is switched off but her airport is not; Bob has only Stagecoach, off.
+            try await Self.favorite(s, "ann", "STAGECOACH", enabled: false)
+            try await Self.favorite(s, "ann", "BEATTY_AIRPORT")
+            try await Self.favorite(s, "bob", "STAGECOACH", enabled: false)
+            try await Self.favorite(s, "cat", "STAGECOACH")
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "v1", end: Self.now + 3 * 86_400)])
+            try await Self.run(s)
+            #expect(try await Self.sent(s).map(\.userID) == ["ann", "cat"])
+            // Cat mutes the shuttle for a day (MUTE_24H): the next change of it passes her by.
+            let cat = try await s.token("cat")
+            let muted = try await s.request(.post, "/api/v1/alerts/stba/mute", token: cat)
+            #expect(muted.status == 201)
+            #expect(muted.data?["muted"]?[0]?["kind"] == "route" && muted.data?["muted"]?[0]?["id"] == "STBA")
+            #expect(try await s.request(.get, "/api/v1/alerts/mutes", token: cat).data?["mutes"]?.arrayValue?.count == 1)
+            #expect(try await s.request(.post, "/api/v1/alerts/nope/mute", token: cat).errorCode == "ALERT_NOT_FOUND")
+            #expect(try await s.request(.post, "/api/v1/alerts/stba/mute", token: cat, json: ["hours": 0]).status == 422)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "v2", end: Self.now + 3 * 86_400)], at: Self.now + 60)
+            try await Self.run(s)
+            #expect(try await Self.sent(s).map(\.userID).sorted() == ["ann", "ann", "cat"])
+            // A CITY alert reaches her Stagecoach through another route: it is not muted.
+            try await Self.postAlerts(
+                s, [Self.alert("stba", route: "STBA", header: "v2", end: Self.now + 3 * 86_400), Self.alert("city", route: "CITY", header: "City")],
+                at: Self.now + 90)
+            try await Self.run(s)
+            #expect(try await Self.sent(s).filter { $0.json["alert_id"] == "city" }.map(\.userID) == ["cat"])
+            // 25 hours later the mute is over.
+            clock.advance(by: 25 * 3600)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "v3", end: Self.now + 3 * 86_400)], at: Self.now + 25 * 3600)
+            try await Self.run(s)
+            #expect(try await Self.sent(s).filter { $0.json["alert_id"] == "stba" }.map(\.userID).sorted() == ["ann", "ann", "ann", "cat", "cat"])
+            // (A new token: the clock moved past the first one's hour.)
+            let later = try await s.token("cat")
+            #expect(try await s.request(.delete, "/api/v1/alerts/stba/mute", token: later).status == 204)
+            #expect(try await s.request(.delete, "/api/v1/alerts/stba/mute", token: later).errorCode == "ALERT_NOT_FOUND")
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func quietHoursLetCancellationsThroughAndSendADigest(engine: TestEngine) async throws {
+        // 2007-06-05 23:05 in Los Angeles.
+        let night = sampleMorning.addingTimeInterval(15 * 3600)
+        let clock = ManualClock(night)
+        let at = Int64(night.timeIntervalSince1970)
+        try await TestServer.run(engine, clock: clock, configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            for user in ["ann", "bob", "cat", "dan"] { try await Self.favorite(s, user, "STAGECOACH") }
+            for user in ["ann", "bob", "cat", "dan"] { try await Self.device(s, user) }
+            let quiet: JSONValue = ["quiet_hours": ["enabled": true, "start": "22:00", "end": "07:00"], "time_zone": "America/Los_Angeles"]
+            #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("ann"), json: quiet).status == 200)
+            #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("bob"), json: ["severity_floor": "alert"]).status == 200)
+            #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("cat"), json: ["time_sensitive_allowed": false]).status == 200)
+            try await Self.postAlerts(s, [Self.alert("delay", route: "STBA", header: "Late shuttle", start: at - 60, end: at + 12 * 3600)], at: at)
+            try await Self.run(s)
+            let delay = Dictionary(uniqueKeysWithValues: try await Self.sent(s).map { ($0.userID, $0) })
+            #expect(delay["ann"]?.pushSuppressed == "quiet_hours")
+            #expect(delay["bob"]?.pushSuppressed == "severity_floor")
+            #expect(delay["cat"]?.pushSuppressed == nil && delay["cat"]?.interruptionLevel == "active")
+            #expect(delay["dan"]?.pushSuppressed == nil && delay["dan"]?.interruptionLevel == "time-sensitive")
+            #expect(try await Self.pushDeliveries(s) == ["cat": 1, "dan": 1])
+            // A cancellation passes quiet hours (and Bob's floor).
+            try await Self.postAlerts(
+                s,
+                [
+                    Self.alert("delay", route: "STBA", header: "Late shuttle", start: at - 60, end: at + 12 * 3600),
+                    Self.alert("cancel", route: "CITY", severity: .severe, effect: .noService, header: "No city buses", start: at - 60, end: at + 12 * 3600),
+                ], at: at + 10)
+            try await Self.run(s)
+            #expect(try await Self.pushDeliveries(s) == ["ann": 1, "bob": 1, "cat": 2, "dan": 2])
+            // At 07:00 Ann gets one digest of what quiet hours held back, once.
+            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 0)
+            clock.set(Date(timeIntervalSince1970: Double(at + 7 * 3600 + 55 * 60)))
+            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 1)
+            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 0)
+            let digest = try #require(try await Self.sent(s).first { $0.json["digest"] == true })
+            #expect(digest.userID == "ann" && digest.json["digest"] == true && digest.json["alert_ids"] == ["delay"])
+            #expect(digest.pushSuppressed == nil)
+            #expect(try await Self.pushDeliveries(s)["ann"] == 2)
+        }
+    }
+
+    @Test func endedAlertsAreNotPushedAndUpcomingOnesWaitForTheirStart() async throws {
+        let clock = ManualClock(sampleMorning)
+        try await TestServer.run(.sqlite, clock: clock, configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            try await Self.favorite(s, "ann", "STAGECOACH")
+            try await Self.postAlerts(
+                s,
+                [
+                    Self.alert("over", route: "STBA", start: Self.now - 7200, end: Self.now - 3600),
+                    Self.alert("tonight", route: "STBA", start: Self.now + 3600, end: Self.now + 7200),
+                ])
+            try await Self.run(s)
+            #expect(try await Self.sent(s).isEmpty)
+            clock.advance(by: 3601)
+            try await Self.run(s)
+            #expect(try await Self.sent(s).map { $0.json["alert_id"] } == ["tonight"])
+        }
+    }
+
+    /// Two nodes (two pushers with their own node ids on one database) race for the same
+    /// versions: each version is processed by exactly one of them, every user gets one push.
+    @Test(arguments: TestEngine.allCases)
+    func twoNodesRacingForOneVersionPushOnce(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(sampleMorning), configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 7 }) { s in
+            _ = try await s.importSample()
+            let db = s.runtime.database
+            let now = sampleMorning.epochMilliseconds
+            try await db.withConnection { db in
+                for index in 0..<60 {
+                    try await db.raw(
+                        """
+                        INSERT INTO transit_favorites (id, user_id, stop_id, label, sort_order, notifications_enabled, created_at, updated_at)
+                        VALUES (\(bind: "fav_\(index)"), \(bind: "user\(index)"), 'STAGECOACH', NULL, 0, 1, \(bind: now), \(bind: now))
+                        """
+                    ).run()
+                }
+            }
+            try await Self.postAlerts(s, [Self.alert("a1", route: "STBA"), Self.alert("a2", route: "CITY"), Self.alert("a3", stop: "STAGECOACH")])
+            let transit = s.runtime.transit
+            let nodes = [
+                AlertPusher(transit: transit.service, notifications: s.runtime.notifications.service, nodeID: "node-a", logger: TestDatabase.logger),
+                AlertPusher(transit: transit.service, notifications: s.runtime.notifications.service, nodeID: "node-b", logger: TestDatabase.logger),
+            ]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for node in nodes { group.addTask { try await node.recordVersions(); try await node.processDue() } }
+                try await group.waitForAll()
+            }
+            let sent = try await Self.sent(s)
+            #expect(sent.count == 180)
+            let perVersion = Dictionary(grouping: sent) { $0.json["alert_id"]?.stringValue ?? "" }.mapValues { Set($0.map(\.userID)).count }
+            #expect(perVersion == ["a1": 60, "a2": 60, "a3": 60])
+            let owners = try await db.withConnection { db in
+                try await db.raw("SELECT claimed_by, attempts, status FROM transit_alert_versions").all().map {
+                    (try $0.decode(column: "claimed_by", as: String.self), try $0.decode(column: "attempts", as: Int.self), try $0.decode(column: "status", as: String.self))
+                }
+            }
+            #expect(owners.count == 3 && owners.allSatisfy { $0.1 == 1 && $0.2 == "done" })
+        }
+    }
+
+    /// A node dies after its first batch (the rows it left are what a kill -9 leaves): when its
+    /// lease runs out another node finishes the version, and nobody gets a second push.
+    @Test(arguments: TestEngine.allCases)
+    func aCrashMidFanOutIsResumedWithoutASecondPush(engine: TestEngine) async throws {
+        let clock = ManualClock(sampleMorning)
+        try await TestServer.run(engine, clock: clock, configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 4 }) { s in
+            _ = try await s.importSample()
+            for index in 0..<10 { try await Self.favorite(s, "user\(index)", "STAGECOACH") }
+            for index in 0..<10 { try await Self.device(s, "user\(index)") }
+            try await Self.postAlerts(s, [Self.alert("crash", route: "STBA")])
+            let transit = s.runtime.transit
+            let dying = AlertPusher(transit: transit.service, notifications: s.runtime.notifications.service, nodeID: "node-dying", logger: TestDatabase.logger)
+            try await dying.recordVersions()
+            let now = clock.now().epochMilliseconds
+            let claimed = try await s.runtime.database.withConnection { db in
+                try await AlertVersionStore().claim(db, alertID: "crash", fingerprint: try #require(try await AlertVersionStore().latest(db, alertID: "crash")).fingerprint,
+                    node: "node-dying", now: now, leaseUntil: now + 60_000)
+            }
+            let version = try #require(claimed)
+            let alert = try #require(ServiceAlert(json: try JSONDecoder().decode(JSONValue.self, from: Data(version.alert.utf8))))
+            let target = try await dying.audience(alert, now: now)
+            #expect(target.users.count == 10)
+            // Its first batch commits; then it is gone.
+            #expect(try await dying.send(alert, version: version, users: Array(target.users.keys.sorted().prefix(4)), target: target, now: now) == 4)
+            #expect(try await Self.sent(s).count == 4)
+            // Within the lease nobody else may take it.
+            try await Self.run(s)
+            #expect(try await Self.sent(s).count == 4)
+            clock.advance(by: 61)
+            try await Self.run(s)
+            let sent = try await Self.sent(s)
+            #expect(sent.count == 10 && Set(sent.map(\.userID)).count == 10)
+            #expect(try await Self.pushDeliveries(s).values.allSatisfy { $0 == 1 })
+            let status = try await s.runtime.database.withConnection { db in
+                try await AlertVersionStore().latest(db, alertID: "crash")
+            }
+            #expect(status?.status == .done && status?.attempts == 2 && status?.matchedUsers == 10)
+        }
+    }
+}
