@@ -16,7 +16,11 @@ only add to the peer's time):
     when every batch of 400 tokens is built with its payload and headers (§4.5–4.6);
   - `send_apns_batch` with aioapns (the seed's Phase B library; PyAPNs2 depends on `hyper`,
     which does not import on Python 3.10+), all batches at once over `--connections`
-    HTTP/2 connections — "accepted" is when the mock has answered every push.
+    HTTP/2 connections, at most `--concurrency` in flight — "accepted" is when the mock has
+    answered every push. Two adaptations of aioapns to the mock, neither of which changes
+    what it does per push: its `host` header is sent as `:authority` (the mock's HTTP/2
+    server requires it; Apple takes either), and the mock's empty DATA frame ending a 200 is
+    not parsed as JSON (Apple ends a 200 on its HEADERS frame).
 Prints one JSON line.
 """
 
@@ -28,6 +32,7 @@ import hashlib
 import json
 import ssl
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -85,12 +90,29 @@ async def main(args) -> dict:
     load_seconds = await load(r, data)
 
     target = urlparse(args.mock_url)
-    protocol = type("MockAPNsProtocol", (APNsProductionClientProtocol,), {"APNS_SERVER": target.hostname, "APNS_PORT": target.port})
+    def connection_made(self, transport):
+        # aioapns names the host in a `host` header; Apple takes it, the mock (NIO's HTTP/2
+        # server) wants `:authority`, the form RFC 9113 asks clients to use. Only the name changes.
+        send_headers = self.conn.send_headers
+        self.conn.send_headers = lambda stream_id, headers, **kw: send_headers(
+            stream_id, [(":authority", v) if k == "host" else (k, v) for k, v in headers], **kw)
+        APNsProductionClientProtocol.connection_made(self, transport)
+
+    def on_data_received(self, raw_data: bytes, stream_id: int) -> None:
+        # The mock ends a 200 with an empty DATA frame (Apple ends it on the HEADERS frame);
+        # aioapns would parse the empty body as JSON and drop the connection.
+        if raw_data:
+            APNsProductionClientProtocol.on_data_received(self, raw_data, stream_id)
+
+    protocol = type("MockAPNsProtocol", (APNsProductionClientProtocol,),
+                    {"APNS_SERVER": target.hostname, "APNS_PORT": target.port, "connection_made": connection_made,
+                     "on_data_received": on_data_received})
     context = ssl.create_default_context(cafile=args.ca)
     context.set_alpn_protocols(["h2"])
-    key = ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
-    client = APNs(key=key, key_id="KEY1234567", team_id="TEAM123456", topic="com.example.transit", max_connections=args.connections,
+    key = Path(tempfile.mkdtemp()) / "AuthKey.p8"  # aioapns 3.3 takes the .p8 file's path
+    key.write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    client = APNs(key=str(key), key_id="KEY1234567", team_id="TEAM123456", topic="com.example.transit", max_connections=args.connections,
                   ssl_context=context)
     client.pool.protocol_class = protocol
     body = alert_message(data["route"])
@@ -132,11 +154,17 @@ async def main(args) -> dict:
     queued = time.perf_counter() - t0
 
     state = {"ok": 0, "failed": 0, "first_failure": None}
+    # aioapns does not hold back requests over the server's 100 concurrent streams per
+    # connection (h2 raises TooManyStreamsError): at most --concurrency in flight, as
+    # PyAPNs2's send_notification_batch keeps within the stream limit.
+    in_flight = asyncio.Semaphore(args.concurrency)
 
     async def send(token: str, aps: dict, headers: dict) -> None:
-        request = NotificationRequest(device_token=token, message=aps, priority=10, push_type=PushType.ALERT,
-                                      collapse_key=headers["apns-collapse-id"], time_to_live=int(headers["apns-expiration"]) - int(time.time()))
-        result = await client.send_notification(request)
+        async with in_flight:
+            request = NotificationRequest(
+                device_token=token, message=aps, priority=10, push_type=PushType.ALERT, collapse_key=headers["apns-collapse-id"],
+                time_to_live=int(headers["apns-expiration"]) - int(time.time()))
+            result = await client.send_notification(request)
         if result.is_successful:
             state["ok"] += 1
         else:
@@ -154,7 +182,7 @@ async def main(args) -> dict:
         "peer": "seed (redis + aioapns)", "users": args.users, "favourites": len(data["favourites"]), "affected": args.affected,
         "route": data["route"], "rows_loaded_seconds": round(load_seconds, 2), "matched": matched, "queued_seconds": round(queued, 3),
         "accepted_seconds": round(accepted, 3), "pushes": state["ok"], "failed": state["failed"], "first_failure": state["first_failure"],
-        "connections": args.connections,
+        "connections": args.connections, "concurrency": args.concurrency,
     }
 
 
@@ -167,6 +195,7 @@ if __name__ == "__main__":
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--affected", type=int, default=20_000)
     parser.add_argument("--connections", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--out")
     args = parser.parse_args()
     result = asyncio.run(main(args))

@@ -76,7 +76,9 @@ public final class MockPushServer: Sendable {
     }
 
     /// Starts on `port` (0: any free port). `keepRequests: false` for long runs (benchmarks).
-    public static func start(port: Int = 0, keepRequests: Bool = true, _ handler: @escaping Handler) async throws -> MockPushServer {
+    /// `http2Only`: speak HTTP/2 on every connection whatever ALPN said, as APNs does (clients
+    /// such as aioapns negotiate no protocol); otherwise a connection without `h2` gets HTTP/1.1.
+    public static func start(port: Int = 0, keepRequests: Bool = true, http2Only: Bool = false, _ handler: @escaping Handler) async throws -> MockPushServer {
         let (certificate, key) = try TestCertificate.make()
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
@@ -88,16 +90,18 @@ public final class MockPushServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 box.connections.add(1, ordering: .relaxed)
+                let http2: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+                    channel.configureHTTP2Pipeline(mode: .server) { stream in
+                        stream.pipeline.addHandlers([
+                            HTTP2FramePayloadToHTTP1ServerCodec(),
+                            MockRequestHandler(protocolName: "h2", box: box, handler: handler),
+                        ])
+                    }.map { _ in }
+                }
                 return channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
-                    channel.configureHTTP2SecureUpgrade(
-                        h2ChannelConfigurator: { channel in
-                            channel.configureHTTP2Pipeline(mode: .server) { stream in
-                                stream.pipeline.addHandlers([
-                                    HTTP2FramePayloadToHTTP1ServerCodec(),
-                                    MockRequestHandler(protocolName: "h2", box: box, handler: handler),
-                                ])
-                            }.map { _ in }
-                        },
+                    if http2Only { return http2(channel) }
+                    return channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: http2,
                         http1ChannelConfigurator: { channel in
                             channel.pipeline.configureHTTPServerPipeline().flatMap {
                                 channel.pipeline.addHandler(MockRequestHandler(protocolName: "http/1.1", box: box, handler: handler))

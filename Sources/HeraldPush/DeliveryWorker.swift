@@ -189,8 +189,13 @@ public final class DeliveryWorker: Service, Sendable {
             let devices = try await DeviceStore().find(db, ids: Array(Set(deliveries.compactMap(\.deviceID))))
             let users = Array(Set(notifications.values.map(\.userID)))
             let unread = try await NotificationStore().unreadCounts(db, userIDs: users)
-            // Each notification's data is decoded once, however many devices it goes to.
-            let data = notifications.mapValues(Self.pushData)
+            // Each notification's data is decoded once, however many devices it goes to, and
+            // notifications with the same data (one alert fanned out to thousands) share one decode.
+            var decoded: [String: [String: JSONValue]] = [:]
+            let data = notifications.mapValues { notification in
+                if decoded[notification.data] == nil { decoded[notification.data] = Self.dataObject(notification.data) }
+                return Self.pushData(notification, object: decoded[notification.data]!)
+            }
             return deliveries.map { delivery in
                 (delivery, Self.prepare(delivery, notifications: notifications, data: data, devices: devices, unread: unread, now: now))
             }
@@ -199,10 +204,17 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// The notification's data object plus `notification_id` and `type` for the app.
     static func pushData(_ notification: NotificationRecord) -> JSONValue {
-        var data: [String: JSONValue] = [:]
-        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(notification.data.utf8)) {
-            data = object
-        }
+        pushData(notification, object: dataObject(notification.data))
+    }
+
+    /// A notification's stored data (a JSON object), or an empty object.
+    static func dataObject(_ text: String) -> [String: JSONValue] {
+        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) { return object }
+        return [:]
+    }
+
+    static func pushData(_ notification: NotificationRecord, object: [String: JSONValue]) -> JSONValue {
+        var data = object
         data["notification_id"] = .string(notification.id)
         data["type"] = .string(notification.type)
         return .object(data)

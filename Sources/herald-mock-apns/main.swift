@@ -8,7 +8,8 @@ import Synchronization
 // with `--log-payloads` also the `apns-*` headers and the JSON payload (a test that checks
 // what a device would get).
 //
-//   herald-mock-apns [--port 0] [--log FILE] [--log-payloads] [--status 200] [--delay-ms 0]
+//   herald-mock-apns [--port 0] [--log FILE] [--log-payloads] [--h2-only] [--status 200] [--delay-ms 0]
+// (`--h2-only`: HTTP/2 on every connection, as APNs; for clients that negotiate no ALPN.)
 // prints: mock-apns listening on <port> ca=<certificate.pem>
 
 var port = 0
@@ -16,6 +17,7 @@ var logPath: String?
 var status = 200
 var delayMs = 0
 var logPayloads = false
+var http2Only = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -24,6 +26,7 @@ while let argument = arguments.next() {
     case "--status": status = Int(arguments.next() ?? "") ?? 200
     case "--delay-ms": delayMs = Int(arguments.next() ?? "") ?? 0
     case "--log-payloads": logPayloads = true
+    case "--h2-only": http2Only = true
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
         exit(2)
@@ -39,7 +42,7 @@ let answer = status
 let delay: Duration? = delayMs > 0 ? .milliseconds(delayMs) : nil
 let withPayloads = logPayloads
 
-let server = try await MockPushServer.start(port: port, keepRequests: false) { request in
+let server = try await MockPushServer.start(port: port, keepRequests: false, http2Only: http2Only) { request in
     let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
     let apnsID = request.header("apns-id") ?? ""
     if let log {

@@ -278,6 +278,21 @@ import Testing
         }
     }
 
+    /// A batch is one send: a `batch_size` above `notifications.max_recipients` is cut to it
+    /// (else every send would be refused and the alert never pushed).
+    @Test func aBatchLargerThanASendMayNameIsCutToIt() async throws {
+        try await TestServer.run(
+            .sqlite, clock: ManualClock(sampleMorning),
+            configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 5000; $0.notifications.maxRecipients = 3 }
+        ) { s in
+            _ = try await s.importSample()
+            for index in 0..<7 { try await Self.favorite(s, "user\(index)", "STAGECOACH") }
+            try await Self.postAlerts(s, [Self.alert("big", route: "STBA")])
+            try await Self.run(s)
+            #expect(try await Self.sent(s).count == 7)
+        }
+    }
+
     @Test func endedAlertsAreNotPushedAndUpcomingOnesWaitForTheirStart() async throws {
         let clock = ManualClock(sampleMorning)
         try await TestServer.run(.sqlite, clock: clock, configure: Self.quiet) { s in

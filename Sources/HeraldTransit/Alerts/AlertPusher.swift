@@ -154,7 +154,8 @@ public final class AlertPusher: Sendable {
         statistics.alertMatched(users: target.users.count, duration: ContinuousClock.now - started)
         var queued = 0
         let users = target.users.keys.sorted()
-        for batch in users.chunked(config.batchSize) {
+        // A batch is one send: it may not name more users than the notification service takes.
+        for batch in users.chunked(max(1, min(config.batchSize, notifications.maxRecipients))) {
             guard try await renewLease(version) else {
                 logger.warning("another node took over an alert version", metadata: ["alert_id": "\(version.alertID)"])
                 return nil
