@@ -19,6 +19,26 @@ private func event(_ seq: Int64?, room: String = "r") -> RealtimeEvent {
         #expect(tracker.admit(event(5)) == .drop)
     }
 
+    /// While a replay's events are being written out, live events stay held: an event sent
+    /// live in between would reach the client before the replayed ones (12 before 11).
+    @Test func aDrainedReplayHoldsLiveEventsUntilItEnds() {
+        var tracker = SubscriptionTracker()
+        tracker.beginReplay("r", after: 10)
+        #expect(tracker.admit(event(12)) == .hold)
+        #expect(tracker.drainReplay("r", replayed: [event(11), event(12)]).map(\.seq) == [11, 12])
+        #expect(tracker.admit(event(13)) == .hold)
+        #expect(tracker.endReplay("r")?.map(\.seq) == [13])
+        #expect(tracker.endReplay("r") == nil)
+        #expect(tracker.admit(event(14)) == .send)
+        #expect(tracker.admit(event(13)) == .drop)
+        // An unavailable replay sends only what was held; a room not followed has nothing.
+        tracker.beginReplay("q", after: 0)
+        #expect(tracker.admit(event(5, room: "q")) == .hold)
+        #expect(tracker.drainReplay("q", replayed: nil).map(\.seq) == [5])
+        #expect(tracker.endReplay("q") == nil)
+        #expect(tracker.endReplay("nope") == nil)
+    }
+
     @Test func everyRoomKeepsItsOwnCursorWhicheverLeavesFirst() {
         // The first room is kept inline and the others in a table: leaving the first promotes
         // another, and no cursor is lost or mixed up on the way.

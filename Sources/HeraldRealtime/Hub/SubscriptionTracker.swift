@@ -85,6 +85,15 @@ public struct SubscriptionTracker: Sendable {
     /// the held live events that are newer. `replayed` nil means the replay was unavailable:
     /// only the held events go out (the client refetches state).
     public mutating func finishReplay(_ room: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
+        let out = drainReplay(room, replayed: replayed)
+        update(room) { $0.held = nil }
+        return out
+    }
+
+    /// What a replay has to send so far — the replayed events, then the held live events that
+    /// are newer — while live events go on being held: the caller sends these, then calls
+    /// `endReplay` until it returns nil, so no live event can overtake the replay on the wire.
+    public mutating func drainReplay(_ room: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
         update(room) { cursor in
             var out: [RealtimeEvent] = []
             for event in (replayed ?? []) + (cursor.held ?? []) {
@@ -97,9 +106,23 @@ public struct SubscriptionTracker: Sendable {
                     out.append(event)
                 }
             }
-            cursor.held = nil
+            if cursor.held != nil { cursor.held = [] }
             return out
         } ?? []
+    }
+
+    /// Ends a drained replay: nil when nothing was held since the last drain (live events go
+    /// straight out from now on); otherwise the newly held events to send first (still holding).
+    public mutating func endReplay(_ room: String) -> [RealtimeEvent]? {
+        let pending =
+            update(room) { cursor -> Bool in
+                guard let held = cursor.held, !held.isEmpty else {
+                    cursor.held = nil
+                    return false
+                }
+                return true
+            } ?? false
+        return pending ? drainReplay(room, replayed: []) : nil
     }
 
     public mutating func leave(_ room: String) {

@@ -106,8 +106,18 @@ public final class NativeConnection: RealtimeSubscriber {
         state.withLock { $0.tracker.beginReplay(channel, after: seq) }
     }
 
-    func finishReplay(_ channel: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
-        state.withLock { $0.tracker.finishReplay(channel, replayed: replayed) }
+    /// What the replay has to send; live events stay held until `completeReplay`.
+    func drainReplay(_ channel: String, replayed: [RealtimeEvent]?) -> [RealtimeEvent] {
+        state.withLock { $0.tracker.drainReplay(channel, replayed: replayed) }
+    }
+
+    /// After the replay went out: sends the live events held meanwhile, then lets live events
+    /// through. Why in this order: a live event sent while the replayed ones were still being
+    /// queued could reach the client first (an e2e storm saw event 12 before 11).
+    func completeReplay(_ channel: String) {
+        while let held = state.withLock({ $0.tracker.endReplay(channel) }) {
+            for event in held { send(Self.frame(event)) }
+        }
     }
 
     func forget(_ channel: String) {

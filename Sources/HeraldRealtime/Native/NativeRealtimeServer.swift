@@ -174,14 +174,17 @@ public final class NativeRealtimeServer: Service, Sendable {
             if last != nil { reply["recovered"] = .bool(recovered) }
             connection.send(.object(reply))
             for event in events { connection.send(NativeConnection.frame(event)) }
+            connection.completeReplay(channel)
         } catch {
+            connection.completeReplay(channel)
             logger.error("subscribe failed", metadata: ["error": "\(String(reflecting: error))"])
             connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
         }
     }
 
     /// Joins the channel (before reading its history, so nothing slips between) and returns
-    /// what to send: the missed events plus live ones that arrived meanwhile.
+    /// what to send: the missed events plus live ones that arrived meanwhile. Live events stay
+    /// held until the caller has sent these and calls `completeReplay`.
     private func join(_ channel: String, after last: Int64?, _ connection: NativeConnection) async throws -> ([RealtimeEvent], Bool, Int64) {
         if connection.isSubscribed(channel) { connection.forget(channel) }
         guard let last else {
@@ -196,9 +199,9 @@ public final class NativeRealtimeServer: Service, Sendable {
         let latest = try await hub.lastSeq(room: channel)
         switch result {
         case .recovered(let events):
-            return (connection.finishReplay(channel, replayed: events), true, latest)
+            return (connection.drainReplay(channel, replayed: events), true, latest)
         case .unavailable:
-            return (connection.finishReplay(channel, replayed: nil), false, latest)
+            return (connection.drainReplay(channel, replayed: nil), false, latest)
         }
     }
 
@@ -237,7 +240,9 @@ public final class NativeRealtimeServer: Service, Sendable {
             text.removeLast()
             text += ",\"missed_events\":[" + events.map { NativeConnection.frame($0) }.joined(separator: ",") + "]}"
             connection.send(text)
+            connection.completeReplay(channel)
         } catch {
+            connection.completeReplay(channel)
             logger.error("reconnect failed", metadata: ["error": "\(String(reflecting: error))"])
             connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
         }
