@@ -6,13 +6,26 @@ public enum Identifier {
 
     /// `prefix_` followed by `length` base-62 characters from the system's CSPRNG
     /// (22 characters carry more than 128 bits).
+    ///
+    /// Why ten characters per draw: each draw is a `getrandom` system call, and one a
+    /// character made id generation 5 % of a 20,000-push fan-out's CPU. A uniform number
+    /// below 62¹⁰ (which fits 64 bits) is exactly ten uniform base-62 digits.
     public static func make(_ prefix: String, length: Int = 22) -> String {
         var generator = SystemRandomNumberGenerator()
         var result = prefix
-        result.reserveCapacity(prefix.count + 1 + length)
+        result.reserveCapacity(prefix.utf8.count + 1 + length)
         result.append("_")
-        for _ in 0..<length {
-            result.append(alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))])
+        var remaining = length
+        while remaining > 0 {
+            let digits = min(remaining, 10)
+            var bound: UInt64 = 1
+            for _ in 0..<digits { bound *= 62 }
+            var draw = generator.next(upperBound: bound)
+            for _ in 0..<digits {
+                result.append(alphabet[Int(draw % 62)])
+                draw /= 62
+            }
+            remaining -= digits
         }
         return result
     }

@@ -304,10 +304,14 @@ public final class DeliveryWorker: Service, Sendable {
                     if let device = outcome.deactivateDevice {
                         try await DeviceStore().deactivate(db, id: device, reason: outcome.reason ?? "token_gone", now: now)
                     }
-                    _ = try await DeliveryStore().finishAttempt(
-                        db, id: outcome.deliveryID, status: outcome.status, providerMessageID: outcome.providerMessageID,
-                        reason: outcome.reason, latencyMs: outcome.latency, retryAt: outcome.retryAt, now: now)
                 }
+                try await DeliveryStore().finishAttempts(
+                    db,
+                    batch.map {
+                        DeliveryStore.AttemptEnd(
+                            id: $0.deliveryID, status: $0.status, providerMessageID: $0.providerMessageID, reason: $0.reason,
+                            latencyMs: $0.latency, retryAt: $0.retryAt)
+                    }, now: now)
                 let sent = batch.compactMap(\.sentNotification)
                 if !sent.isEmpty { try await NotificationStore().markSentViaPushIfUnset(db, ids: sent) }
             }

@@ -107,7 +107,7 @@ public enum HeraldApplication {
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
-            server: RealtimeHTTPChannel.builder(maxMessageBytes: config.realtime.maxPayload) { uri, authorization in
+            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime)) { uri, authorization in
                 await realtime.decide(uri: uri, authorization: authorization)
             },
             configuration: .init(

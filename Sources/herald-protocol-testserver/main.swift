@@ -69,7 +69,10 @@ for endpoint in endpoints { endpoint.addRoutes(to: router) }
 
 let app = Application(
     router: router,
-    server: RealtimeHTTPChannel.builder(maxMessageBytes: 1_000_000) { uri, _ in
+    server: RealtimeHTTPChannel.builder(
+        // The reference suite connects without tokens and sends messages up to 1 MB.
+        limits: WebSocketLimits(maxMessageBytes: 1_000_000, unauthenticatedMaxMessageBytes: 1_000_000, partialMessageTimeout: .seconds(10))
+    ) { uri, _ in
         endpoints.lazy.compactMap { $0.decide(uri: uri) }.first ?? .refuse(.notFound)
     },
     configuration: .init(address: .hostname("127.0.0.1", port: port)),

@@ -16,12 +16,15 @@ import Testing
         config.rateLimits.routes["nonsense"] = RateLimitRule(limit: 1, windowSeconds: 1)
         config.appVersions.platforms["ios"] = .init(minimumVersion: "one")
         config.logging.format = "xml"
+        config.realtime.unauthenticatedMaxPayload = 1000
+        config.realtime.partialMessageTimeoutMs = 0
         let fields = Set(config.validationErrors().map(\.field))
         #expect(
             fields == [
                 "server.port", "limits.max_body_bytes", "auth.jwt_secret", "auth.default_role",
                 "rate_limits.routes.POST /api/v1/jobs", "rate_limits.routes.nonsense",
-                "app_versions.platforms.ios.minimum_version", "logging.format",
+                "app_versions.platforms.ios.minimum_version", "logging.format", "realtime.unauthenticated_max_payload",
+                "realtime.partial_message_timeout_ms",
             ])
     }
 }

@@ -25,6 +25,25 @@ import Testing
         let ids = (0..<1000).map { _ in Identifier.make("req") }
         #expect(Set(ids).count == 1000)
         #expect(ids.allSatisfy { $0.hasPrefix("req_") && $0.count == 26 })
+        #expect(Identifier.make("x", length: 7).count == 9)
+        #expect(Identifier.make("x", length: 0) == "x_")
+    }
+
+    /// Every position draws every base-62 character about equally often (ten characters come
+    /// from one draw: a digit extraction that repeats or skips would show here).
+    @Test func everyPositionIsUniformOverTheAlphabet() {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        let draws = 12_400
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: 62), count: 22)
+        for _ in 0..<draws {
+            for (position, character) in Identifier.make("t").dropFirst(2).enumerated() {
+                counts[position][alphabet.firstIndex(of: character)!] += 1
+            }
+        }
+        // 200 expected per cell; a cell outside 110...300 is about 7 standard deviations out.
+        for position in 0..<22 {
+            #expect(counts[position].allSatisfy { (110...300).contains($0) }, "position \(position): \(counts[position])")
+        }
     }
 
     @Test func timestampsAreISO8601UTCWithMilliseconds() throws {

@@ -6,6 +6,7 @@ import HeraldServer
 import HeraldTestSupport
 import Hummingbird
 import Synchronization
+import SQLKit
 import Testing
 
 /// A POST route that counts how often its work really runs.
@@ -53,6 +54,31 @@ let idempotencyKey = HTTPField.Name("Idempotency-Key")!
             // Without a key, every POST runs.
             _ = try await session.request(.post, "/api/v1/test/orders", token: token, json: ["item": "sofa"])
             #expect(counter.count == 2)
+        }
+    }
+
+    /// A request without credentials never reaches the store: 401 every time (not 422 for a
+    /// reused key, not a stored 401 replayed to the next caller behind the same address),
+    /// and no row is kept for it.
+    @Test(arguments: TestEngine.allCases)
+    func anonymousRequestsPassTheStoreByAndAreRefused(engine: TestEngine) async throws {
+        let counter = WorkCounter()
+        try await TestServer.run(engine, extraRoutes: counter.routes()) { session in
+            let first = try await session.request(.post, "/api/v1/test/orders", headers: [idempotencyKey: "anon-1"], json: ["item": "sofa"])
+            let other = try await session.request(.post, "/api/v1/test/orders", headers: [idempotencyKey: "anon-1"], json: ["item": "lamp"])
+            #expect(first.status == 401)
+            #expect(other.status == 401)
+            #expect(other.header("Idempotent-Replayed") == nil)
+            #expect(counter.count == 0)
+            let rows = try await session.runtime.database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM idempotency_keys").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(rows == 0)
+            // The same key with a token is the caller's own, and runs.
+            let token = try await session.token("ann")
+            let owned = try await session.request(.post, "/api/v1/test/orders", token: token, headers: [idempotencyKey: "anon-1"], json: ["item": "sofa"])
+            #expect(owned.status == 201)
+            #expect(counter.count == 1)
         }
     }
 

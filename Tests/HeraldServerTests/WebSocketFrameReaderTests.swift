@@ -24,8 +24,8 @@ import Testing
     static func read(_ bytes: [UInt8], max: Int = 1_000_000) throws(WebSocketFrameReader.Failure) -> [WebSocketFrameReader.Frame] {
         var buffer = ByteBuffer(bytes: bytes)
         var frames: [WebSocketFrameReader.Frame] = []
-        let reader = WebSocketFrameReader(maxPayload: max)
-        while let frame = try reader.next(from: &buffer) { frames.append(frame) }
+        let reader = WebSocketFrameReader()
+        while let frame = try reader.next(from: &buffer, maxPayload: max) { frames.append(frame) }
         return frames
     }
 
@@ -40,13 +40,13 @@ import Testing
 
     @Test func aFrameSplitAnywhereIsReadOnceWhole() throws {
         let bytes = Self.frame(0x81, Array("hello, herald".utf8)) + Self.frame(0x89, Array("p".utf8))
-        let reader = WebSocketFrameReader(maxPayload: 100)
+        let reader = WebSocketFrameReader()
         var buffer = ByteBuffer()
         var texts: [String] = []
         for byte in bytes {
             buffer.writeInteger(byte)
             let before = buffer.readerIndex
-            if let frame = try reader.next(from: &buffer) {
+            if let frame = try reader.next(from: &buffer, maxPayload: 100) {
                 texts.append("\(frame.opcode):" + String(buffer: frame.payload))
             } else {
                 #expect(buffer.readerIndex == before)  // nothing taken from a partial frame

@@ -50,6 +50,9 @@ extension HeraldConfig {
         check((10...3_600_000).contains(realtime.pingIntervalMs), "realtime.ping_interval_ms", "must be between 10 and 3600000")
         check((10...3_600_000).contains(realtime.pingTimeoutMs), "realtime.ping_timeout_ms", "must be between 10 and 3600000")
         check((1024...100_000_000).contains(realtime.maxPayload), "realtime.max_payload", "must be between 1 KiB and 100 MB")
+        // Above max_payload it is harmless: the smaller of the two applies.
+        check(realtime.unauthenticatedMaxPayload >= 1024, "realtime.unauthenticated_max_payload", "must be at least 1 KiB")
+        check((100...600_000).contains(realtime.partialMessageTimeoutMs), "realtime.partial_message_timeout_ms", "must be between 100 and 600000")
         check(realtime.outboundLimitBytes >= 1024, "realtime.outbound_limit_bytes", "must be at least 1 KiB")
         check(realtime.connectTimeoutMs >= 10, "realtime.connect_timeout_ms", "must be at least 10")
         check(realtime.recoveryWindowSeconds >= 0, "realtime.recovery_window_seconds", "must not be negative")

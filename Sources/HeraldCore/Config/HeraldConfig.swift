@@ -352,6 +352,12 @@ public struct RealtimeConfig: Codable, Sendable, Equatable {
     public var pingTimeoutMs = 20_000
     /// Largest message a client may send, in bytes.
     public var maxPayload = 1_000_000
+    /// Largest message a WebSocket peer may send before it authenticated (a Socket.IO
+    /// CONNECT with its token fits easily): anyone may open a Socket.IO WebSocket.
+    public var unauthenticatedMaxPayload = 16_384
+    /// A message begun (a partial frame, or fragments without the last) must be complete
+    /// within this time, or the WebSocket is closed (1008): no connection holds a buffer idle.
+    public var partialMessageTimeoutMs = 10_000
     /// Outbound bytes queued for one client before it is disconnected as a slow consumer.
     public var outboundLimitBytes = 1_048_576
     /// A Socket.IO client must CONNECT to a namespace within this time.
@@ -373,6 +379,8 @@ public struct RealtimeConfig: Codable, Sendable, Equatable {
         case pingIntervalMs = "ping_interval_ms"
         case pingTimeoutMs = "ping_timeout_ms"
         case maxPayload = "max_payload"
+        case unauthenticatedMaxPayload = "unauthenticated_max_payload"
+        case partialMessageTimeoutMs = "partial_message_timeout_ms"
         case outboundLimitBytes = "outbound_limit_bytes"
         case connectTimeoutMs = "connect_timeout_ms"
         case recoveryWindowSeconds = "recovery_window_seconds"
@@ -391,6 +399,8 @@ public struct RealtimeConfig: Codable, Sendable, Equatable {
         pingIntervalMs = try c.decodeIfPresent(Int.self, forKey: .pingIntervalMs) ?? d.pingIntervalMs
         pingTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .pingTimeoutMs) ?? d.pingTimeoutMs
         maxPayload = try c.decodeIfPresent(Int.self, forKey: .maxPayload) ?? d.maxPayload
+        unauthenticatedMaxPayload = try c.decodeIfPresent(Int.self, forKey: .unauthenticatedMaxPayload) ?? d.unauthenticatedMaxPayload
+        partialMessageTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .partialMessageTimeoutMs) ?? d.partialMessageTimeoutMs
         outboundLimitBytes = try c.decodeIfPresent(Int.self, forKey: .outboundLimitBytes) ?? d.outboundLimitBytes
         connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
         recoveryWindowSeconds = try c.decodeIfPresent(Int.self, forKey: .recoveryWindowSeconds) ?? d.recoveryWindowSeconds

@@ -51,6 +51,13 @@ public final class EngineSession: Sendable {
     public let handshakeQuery: [String: String]
     private let state: Mutex<State>
     private let delegateBox = Mutex<(any EngineSessionDelegate)?>(nil)
+    private let authenticated = Atomic<Bool>(false)
+
+    /// Whether the upper layer verified who the peer is (a namespace connected with a valid
+    /// token): only then may its messages be as large as `realtime.max_payload`.
+    public var isAuthenticated: Bool { authenticated.load(ordering: .relaxed) }
+
+    public func markAuthenticated() { authenticated.store(true, ordering: .relaxed) }
 
     let pingInterval: Int64
 

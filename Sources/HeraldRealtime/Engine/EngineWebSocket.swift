@@ -72,6 +72,16 @@ final class EngineWebSocket: WebSocketReceiver {
 
     // MARK: WebSocketReceiver
 
+    /// Once one of the session's namespaces connected with a verified identity.
+    var isAuthenticated: Bool {
+        phase.withLock { phase in
+            switch phase {
+            case .open(let session), .upgrading(let session): session.isAuthenticated
+            case .refused, .closed: false
+            }
+        }
+    }
+
     func received(_ frame: InboundFrame) {
         switch phase.withLock({ $0 }) {
         case .refused, .closed:

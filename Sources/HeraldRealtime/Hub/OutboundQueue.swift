@@ -103,7 +103,11 @@ public final class OutboundQueue: Sendable {
                         state.bytes = 0
                         let readable = state.readableWaiter
                         state.readableWaiter = nil
-                        consumer = state.consumerToNotify()
+                        // Told even when it was told before and has not drained yet: a consumer
+                        // that cannot write (a peer that stopped reading) must still learn
+                        // that the queue is over, and cut the connection.
+                        state.consumerNotified = true
+                        consumer = state.consumer
                         return (false, nil, nil, readable)
                     }
                     state.frames.append(frame)

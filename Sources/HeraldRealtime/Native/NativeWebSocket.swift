@@ -13,6 +13,8 @@ final class NativeWebSocket: WebSocketReceiver {
     private let connection: NativeConnection
     private let mailbox: SerialMailbox<Work>
     private let open = Atomic<Bool>(true)
+    /// The token was checked before the upgrade.
+    var isAuthenticated: Bool { true }
 
     init(server: NativeRealtimeServer, connection: NativeConnection, transport: any WebSocketTransport) {
         self.server = server

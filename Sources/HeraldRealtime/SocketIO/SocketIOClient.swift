@@ -149,10 +149,11 @@ final class SocketIOClient: EngineSessionDelegate {
             return
         case .accepted(let verified):
             identity = verified
+            if verified != nil { session.markAuthenticated() }
         }
 
         // Connection state recovery: {pid, offset} from a client that held a session.
-        var recovered: (session: RecoverableSession, events: [RealtimeEvent])?
+        var recovered: (session: RecoverableSession, replay: SocketIOSocket.Replay)?
         let socket: SocketIOSocket
         if server.configuration.recoveryEnabled, case .object(let auth)? = packet.data, case .string(let pid)? = auth["pid"],
             case .string(let offset)? = auth["offset"], let offsets = Self.parseOffset(offset)
@@ -166,8 +167,8 @@ final class SocketIOClient: EngineSessionDelegate {
                     connectionID: server.nextConnectionID(), id: saved.socketID, pid: saved.pid, namespace: namespace,
                     identity: identity, recovered: true, session: session, hub: server.hub, offsets: true, auth: packet.data)
                 server.hub.register(candidate)
-                if let events = try? await candidate.restore(saved.rooms, offsets: offsets) {
-                    recovered = (saved, events)
+                if let replay = try? await candidate.restore(saved.rooms, offsets: offsets) {
+                    recovered = (saved, replay)
                     socket = candidate
                     server.hub.counters.add(.recoveries)
                 } else {
@@ -189,7 +190,7 @@ final class SocketIOClient: EngineSessionDelegate {
         if server.configuration.recoveryEnabled { reply["pid"] = .string(socket.pid) }
         let (text, _) = SocketPacketEncoder.encode(SocketPacket(type: .connect, namespace: namespace, data: .object(reply)))
         session.sendMessage(text)
-        if let recovered { socket.sendReplayed(recovered.events) }
+        if let recovered { socket.sendReplayed(recovered.replay) }
         await letTheAcknowledgementGoFirst()
         for handler in server.connectHandlers(namespace) {
             await handler(socket)

@@ -96,9 +96,16 @@ public final class SocketIOSocket: RoomFollower {
         hub.leave(self, room: room)
     }
 
-    /// Restores a recovered session's rooms and replays what it missed; false when any room's
-    /// history no longer covers the gap (then nothing is replayed and nothing restored).
-    func restore(_ saved: [RecoverableSession.Room], offsets: [Int64]) async throws -> [RealtimeEvent]? {
+    /// What a recovery sends: the missed events in order, each framed with the offset the
+    /// client holds once it has that event.
+    struct Replay: Sendable {
+        var frames: [String]
+    }
+
+    /// Restores a recovered session's rooms and replays what it missed; nil when any room's
+    /// history no longer covers the gap (then nothing is replayed and nothing restored). Live
+    /// events stay held until `sendReplayed` has queued the replay.
+    func restore(_ saved: [RecoverableSession.Room], offsets: [Int64]) async throws -> Replay? {
         var after: [Int64] = []
         for (index, entry) in saved.enumerated() {
             after.append(index < offsets.count ? max(offsets[index], entry.base) : entry.base)
@@ -118,13 +125,33 @@ public final class SocketIOSocket: RoomFollower {
             }
             replays.append(events)
         }
-        var out: [RealtimeEvent] = []
-        state.withLock { state in
+        return state.withLock { state in
+            var out: [RealtimeEvent] = []
             for (index, entry) in saved.enumerated() {
-                out += state.tracker.finishReplay(entry.room, replayed: replays[index])
+                out += state.tracker.drainReplay(entry.room, replayed: replays[index])
             }
+            return Replay(frames: replayFrames(Self.inOrder(out), rooms: state.rooms, from: after))
         }
-        return out.sorted { ($0.createdAt, $0.seq ?? 0) < ($1.createdAt, $1.seq ?? 0) }
+    }
+
+    static func inOrder(_ events: [RealtimeEvent]) -> [RealtimeEvent] {
+        events.sorted { ($0.createdAt, $0.seq ?? 0) < ($1.createdAt, $1.seq ?? 0) }
+    }
+
+    /// Frames for replayed `events` (in send order), each with its own offset: `positions`
+    /// (one per room, in `rooms` order) start where the client was and advance event by
+    /// event. Why not one offset for the whole replay: a connection dropped halfway through
+    /// would come back claiming the events it never got.
+    func replayFrames(_ events: [RealtimeEvent], rooms: [RecoverableSession.Room], from positions: [Int64]) -> [String] {
+        var positions = positions
+        return events.map { event in
+            guard let seq = event.seq, offsets, let index = rooms.firstIndex(where: { $0.room == event.room }), index < positions.count else {
+                return Self.frame(for: event, namespace: namespace, offset: nil)
+            }
+            positions[index] = seq
+            let offset = positions.count == 1 ? String(seq) : positions.map(String.init).joined(separator: ".")
+            return Self.frame(for: event, namespace: namespace, offset: offset)
+        }
     }
 
     // MARK: Sending
@@ -142,7 +169,10 @@ public final class SocketIOSocket: RoomFollower {
                 state.nextAckID += 1
                 state.deliveryAcks[ackID!] = token
             }
-            let offset = event.seq == nil || !offsets ? nil : Self.offset(state)
+            // An event that asks for an ack carries no offset (the reference server gives it
+            // none): Socket.IO clients append the ack callback after the arguments, so an
+            // offset before it is never recorded, and the client recovers from an older one.
+            let offset = event.seq == nil || !offsets || ackID != nil ? nil : Self.offset(state)
             guard ackID == nil else { return Self.frame(for: event, namespace: namespace, offset: offset, ackID: ackID) }
             // Members in the same namespace at the same offset get the same frame.
             return frames.frame(for: namespace, offset: offset) {
@@ -152,15 +182,26 @@ public final class SocketIOSocket: RoomFollower {
         if let frame { send(text: frame) }
     }
 
-    /// Sends replayed events after a recovery (already admitted by the tracker).
-    func sendReplayed(_ events: [RealtimeEvent]) {
-        let frames: [String] = state.withLock { state in
-            // Offsets are computed as of the end of the replay: each replayed event carries the
-            // position the client reaches once it has it.
-            let offset = Self.offset(state)
-            return events.map { Self.frame(for: $0, namespace: namespace, offset: $0.seq == nil ? nil : offset) }
+    /// Queues a recovery's replay, then the live events held meanwhile, then lets live events
+    /// through (a live event queued before the replay would overtake it).
+    func sendReplayed(_ replay: Replay) {
+        for frame in replay.frames { send(text: frame) }
+        while true {
+            let frames: [String]? = state.withLock { state in
+                let positions = state.rooms.map { state.tracker.lastSeq($0.room) ?? $0.base }
+                var held: [RealtimeEvent] = []
+                var any = false
+                for entry in state.rooms {
+                    if let more = state.tracker.endReplay(entry.room) {
+                        any = true
+                        held += more
+                    }
+                }
+                return any ? replayFrames(Self.inOrder(held), rooms: state.rooms, from: positions) : nil
+            }
+            guard let frames else { return }
+            for frame in frames { send(text: frame) }
         }
-        for frame in frames { send(text: frame) }
     }
 
     static func offset(_ state: State) -> String {

@@ -32,6 +32,11 @@ public protocol WebSocketReceiver: AnyObject, Sendable {
     func transportClosed(error: Bool)
     /// The server is shutting down: finish up and close.
     func shouldQuiesce()
+    /// Whether the peer has proved who it is. Until then the transport keeps only small
+    /// messages (`realtime.unauthenticated_max_payload`): anyone may open a Socket.IO
+    /// WebSocket, and a stranger must not make the server hold a megabyte per connection.
+    /// Asked only when a message is larger than that bound, so it may take a lock.
+    var isAuthenticated: Bool { get }
 }
 
 /// Creates the receiver of a WebSocket once its upgrade is done.

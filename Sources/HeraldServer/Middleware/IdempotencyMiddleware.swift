@@ -15,6 +15,11 @@ import Logging
 /// waits for it and replays its answer, so the work runs once; if it does not finish in
 /// time the answer is 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS`. A 5xx or a thrown error
 /// releases the key so the retry can run the work again.
+///
+/// Keys belong to a caller: a request without credentials passes by the store untouched
+/// (every POST under `/api/v1` needs a caller, so it is answered 401 by its route). Keyed by
+/// address instead, a stranger's every new key cost a stored row, a reused key answered 422
+/// before 401, and callers behind one proxy shared each other's stored 401s.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let database: any Database
@@ -30,7 +35,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     static let pollInterval: Duration = .milliseconds(25)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post, let key = request.headers[Self.header] else {
+        guard request.method == .post, let key = request.headers[Self.header], let identity = context.identity else {
             return try await next(request, context)
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
@@ -39,7 +44,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: maxBodyBytes)
         let hash = Self.requestHash(method: request.method.rawValue, path: request.uri.path, body: body)
-        let scope = context.identity.map { "user:\($0.userID)" } ?? "ip:\(context.clientIP)"
+        let scope = "user:\(identity.userID)"
         let deadline = ContinuousClock.now + .seconds(config.waitSeconds)
 
         while true {

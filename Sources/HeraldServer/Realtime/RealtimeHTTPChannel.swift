@@ -33,17 +33,17 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
 
     public let responder: HTTPChannelHandler.Responder
     private let decide: Decide
-    private let maxMessageBytes: Int
+    private let limits: WebSocketLimits
 
-    public init(responder: @escaping HTTPChannelHandler.Responder, maxMessageBytes: Int, decide: @escaping Decide) {
+    public init(responder: @escaping HTTPChannelHandler.Responder, limits: WebSocketLimits, decide: @escaping Decide) {
         self.responder = Self.redirectingLateUpgrades(responder)
         self.decide = decide
-        self.maxMessageBytes = maxMessageBytes
+        self.limits = limits
     }
 
     /// The server builder for `Application(server:)`.
-    public static func builder(maxMessageBytes: Int, decide: @escaping Decide) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, maxMessageBytes: maxMessageBytes, decide: decide) }
+    public static func builder(limits: WebSocketLimits, decide: @escaping Decide) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, limits: limits, decide: decide) }
     }
 
     /// NIO looks for an upgrade only in a connection's first request. An upgrade asked for
@@ -71,7 +71,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(
                 ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
             let decide = self.decide
-            let maxMessageBytes = self.maxMessageBytes
+            let limits = self.limits
             let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
             let upgrader = WebSocketUpgrader<UpgradeResult>(
                 shouldUpgrade: { channel, head in
@@ -87,7 +87,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         guard case .accept(let acceptor)? = decision.value else { throw ChannelError.inappropriateOperationForState }
                         let writer = WebSocketFrameWriter()
-                        let connection = WebSocketConnectionHandler(writer: writer, maxMessageBytes: maxMessageBytes)
+                        let connection = WebSocketConnectionHandler(writer: writer, limits: limits)
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.addHandler(writer, position: .first)
                         try pipeline.addHandler(connection)

@@ -7,6 +7,13 @@ import NIOCore
 /// attached outbound queue — everything queued since the last write in one buffer and one
 /// flush, and only while the socket takes it (a client that stops reading leaves its frames
 /// in its own bounded queue, which then overflows).
+///
+/// What a peer can make it hold is bounded (`WebSocketLimits`): a message over the peer's
+/// size limit closes the connection (1009), one left unfinished past the deadline closes it
+/// (1008), and everything held is released when the handler leaves the pipeline — NIO's
+/// context holds its handler, so a handler that kept its context after the connection
+/// ended would keep itself and its buffers (a megabyte per hostile connection, found by an
+/// attack on an unauthenticated `/socket.io/` WebSocket).
 final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
@@ -20,7 +27,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var context: ChannelHandlerContext?
     /// A message arriving in fragments: its opcode and what came so far.
     private var fragments: (opcode: UInt8, data: ByteBuffer)?
-    private let reader: WebSocketFrameReader
+    private let reader = WebSocketFrameReader()
+    private let limits: WebSocketLimits
+    /// The receiver said the peer authenticated: the full message size applies from now on.
+    private var trusted = false
+    /// The deadline of the message being received, while one is unfinished.
+    private var unfinishedTimer: Scheduled<Void>?
     /// Received bytes that do not make a whole frame yet.
     private var partial: ByteBuffer?
     private var closeSent = false
@@ -31,9 +43,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// What NIO's channels allocate with (kept once, not per connection or per write).
     private static let allocator = ByteBufferAllocator()
 
-    init(writer: WebSocketFrameWriter, maxMessageBytes: Int) {
+    init(writer: WebSocketFrameWriter, limits: WebSocketLimits) {
         self.writer = writer
-        self.reader = WebSocketFrameReader(maxPayload: maxMessageBytes)
+        self.limits = limits
     }
 
     /// Called once the pipeline is complete: the protocol layer takes over.
@@ -47,6 +59,30 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         writable = context.channel.isWritable
     }
 
+    /// Breaks the context ↔ handler cycle and drops whatever a message left unfinished.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        releaseUnfinished()
+    }
+
+    /// The largest message the peer may send now. Until it authenticated the small limit
+    /// applies; the receiver is asked again only when something is larger than that.
+    private var messageLimit: Int { trusted ? limits.maxMessageBytes : limits.unauthenticatedMaxMessageBytes }
+
+    /// True when a larger message is allowed after asking the receiver again.
+    private func becameTrusted() -> Bool {
+        guard !trusted, receiver?.isAuthenticated == true else { return false }
+        trusted = true
+        return true
+    }
+
+    private func releaseUnfinished() {
+        fragments = nil
+        partial = nil
+        unfinishedTimer?.cancel()
+        unfinishedTimer = nil
+    }
+
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -57,7 +93,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             bytes = partial
         }
         do {
-            while !closeSent, let frame = try reader.next(from: &bytes) {
+            while !closeSent, let frame = try nextFrame(from: &bytes) {
                 received(frame)
             }
         } catch {
@@ -69,6 +105,35 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             bytes.discardReadBytes()
             partial = bytes
         }
+        watchUnfinished(context)
+    }
+
+    private func nextFrame(from bytes: inout ByteBuffer) throws(WebSocketFrameReader.Failure) -> WebSocketFrameReader.Frame? {
+        do {
+            return try reader.next(from: &bytes, maxPayload: messageLimit)
+        } catch .tooLarge where becameTrusted() {
+            return try reader.next(from: &bytes, maxPayload: messageLimit)
+        }
+    }
+
+    /// Starts the deadline when a message is left unfinished, stops it when none is. The
+    /// deadline runs from the message's first bytes: trickling more does not extend it.
+    private func watchUnfinished(_ context: ChannelHandlerContext) {
+        let unfinished = (partial != nil || fragments != nil) && !closeSent
+        if !unfinished {
+            unfinishedTimer?.cancel()
+            unfinishedTimer = nil
+        } else if unfinishedTimer == nil {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            unfinishedTimer = context.eventLoop.scheduleTask(in: limits.partialMessageTimeout) { handler.value.unfinishedTooLong() }
+        }
+    }
+
+    private func unfinishedTooLong() {
+        unfinishedTimer = nil
+        guard partial != nil || fragments != nil else { return }
+        releaseUnfinished()
+        closeWebSocket(code: 1008)
     }
 
     private func received(_ frame: WebSocketFrameReader.Frame) {
@@ -84,7 +149,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             guard case (let opcode, var data)? = fragments else { return protocolError(1002) }
             fragments = nil
             var more = frame.payload
-            guard data.readableBytes + more.readableBytes <= reader.maxPayload else { return protocolError(1009) }
+            guard data.readableBytes + more.readableBytes <= messageLimit || becameTrusted() && data.readableBytes + more.readableBytes <= messageLimit
+            else { return protocolError(1009) }
             data.writeBuffer(&more)
             if frame.fin {
                 deliver(opcode, data)
@@ -115,11 +181,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     private func protocolError(_ code: UInt16) {
-        fragments = nil
+        releaseUnfinished()
         closeWebSocket(code: code)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        releaseUnfinished()
         finish(error: failed)
         context.fireChannelInactive()
     }
@@ -170,7 +237,18 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     /// Writes what the queue holds, in one buffer, while the socket is writable.
     func drain() {
-        guard let queue, context != nil, !closeSent, writable else { return }
+        guard let queue, let context, !closeSent else { return }
+        guard writable else {
+            // The peer stopped reading and its queue overflowed: it cannot take a close frame
+            // either, so the connection is cut now (descriptor, slot and rooms freed), not
+            // once the socket drains, which a vanished peer's never does.
+            if queue.closeReason == .slowConsumer {
+                receiver?.outboundFinished(.slowConsumer)
+                closeSent = true
+                context.close(promise: nil)
+            }
+            return
+        }
         let batch = queue.takeBatch(maxBytes: Self.batchBytes)
         if !batch.frames.isEmpty {
             var buffer = Self.allocator.buffer(capacity: batch.bytes + 10 * batch.frames.count)

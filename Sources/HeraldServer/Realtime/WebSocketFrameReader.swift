@@ -9,6 +9,8 @@ import NIOWebSocket
 /// extension). This one is a value with no state between frames: a partial frame stays in
 /// the caller's buffer until the rest arrives.
 struct WebSocketFrameReader {
+    init() {}
+
     /// One whole frame, unmasked.
     struct Frame {
         var fin: Bool
@@ -31,13 +33,10 @@ struct WebSocketFrameReader {
         }
     }
 
-    /// Largest data frame payload accepted.
-    let maxPayload: Int
-
     /// Takes the next whole frame off the front of `buffer`; nil (and `buffer` untouched) when
-    /// it does not hold one yet. A frame's header is judged as soon as it is in, so an
-    /// over-size frame fails before its payload is waited for.
-    func next(from buffer: inout ByteBuffer) throws(Failure) -> Frame? {
+    /// it does not hold one yet. A frame's header is judged as soon as it is in, so a frame
+    /// with a payload over `maxPayload` fails before its payload is waited for.
+    func next(from buffer: inout ByteBuffer, maxPayload: Int) throws(Failure) -> Frame? {
         let start = buffer.readerIndex
         guard let first = buffer.getInteger(at: start, as: UInt8.self),
             let second = buffer.getInteger(at: start + 1, as: UInt8.self)

@@ -165,41 +165,93 @@ public struct DeliveryStore: Sendable {
 
     // MARK: Push deliveries
 
-    /// Leases up to `limit` due push deliveries (pending and due, or sending with an expired
-    /// lease — its worker died) and counts the attempt. On PostgreSQL `SKIP LOCKED` lets
-    /// several nodes' workers claim disjoint rows without waiting on each other.
+    /// Leases up to `limit` due push deliveries (sending with an expired lease — its worker
+    /// died — first, then pending and due, oldest first) and counts the attempt. On
+    /// PostgreSQL `SKIP LOCKED` lets several nodes' workers claim disjoint rows without
+    /// waiting on each other.
+    ///
+    /// Why two bounded reads and not one `OR`: with an `OR` both engines read every due row
+    /// and sort them to keep `limit` (SQLite's multi-index OR, then a temporary B-tree), so a
+    /// queue of 20,000 pushes was read and sorted 200 times while it drained. Each read here
+    /// walks the `(status, next_attempt_at)` index in order and stops at `limit`.
     public func claimPush(_ db: any SQLDatabase, engine: DatabaseEngine, now: Int64, leaseUntil: Int64, limit: Int) async throws -> [DeliveryRecord] {
-        var query = SQLQueryString(
-            """
-            UPDATE notification_deliveries SET status = 'sending', attempts = attempts + 1,
-                lease_until = \(bind: leaseUntil), updated_at = \(bind: now)
-            WHERE id IN (
-                SELECT id FROM notification_deliveries
-                WHERE (status = 'pending' AND next_attempt_at <= \(bind: now)) OR (status = 'sending' AND lease_until < \(bind: now))
-                ORDER BY next_attempt_at LIMIT \(bind: limit)
-            """)
-        if engine == .postgres { query.appendInterpolation(unsafeRaw: " FOR UPDATE SKIP LOCKED") }
+        let lock = engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        var query = SQLQueryString("WITH expired AS (SELECT id FROM notification_deliveries WHERE status = 'sending' AND lease_until < ")
+        query.appendInterpolation(bind: now)
+        query.appendInterpolation(unsafeRaw: " LIMIT ")
+        query.appendInterpolation(bind: limit)
+        query.appendInterpolation(unsafeRaw: lock + "), due AS (SELECT id FROM notification_deliveries WHERE status = 'pending' AND next_attempt_at <= ")
+        query.appendInterpolation(bind: now)
+        query.appendInterpolation(unsafeRaw: " ORDER BY next_attempt_at LIMIT ")
+        query.appendInterpolation(bind: limit)
+        query.appendInterpolation(unsafeRaw: lock + ") UPDATE notification_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ")
+        query.appendInterpolation(bind: leaseUntil)
+        query.appendInterpolation(unsafeRaw: ", updated_at = ")
+        query.appendInterpolation(bind: now)
+        query.appendInterpolation(unsafeRaw: " WHERE id IN (SELECT id FROM (SELECT id FROM expired UNION ALL SELECT id FROM due) AS claimable LIMIT ")
+        query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: ") RETURNING *")
         return try await db.raw(query).all(decoding: DeliveryRecord.self)
     }
 
-    /// Records the end of one attempt: `status` `sent`, `failed`, `dead` or `skipped` ends the
-    /// delivery; `pending` with `retryAt` schedules another attempt. Only the lease holder's
-    /// row (still `sending`) is changed.
-    @discardableResult
-    public func finishAttempt(
-        _ db: any SQLDatabase, id: String, status: String, providerMessageID: String?, reason: String?, latencyMs: Int?,
-        retryAt: Int64?, now: Int64
-    ) async throws -> Bool {
-        let final = status != "pending"
-        return try await db.raw(
-            """
-            UPDATE notification_deliveries SET status = \(bind: status), provider_message_id = \(bind: providerMessageID),
-                reason = \(bind: reason), latency_ms = \(bind: latencyMs), lease_until = NULL,
-                next_attempt_at = \(bind: retryAt ?? now), completed_at = \(bind: final ? now : nil), updated_at = \(bind: now)
-            WHERE id = \(bind: id) AND status = 'sending' RETURNING id
-            """
-        ).first() != nil
+    /// How one push attempt ended, for `finishAttempts`.
+    public struct AttemptEnd: Sendable, Equatable {
+        public var id: String
+        /// `sent`, `failed`, `dead` or `skipped` end the delivery; `pending` with `retryAt`
+        /// schedules another attempt.
+        public var status: String
+        public var providerMessageID: String?
+        public var reason: String?
+        public var latencyMs: Int?
+        public var retryAt: Int64?
+
+        public init(id: String, status: String, providerMessageID: String? = nil, reason: String? = nil, latencyMs: Int? = nil, retryAt: Int64? = nil) {
+            self.id = id
+            self.status = status
+            self.providerMessageID = providerMessageID
+            self.reason = reason
+            self.latencyMs = latencyMs
+            self.retryAt = retryAt
+        }
+    }
+
+    /// Records the end of many attempts in one statement per 500 (an `UPDATE … FROM` a
+    /// list of values, which both engines run): one statement per delivery made the
+    /// outcomes a round trip each on PostgreSQL. Only rows still `sending` (the lease
+    /// holder's) change.
+    public func finishAttempts(_ db: any SQLDatabase, _ ends: [AttemptEnd], now: Int64) async throws {
+        for chunk in ends.chunked(500) {
+            var query = SQLQueryString(
+                "WITH ended (id, status, provider_message_id, reason, latency_ms, next_attempt_at, completed_at) AS (VALUES ")
+            for (index, end) in chunk.enumerated() {
+                let final = end.status != "pending"
+                query.appendInterpolation(unsafeRaw: index == 0 ? "(CAST(" : ", (CAST(")
+                query.appendInterpolation(bind: end.id)
+                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
+                query.appendInterpolation(bind: end.status)
+                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
+                query.appendInterpolation(bind: end.providerMessageID)
+                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
+                query.appendInterpolation(bind: end.reason)
+                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
+                query.appendInterpolation(bind: end.latencyMs.map(Int64.init))
+                query.appendInterpolation(unsafeRaw: " AS INTEGER), CAST(")
+                query.appendInterpolation(bind: end.retryAt ?? now)
+                query.appendInterpolation(unsafeRaw: " AS BIGINT), CAST(")
+                query.appendInterpolation(bind: final ? now : nil)
+                query.appendInterpolation(unsafeRaw: " AS BIGINT))")
+            }
+            query.appendInterpolation(
+                unsafeRaw: """
+                    ) UPDATE notification_deliveries SET status = ended.status, provider_message_id = ended.provider_message_id,
+                        reason = ended.reason, latency_ms = ended.latency_ms, lease_until = NULL, next_attempt_at = ended.next_attempt_at,
+                        completed_at = ended.completed_at, updated_at = 
+                    """)
+            query.appendInterpolation(bind: now)
+            query.appendInterpolation(
+                unsafeRaw: " FROM ended WHERE notification_deliveries.id = ended.id AND notification_deliveries.status = 'sending'")
+            try await db.raw(query).run()
+        }
     }
 
     /// Push deliveries not yet finished (for tests and the queue-depth gauge).
