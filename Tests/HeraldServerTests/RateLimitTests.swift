@@ -51,8 +51,10 @@ import Testing
             let limited = try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "B"])
             #expect(limited.status == 429)
             #expect(limited.json?["error"]?["details"]?["window"] == "1 hour")
-            // A full hour, less whatever time passed between the two calls (a slow machine).
-            #expect(["3599", "3600"].contains(limited.header("Retry-After") ?? ""))
+            // A full hour, less whatever time passed between the two calls (a loaded 2-core
+            // machine took seconds between them in CI).
+            let retryAfter = Int(limited.header("Retry-After") ?? "") ?? 0
+            #expect((3540...3600).contains(retryAfter), "Retry-After \(retryAfter)")
             // Other routes still use the (untouched) default bucket.
             #expect(try await session.request(.get, "/api/v1/me", token: token).status == 200)
         }
