@@ -59,7 +59,8 @@ public struct SubscriptionTracker: Sendable {
         if cursor(room) == nil { set(room, Cursor(lastSeq: seq, held: nil)) }
     }
 
-    /// Starts following `room`, holding live events until `finishReplay` is called.
+    /// Starts following `room`, holding live events until the replay ends (`drainReplay`
+    /// then `endReplay`, or `finishReplay` in one step).
     public mutating func beginReplay(_ room: String, after seq: Int64) {
         set(room, Cursor(lastSeq: seq, held: []))
     }

@@ -149,8 +149,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             guard case (let opcode, var data)? = fragments else { return protocolError(1002) }
             fragments = nil
             var more = frame.payload
-            guard data.readableBytes + more.readableBytes <= messageLimit || becameTrusted() && data.readableBytes + more.readableBytes <= messageLimit
-            else { return protocolError(1009) }
+            let size = data.readableBytes + more.readableBytes
+            guard size <= messageLimit || (becameTrusted() && size <= messageLimit) else { return protocolError(1009) }
             data.writeBuffer(&more)
             if frame.fin {
                 deliver(opcode, data)

@@ -224,22 +224,17 @@ public struct DeliveryStore: Sendable {
             var query = SQLQueryString(
                 "WITH ended (id, status, provider_message_id, reason, latency_ms, next_attempt_at, completed_at) AS (VALUES ")
             for (index, end) in chunk.enumerated() {
-                let final = end.status != "pending"
-                query.appendInterpolation(unsafeRaw: index == 0 ? "(CAST(" : ", (CAST(")
-                query.appendInterpolation(bind: end.id)
-                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
-                query.appendInterpolation(bind: end.status)
-                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
-                query.appendInterpolation(bind: end.providerMessageID)
-                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
-                query.appendInterpolation(bind: end.reason)
-                query.appendInterpolation(unsafeRaw: " AS TEXT), CAST(")
-                query.appendInterpolation(bind: end.latencyMs.map(Int64.init))
-                query.appendInterpolation(unsafeRaw: " AS INTEGER), CAST(")
-                query.appendInterpolation(bind: end.retryAt ?? now)
-                query.appendInterpolation(unsafeRaw: " AS BIGINT), CAST(")
-                query.appendInterpolation(bind: final ? now : nil)
-                query.appendInterpolation(unsafeRaw: " AS BIGINT))")
+                // Typed explicitly: PostgreSQL cannot infer a column's type from binds alone.
+                let values: [(any Encodable & Sendable, String)] = [
+                    (end.id, "TEXT"), (end.status, "TEXT"), (end.providerMessageID, "TEXT"), (end.reason, "TEXT"),
+                    (end.latencyMs.map(Int64.init), "INTEGER"), (end.retryAt ?? now, "BIGINT"), (end.status != "pending" ? now : nil, "BIGINT"),
+                ]
+                for (column, (value, type)) in values.enumerated() {
+                    query.appendInterpolation(unsafeRaw: column > 0 ? ", CAST(" : (index > 0 ? ", (CAST(" : "(CAST("))
+                    query.appendInterpolation(bind: value)
+                    query.appendInterpolation(unsafeRaw: " AS \(type))")
+                }
+                query.appendInterpolation(unsafeRaw: ")")
             }
             query.appendInterpolation(
                 unsafeRaw: """
