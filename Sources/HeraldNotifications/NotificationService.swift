@@ -57,9 +57,16 @@ public final class NotificationService: Sendable {
     /// the whole request again, never half of it), and PostgreSQL commits once, not once per
     /// user. Live delivery starts after the commit. Domain modules that must commit their own
     /// rows with the notifications use `prepare`, `write` and `deliver` instead.
+    ///
+    /// The outcomes are handed to `TransactionAnswer.record` inside the transaction, so a
+    /// caller can commit its answer (an idempotent request's response) with the notifications.
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
         let prepared = try await prepare(draft)
-        let written = try await database.transaction { db in try await self.write(prepared, db) }
+        let written = try await database.transaction { db in
+            let written = try await self.write(prepared, db)
+            try await TransactionAnswer.record(written.outcomes, in: db)
+            return written
+        }
         return await deliver(written)
     }
 
@@ -94,6 +101,21 @@ public final class NotificationService: Sendable {
                 switch written {
                 case .duplicate: "deduplicated"
                 case .created(_, let socket, let pushes): socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
+                }
+            }
+        }
+
+        /// What each recipient got, in the draft's order: the same before and after delivery.
+        public var outcomes: [SendOutcome] {
+            plans.compactMap { plan in
+                switch written[plan.record.userID] {
+                case nil: nil
+                case .duplicate(let existing):
+                    SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil)
+                case .created(let record, let socket, let pushes):
+                    SendOutcome(
+                        notification: record, deduplicated: false, channel: socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox"),
+                        pushDeliveries: pushes, pushSuppressed: plan.pushSuppressed)
                 }
             }
         }
@@ -179,25 +201,16 @@ public final class NotificationService: Sendable {
     }
 
     /// After the commit: publishes to the recipients' sockets and wakes the push worker.
+    @discardableResult
     public func deliver(_ sent: WrittenSend) async -> [SendOutcome] {
-        var outcomes: [SendOutcome] = []
         var queuedPushes = false
         for plan in sent.plans {
-            guard let written = sent.written[plan.record.userID] else { continue }
-            switch written {
-            case .duplicate(let existing):
-                outcomes.append(SendOutcome(notification: existing, deduplicated: true, channel: "deduplicated", pushDeliveries: 0, pushSuppressed: nil))
-            case .created(let record, let socket, let pushes):
-                if let socket { await publishLive(record, delivery: socket) }
-                if pushes > 0 { queuedPushes = true }
-                let channel = socket != nil ? "socket" : (pushes > 0 ? "push" : "inbox")
-                outcomes.append(SendOutcome(
-                    notification: record, deduplicated: false, channel: channel, pushDeliveries: pushes,
-                    pushSuppressed: plan.pushSuppressed))
-            }
+            guard case .created(let record, let socket, let pushes) = sent.written[plan.record.userID] else { continue }
+            if let socket { await publishLive(record, delivery: socket) }
+            if pushes > 0 { queuedPushes = true }
         }
         if queuedPushes { pushQueued() }
-        return outcomes
+        return sent.outcomes
     }
 
     enum Written: Sendable {

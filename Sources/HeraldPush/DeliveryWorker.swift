@@ -43,6 +43,7 @@ public final class DeliveryWorker: Service, Sendable {
     let wakeSignal = WakeSignal()
     private let ready: @Sendable () async -> Bool
     public let statistics = PushStatistics()
+    private let outcomeWriter: GroupCommit<Outcome, Void>
 
     /// - Parameters:
     ///   - senders: by provider (`apns`, `fcm`, `webpush`); `fallback` serves providers not listed.
@@ -61,6 +62,11 @@ public final class DeliveryWorker: Service, Sendable {
         self.settings = settings
         self.logger = logger
         self.ready = ready
+        let statistics = self.statistics
+        self.outcomeWriter = GroupCommit(maxBatch: Self.recordChunk) { outcomes in
+            await Self.record(outcomes, database: database, clock: clock, logger: logger, statistics: statistics)
+            return Array(repeating: (), count: outcomes.count)
+        }
     }
 
     /// New deliveries were written: look now rather than at the next poll.
@@ -120,31 +126,28 @@ public final class DeliveryWorker: Service, Sendable {
         let bound = settings.requestTimeout * rounds + .seconds(10)
         let concurrency = settings.concurrency
         _ = try? await withDeadline(bound) {
-            await withTaskGroup(of: Outcome.self) { group in
+            await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                var outcomes: [Outcome] = []
                 for (delivery, preparation) in prepared {
-                    if running >= concurrency, let outcome = await group.next() {
-                        running -= 1
-                        outcomes.append(outcome)
-                        if outcomes.count >= Self.recordChunk { await self.record(&outcomes) }
+                    if running >= concurrency, await group.next() != nil { running -= 1 }
+                    group.addTask {
+                        let outcome = await self.attempt(delivery, preparation)
+                        // Recorded as soon as the writer is free, not when a chunk fills: an
+                        // accepted push whose record a crash loses is sent again, so the
+                        // fewer accepted-but-unrecorded outcomes, the fewer copies.
+                        try? await self.outcomeWriter.submit(outcome)
                     }
-                    group.addTask { await self.attempt(delivery, preparation) }
                     running += 1
                 }
-                for await outcome in group {
-                    outcomes.append(outcome)
-                    if outcomes.count >= Self.recordChunk { await self.record(&outcomes) }
-                }
-                await self.record(&outcomes)
+                await group.waitForAll()
             }
         }
         return claimed.count
     }
 
-    /// Outcomes written per transaction: large enough to share the commit, small enough that
-    /// a slow send does not hold back the others' records for long.
-    static let recordChunk = 32
+    /// Outcomes per transaction at most; each transaction takes every outcome that arrived
+    /// while the previous one was written (a group commit).
+    static let recordChunk = 256
 
     /// The queue-depth gauge counts every unfinished delivery: at most once a second, not per
     /// batch (on a long queue the count cost as much as the batch).
@@ -290,13 +293,11 @@ public final class DeliveryWorker: Service, Sendable {
         }
     }
 
-    /// Writes `outcomes` in one transaction and empties the list. A failure is logged and the
-    /// rows stay `sending` until their lease ends, when they are tried again (the same
-    /// `apns-id`, so a device shows a resent push once).
-    func record(_ outcomes: inout [Outcome]) async {
-        guard !outcomes.isEmpty else { return }
-        let batch = outcomes
-        outcomes.removeAll(keepingCapacity: true)
+    /// Writes `batch` in one transaction. A failure is logged and the rows stay `sending`
+    /// until their lease ends, when they are tried again (the same `apns-id` and collapse id,
+    /// so a device shows a resent push in place of the first).
+    static func record(_ batch: [Outcome], database: any Database, clock: any HeraldClock, logger: Logger, statistics: PushStatistics) async {
+        guard !batch.isEmpty else { return }
         let now = clock.now().epochMilliseconds
         do {
             try await database.transaction { db in

@@ -23,6 +23,16 @@ public struct PushMessage: Sendable, Equatable {
     public var category: String?
     public var threadID: String?
     public var collapseKey: String?
+
+    /// What a device uses to show a re-sent copy in place of the first one: the collapse key,
+    /// or the notification id when the notification has none.
+    ///
+    /// Why: a push whose acceptance was not recorded before a crash is sent again once its
+    /// lease ends (same `apns-id`), and nothing promises that a provider drops the copy. Keyed
+    /// by the notification id, the copy replaces the first on the device (APNs collapse id,
+    /// Android notification tag, Web Push notification tag and Topic) instead of showing
+    /// twice; distinct notifications never share it.
+    public var replacementKey: String { collapseKey ?? notificationID }
     /// `passive`, `active`, `time-sensitive` or `critical` (APNs interruption levels).
     public var interruptionLevel: String?
     /// The user's unread count (absolute, per Apple's guidance).

@@ -58,7 +58,7 @@ public enum HeraldApplication {
         let metrics = HeraldMetrics()
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
-            + NotificationModule.operations + DispatchModule.operations + TripsModule.operations + TransitModule.operations
+            + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
@@ -107,7 +107,7 @@ public enum HeraldApplication {
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
-            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime)) { uri, authorization in
+            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime, server: config.server)) { uri, authorization in
                 await realtime.decide(uri: uri, authorization: authorization)
             },
             configuration: .init(

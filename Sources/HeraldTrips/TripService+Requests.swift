@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDispatch
 import HeraldGeo
 import HeraldNotifications
+import HeraldStorage
 import SQLKit
 
 extension TripService {
@@ -54,6 +55,17 @@ extension TripService {
         return Quote(route: route, estimate: estimate, cell: cell, estimatedPickupSeconds: pickupSeconds, currency: config.currency)
     }
 
+    /// A booking as its transaction commits it (handed to `TransactionAnswer.record`).
+    public struct BookedRequest: Sendable {
+        public let record: RideRequestRecord
+        public let quote: Quote
+
+        public init(record: RideRequestRecord, quote: Quote) {
+            self.record = record
+            self.quote = quote
+        }
+    }
+
     /// Books a ride: SEARCHING, priced, offered at once to the nearest drivers.
     ///
     /// A surge the rider did not confirm (`surge_multiplier` in the body, as quoted) is 409
@@ -76,7 +88,11 @@ extension TripService {
             // The first round runs inline below; the scheduler takes it only if this node dies first.
             offerRound: 0, nextRoundAt: now + Self.inlineRoundGraceMs, expiresAt: now + Int64(config.requestTimeoutSeconds) * 1000, tripID: nil, driverID: nil,
             createdAt: now, updatedAt: now)
-        try await database.transaction { db in try await self.requests.insert(db, record) }
+        try await database.transaction { db in
+            try await self.requests.insert(db, record)
+            // An idempotent booking's answer commits with the request (as booked).
+            try await TransactionAnswer.record(BookedRequest(record: record, quote: quote), in: db)
+        }
         await runRound(record)
         let fresh = try await database.withConnection { db in try await self.requests.find(db, id: record.id) } ?? record
         return (fresh, quote)

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldMockProviders
 import HeraldPush
+import HeraldTestSupport
 import Testing
 
 /// The APNs HTTP/2 client under load and failure, against the TLS + HTTP/2 mock.
@@ -57,12 +58,14 @@ import Testing
         let server = try await MockPushServer.start { _ in .init(status: 200) }
         let port = server.port
         try await server.stop()
-        let client = try APNsClient(baseURL: "https://localhost:\(port)", caFile: server.caFile, connections: 1)
-        let config = try APNsFixture.config(baseURL: "https://localhost:\(port)", caFile: server.caFile)
-        let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: .seconds(5))
-        let result = try await sender.send(APNsFixture.message())
-        #expect(result == .retry(reason: "connection_error", after: nil))
-        await client.shutdown()
+        try await withTeardown { teardown in
+            let client = try APNsClient(baseURL: "https://localhost:\(port)", caFile: server.caFile, connections: 1)
+            teardown.add("APNs client") { await client.shutdown() }
+            let config = try APNsFixture.config(baseURL: "https://localhost:\(port)", caFile: server.caFile)
+            let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: .seconds(5))
+            let result = try await sender.send(APNsFixture.message())
+            #expect(result == .retry(reason: "connection_error", after: nil))
+        }
     }
 
     @Test func afterShutdownSendsFailFastAndNothingIsLeftOpen() async throws {

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldPush
 import JWTKit
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 /// A mock APNs and a sender configured for it.
@@ -34,21 +35,17 @@ struct APNsFixture {
         _ handler: @escaping MockPushServer.Handler, timeout: Duration = .seconds(30), connections: Int = 2,
         _ body: (APNsFixture) async throws -> Void
     ) async throws {
-        let server = try await MockPushServer.start(handler)
-        let key = P256.Signing.PrivateKey()
-        let config = try config(baseURL: server.baseURL, caFile: server.caFile, connections: connections, key: key)
-        let client = try APNsSender.makeClient(config)
-        let clock = ManualClock(Date())
-        let sender = try await APNsSender(config: config, client: client, clock: clock, requestTimeout: timeout)
-        do {
+        try await withTeardown { teardown in
+            let server = try await MockPushServer.start(handler)
+            teardown.add("mock APNs") { try await server.stop() }
+            let key = P256.Signing.PrivateKey()
+            let config = try config(baseURL: server.baseURL, caFile: server.caFile, connections: connections, key: key)
+            let client = try APNsSender.makeClient(config)
+            teardown.add("APNs client") { await client.shutdown() }
+            let clock = ManualClock(Date())
+            let sender = try await APNsSender(config: config, client: client, clock: clock, requestTimeout: timeout)
             try await body(APNsFixture(server: server, sender: sender, client: client, publicKey: key.publicKey, clock: clock))
-        } catch {
-            await client.shutdown()
-            try? await server.stop()
-            throw error
         }
-        await client.shutdown()
-        try await server.stop()
     }
 
     static func message(body: String? = "Silver Camry, 4 min", deviceUpdatedAt: Int64? = nil) -> PushMessage {
@@ -350,5 +347,20 @@ extension Data {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         self.init(base64Encoded: base64)
+    }
+}
+
+@Suite struct APNsCollapseIDTests {
+    /// A push without a collapse key still carries one: its notification id. A copy re-sent
+    /// after a crash (its acceptance unrecorded) then replaces the first on the device instead
+    /// of showing twice; the sender's own collapse key wins where there is one.
+    @Test func theNotificationIDCollapsesResentCopies() {
+        var message = APNsFixture.message()
+        message.collapseKey = nil
+        let headers = Dictionary(APNsSender.headers(for: message, topic: "com.example.app"), uniquingKeysWith: { first, _ in first })
+        #expect(headers["apns-collapse-id"] == message.notificationID)
+        message.collapseKey = "job_42"
+        let keyed = Dictionary(APNsSender.headers(for: message, topic: "com.example.app"), uniquingKeysWith: { first, _ in first })
+        #expect(keyed["apns-collapse-id"] == "job_42")
     }
 }

@@ -26,7 +26,7 @@ import Testing
                 "token": "fcm-token",
                 "notification": ["title": "Alex is on the way", "body": "Silver Camry, 4 min"],
                 "data": ["job_id": "job_42", "notification_id": "ntf_1", "type": "driver_assigned"],
-                "android": ["collapse_key": "job_42", "priority": "HIGH", "ttl": "120s"],
+                "android": ["collapse_key": "job_42", "priority": "HIGH", "ttl": "120s", "notification": ["tag": "job_42"]],
                 "apns": [
                     "headers": ["apns-collapse-id": "job_42", "apns-priority": "10", "apns-expiration": "1800000120"],
                     "payload": [
@@ -43,6 +43,8 @@ import Testing
     }
 
     /// Optional fields are left out rather than sent empty; no expiry means FCM's default.
+    /// Without a collapse key the notification id still keys the copy a device replaces (a
+    /// push re-sent after a crash shows once), but Android's `collapse_key` stays unset.
     @Test func minimalMessage() {
         let message = Self.message(
             severity: "info", body: nil, category: nil, threadID: nil, collapseKey: nil, interruptionLevel: nil, expiresAt: nil)
@@ -52,9 +54,9 @@ import Testing
                 "token": "fcm-token",
                 "notification": ["title": "Alex is on the way"],
                 "data": ["notification_id": "ntf_1", "type": "driver_assigned"],
-                "android": ["priority": "NORMAL"],
-                "apns": ["headers": ["apns-priority": "5"], "payload": ["aps": ["badge": 3, "sound": "default"]]],
-                "webpush": ["headers": ["TTL": "2419200", "Urgency": "normal"]],
+                "android": ["priority": "NORMAL", "notification": ["tag": "ntf_1"]],
+                "apns": ["headers": ["apns-priority": "5", "apns-collapse-id": "ntf_1"], "payload": ["aps": ["badge": 3, "sound": "default"]]],
+                "webpush": ["headers": ["TTL": "2419200", "Urgency": "normal", "Topic": "ntf_1"]],
             ]
         ]
         #expect(body == expected)

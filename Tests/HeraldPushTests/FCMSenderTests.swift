@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 /// Google stand-in on one mock server: the OAuth2 token endpoint (`/token`), which checks
@@ -87,9 +88,11 @@ struct FCMFixture {
         var initial = FakeGoogle.State()
         script(&initial)
         let google = FakeGoogle(account: account, state: initial)
-        let server = try await MockPushServer.start { await google.handle($0) }
-        let http = try PushHTTP(caFile: server.caFile)
-        do {
+        try await withTeardown { teardown in
+            let server = try await MockPushServer.start { await google.handle($0) }
+            teardown.add("fake Google") { try await server.stop() }
+            let http = try PushHTTP(caFile: server.caFile)
+            teardown.add("HTTP client") { try await http.client.shutdown() }
             let tokenURI = useConfigTokenURL ? "https://oauth2.googleapis.com/token" : server.baseURL + "/token"
             let file = try FCMTestAccount.write(account.json(tokenURI: tokenURI))
             let config = FCMConfig(
@@ -100,13 +103,7 @@ struct FCMFixture {
             let sender = try FCMSender(config: config, http: http, clock: clock, requestTimeout: .seconds(30))
             try await body(FCMFixture(google: google, server: server, sender: sender, clock: clock))
             #expect(google.state.withLock { $0.problems } == [])
-        } catch {
-            try? await http.client.shutdown()
-            try? await server.stop()
-            throw error
         }
-        try await http.client.shutdown()
-        try await server.stop()
     }
 
     static func message(token: String = "fcm-device-token-1") -> PushMessage {

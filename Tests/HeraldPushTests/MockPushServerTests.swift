@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldPush
+import HeraldTestSupport
 import NIOCore
 import Testing
 
@@ -8,14 +9,15 @@ import Testing
     /// The client speaks HTTP/2 to the mock over TLS with the test certificate, and the
     /// deadline bounds a stalled answer.
     @Test func pushHTTPSpeaksHTTP2OverTLSWithADeadline() async throws {
-        let server = try await MockPushServer.start { request in
-            if request.path == "/stall" { return MockPushServer.Response(status: 200, delay: .seconds(30)) }
-            return .json(200, ["protocol": request.protocolName], headers: [("retry-after", "7")])
-        }
-        let http = try PushHTTP(caFile: server.caFile)
-        // The client must be shut down whatever happens (AHC traps at deinit otherwise), so
-        // a failed request is recorded and the shutdown still runs.
-        do {
+        try await withTeardown { teardown in
+            let server = try await MockPushServer.start { request in
+                if request.path == "/stall" { return MockPushServer.Response(status: 200, delay: .seconds(30)) }
+                return .json(200, ["protocol": request.protocolName], headers: [("retry-after", "7")])
+            }
+            teardown.add("mock server") { try await server.stop() }
+            // Shut down whatever happens (AHC traps at deinit otherwise).
+            let http = try PushHTTP(caFile: server.caFile)
+            teardown.add("HTTP client") { try await http.client.shutdown() }
             var request = HTTPClientRequest(url: server.baseURL + "/hello")
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: "{}"))
@@ -30,10 +32,6 @@ import Testing
             }
             // The stall is 30 s: well under that proves the deadline cut it (loose, for a busy suite).
             #expect(ContinuousClock.now - started < .seconds(15))
-        } catch {
-            Issue.record(error)
         }
-        try await http.client.shutdown()
-        try await server.stop()
     }
 }

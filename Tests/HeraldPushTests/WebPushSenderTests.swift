@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import NIOHTTP1
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldPush
@@ -25,8 +26,8 @@ import Testing
 
     /// The mock: `/push/<status>` answers that status; `/push/ok` answers 201 only when the body
     /// decrypts with the subscription's key (400 otherwise), as a browser would need it to.
-    static func startServer(subscription: WebPushTestSubscription) async throws -> MockPushServer {
-        try await MockPushServer.start { request in
+    static func startServer(subscription: WebPushTestSubscription, teardown: Teardown) async throws -> MockPushServer {
+        let server = try await MockPushServer.start { request in
             let name = request.path.split(separator: "/").last.map(String.init) ?? ""
             switch name {
             case "ok":
@@ -39,23 +40,26 @@ import Testing
             default: return MockPushServer.Response(status: Int(name) ?? 500, body: Data("status \(name)".utf8))
             }
         }
+        teardown.add("push service") { try await server.stop() }
+        return server
     }
 
     static func makeSender(
-        caFile: String, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)
+        caFile: String, clock: any HeraldClock, requestTimeout: Duration = .seconds(10), teardown: Teardown
     ) throws -> (WebPushSender, PushHTTP, VAPIDKey) {
         let key = VAPIDKey.generate()
         let config = WebPushConfig(vapidPrivateKey: key.privateKeyBase64URL, subject: "mailto:ops@example.com", caFile: caFile)
         let http = try PushHTTP(caFile: config.caFile)
+        teardown.add("HTTP client") { try await http.client.shutdown() }
         return (try WebPushSender(config: config, http: http, clock: clock, requestTimeout: requestTimeout), http, key)
     }
 
     @Test func deliversAnEncryptedPushWithTheRFC8030Headers() async throws {
-        let subscription = WebPushTestSubscription()
-        let server = try await Self.startServer(subscription: subscription)
-        let clock = ManualClock(Self.start)
-        let (sender, http, key) = try Self.makeSender(caFile: server.caFile, clock: clock)
-        do {
+        try await withTeardown { teardown in
+            let subscription = WebPushTestSubscription()
+            let server = try await Self.startServer(subscription: subscription, teardown: teardown)
+            let clock = ManualClock(Self.start)
+            let (sender, http, key) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
             #expect(sender.vapidPublicKey == key.publicKeyBase64URL)
             let endpoint = server.baseURL + "/push/ok"
             let message = Self.message(
@@ -96,44 +100,35 @@ import Testing
             #expect(json["type"] as? String == "trip.arriving")
             #expect(json["badge"] as? Int == 3)
             #expect(json["truncated"] == nil)
-        } catch {
-            // Recorded, so the client below is still shut down (AsyncHTTPClient traps at deinit).
-            Issue.record(error)
         }
-        try await http.client.shutdown()
-        try await server.stop()
     }
 
-    /// Defaults: the longest TTL, `normal` urgency, no Topic; a second push reuses the VAPID token.
+    /// Defaults: the longest TTL, `normal` urgency, the notification id's Topic (a copy re-sent
+    /// after a crash replaces an undelivered first one); a second push reuses the VAPID token.
     @Test func sendsDefaultsAndReusesTheVAPIDToken() async throws {
-        let subscription = WebPushTestSubscription()
-        let server = try await Self.startServer(subscription: subscription)
-        let clock = ManualClock(Self.start)
-        let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: clock)
-        do {
+        try await withTeardown { teardown in
+            let subscription = WebPushTestSubscription()
+            let server = try await Self.startServer(subscription: subscription, teardown: teardown)
+            let clock = ManualClock(Self.start)
+            let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
             let message = Self.message(endpoint: server.baseURL + "/push/ok", subscription: subscription)
             #expect(try await sender.send(message) == .delivered(providerMessageID: "https://push.example/m/abc123"))
             clock.advance(by: 600)
             #expect(try await sender.send(message) == .delivered(providerMessageID: "https://push.example/m/abc123"))
             let requests = server.requests
             #expect(requests.count == 2)
-            #expect(requests.allSatisfy { $0.header("ttl") == "2419200" && $0.header("urgency") == "normal" && $0.header("topic") == nil })
+            #expect(requests.allSatisfy { $0.header("ttl") == "2419200" && $0.header("urgency") == "normal" && $0.header("topic") == WebPushSender.topic(collapseKey: message.notificationID) })
             #expect(requests[0].header("authorization") == requests[1].header("authorization"))
             // Each push is sealed anew all the same.
             #expect(requests[0].body != requests[1].body)
-        } catch {
-            // Recorded, so the client below is still shut down (AsyncHTTPClient traps at deinit).
-            Issue.record(error)
         }
-        try await http.client.shutdown()
-        try await server.stop()
     }
 
     @Test func classifiesThePushServicesAnswers() async throws {
-        let subscription = WebPushTestSubscription()
-        let server = try await Self.startServer(subscription: subscription)
-        let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: ManualClock(Self.start))
-        do {
+        try await withTeardown { teardown in
+            let subscription = WebPushTestSubscription()
+            let server = try await Self.startServer(subscription: subscription, teardown: teardown)
+            let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: ManualClock(Self.start), teardown: teardown)
             func send(_ status: String) async throws -> PushResult {
                 try await sender.send(Self.message(endpoint: server.baseURL + "/push/\(status)", subscription: subscription))
             }
@@ -144,49 +139,43 @@ import Testing
             #expect(try await send("503") == .retry(reason: "ServerError(503)", after: nil))
             #expect(try await send("400") == .failed(reason: "BadRequest(400): status 400"))
             #expect(try await send("403") == .failed(reason: "Forbidden(403): VAPID key mismatch"))
-        } catch {
-            // Recorded, so the client below is still shut down (AsyncHTTPClient traps at deinit).
-            Issue.record(error)
         }
-        try await http.client.shutdown()
-        try await server.stop()
     }
 
     /// A refused connection is thrown for the worker to retry, not classified.
     @Test func throwsWhenThePushServiceCannotBeReached() async throws {
-        let subscription = WebPushTestSubscription()
-        let server = try await Self.startServer(subscription: subscription)
-        let caFile = server.caFile
-        let endpoint = server.baseURL + "/push/ok"
-        try await server.stop()
-        // async-http-client keeps retrying a refused connection until the deadline.
-        let (sender, http, _) = try Self.makeSender(caFile: caFile, clock: ManualClock(Self.start), requestTimeout: .seconds(1))
-        await #expect(throws: (any Error).self) { try await sender.send(Self.message(endpoint: endpoint, subscription: subscription)) }
-        try await http.client.shutdown()
+        try await withTeardown { teardown in
+            let subscription = WebPushTestSubscription()
+            // Started and stopped at once: a port nobody listens on.
+            let server = try await MockPushServer.start { _ in .init(status: 201) }
+            let caFile = server.caFile
+            let endpoint = server.baseURL + "/push/ok"
+            try await server.stop()
+            // async-http-client keeps retrying a refused connection until the deadline.
+            let (sender, _, _) = try Self.makeSender(caFile: caFile, clock: ManualClock(Self.start), requestTimeout: .seconds(1), teardown: teardown)
+            await #expect(throws: (any Error).self) { try await sender.send(Self.message(endpoint: endpoint, subscription: subscription)) }
+        }
     }
 
     /// Nothing is sent for a subscription that can never decrypt: the message is dead-lettered.
     @Test func failsWithoutSendingForUnusableSubscriptions() async throws {
-        let (sender, http, _) = try Self.makeSender(caFile: try TestCertificate.make().certificate, clock: ManualClock(Self.start))
-        let subscription = WebPushTestSubscription()
-        var message = Self.message(endpoint: "https://127.0.0.1:9/push/ok", subscription: subscription)
-        message.webpushAuth = nil
-        #expect(try await sender.send(message) == .failed(reason: "MissingSubscriptionKeys"))
-        message.webpushAuth = "not base64!"
-        #expect(try await sender.send(message) == .failed(reason: "InvalidSubscriptionKeys: p256dh and auth must be base64url"))
-        message.webpushAuth = WebPushTestBase64.encode(Data(count: 8))
-        #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's auth secret must be 16 bytes, got 8"))
-        message.webpushAuth = subscription.auth
-        message.webpushP256dh = WebPushTestBase64.encode(Data(count: 64))
-        #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's p256dh key is unusable: expected 65 bytes, got 64"))
-        message.webpushP256dh = subscription.p256dh
-        message.token = "not an endpoint"
-        do {
+        try await withTeardown { teardown in
+            let (sender, _, _) = try Self.makeSender(caFile: try TestCertificate.make().certificate, clock: ManualClock(Self.start), teardown: teardown)
+            let subscription = WebPushTestSubscription()
+            var message = Self.message(endpoint: "https://127.0.0.1:9/push/ok", subscription: subscription)
+            message.webpushAuth = nil
+            #expect(try await sender.send(message) == .failed(reason: "MissingSubscriptionKeys"))
+            message.webpushAuth = "not base64!"
+            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscriptionKeys: p256dh and auth must be base64url"))
+            message.webpushAuth = WebPushTestBase64.encode(Data(count: 8))
+            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's auth secret must be 16 bytes, got 8"))
+            message.webpushAuth = subscription.auth
+            message.webpushP256dh = WebPushTestBase64.encode(Data(count: 64))
+            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's p256dh key is unusable: expected 65 bytes, got 64"))
+            message.webpushP256dh = subscription.p256dh
+            message.token = "not an endpoint"
             #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the push endpoint \"not an endpoint\" is not an http(s) URL with a host"))
-        } catch {
-            Issue.record(error)
         }
-        try await http.client.shutdown()
     }
 
     @Test func refusesABadConfigurationAtStartup() throws {
@@ -268,7 +257,8 @@ import Testing
         let message = Self.message(endpoint: "https://push.example/x", subscription: WebPushTestSubscription(), body: nil)
         let json = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: message)) as? [String: Any])
         let notification = try #require(json["notification"] as? [String: Any])
-        #expect(Set(notification.keys) == ["title"])
+        #expect(Set(notification.keys) == ["title", "tag"])
+        #expect(notification["tag"] as? String == message.notificationID)
         #expect(Set(json.keys) == ["notification", "data", "notification_id", "type", "badge"])
     }
 

@@ -77,6 +77,36 @@ func withHub<T: Sendable>(
         }
     }
 
+    /// An event that asks for an ack is delivered with its token but never kept: a client that
+    /// reconnects and replays the room does not get it a second time (its ack, or the push
+    /// fallback when none comes, decides its fate), and it takes no place in the sequence.
+    @Test(arguments: TestEngine.allCases)
+    func ackCarryingEventsAreDeliveredButNeverReplayed(engine: TestEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            try await withHub(database) { hub in
+                let a = RecordingSubscriber(1, user: "ann")
+                hub.join(a, room: "user:ann")
+                try await hub.publish("before", payload: 1, to: "user:ann")
+                let asked = try await hub.publish("notification", payload: ["id": "ntf_1"], to: "user:ann", ackToken: "dlv_1")
+                try await hub.publish("after", payload: 2, to: "user:ann")
+                #expect(asked.seq == nil)
+                let got = await a.waitFor(3)
+                #expect(got.map(\.name) == ["before", "notification", "after"])
+                #expect(got[1].ackToken == "dlv_1" && got[1].seq == nil)
+                #expect(try await hub.lastSeq(room: "user:ann") == 2)
+                guard case .recovered(let replayed) = try await hub.replay(room: "user:ann", after: 0) else {
+                    Issue.record("the room's history is gone")
+                    return
+                }
+                #expect(replayed.map(\.name) == ["before", "after"])
+                let rows = try await database.withConnection { db in
+                    try await db.raw("SELECT COUNT(*) AS n FROM realtime_events WHERE room = 'user:ann'").first()?.decode(column: "n", as: Int.self)
+                }
+                #expect(rows == 2)
+            }
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func recentReplaysComeFromMemoryAndGapsFromTheDatabase(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in

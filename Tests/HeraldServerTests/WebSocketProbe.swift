@@ -48,7 +48,7 @@ final class WebSocketProbe: Sendable {
     var ended: Bool { inbox.withLock { $0.ended } }
 
     /// The next message as JSON, or nil after `timeout` / when the connection ended.
-    func next(timeout: Duration = .seconds(5)) async -> JSONValue? {
+    func next(timeout: Duration = .seconds(20)) async -> JSONValue? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (text, ended): (String?, Bool) = inbox.withLock { box in
@@ -63,7 +63,7 @@ final class WebSocketProbe: Sendable {
     }
 
     /// Skips messages until one of `type` arrives.
-    func next(type: String, timeout: Duration = .seconds(5)) async -> JSONValue? {
+    func next(type: String, timeout: Duration = .seconds(20)) async -> JSONValue? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let message = await next(timeout: deadline - ContinuousClock.now) else { return nil }

@@ -19,6 +19,10 @@ public enum TestServer {
         config.auth.jwtSecret = secret
         config.server.host = "127.0.0.1"
         config.server.port = 0
+        // HummingbirdTesting's live client connects when the test starts and may send its
+        // first request minutes later on a loaded machine; the head timeout itself is
+        // tested against the real binary (Tests/e2e/test_hostile_connections.py).
+        config.server.requestHeadTimeoutMs = 3_600_000
         configure(&config)
         return config
     }

@@ -11,6 +11,7 @@ import struct
 import time
 
 import pytest
+import requests
 import websocket
 from websocket import ABNF
 
@@ -232,3 +233,62 @@ def test_a_native_client_that_stops_reading_is_cut_when_its_queue_overflows(hera
     wait_until(lambda: slow_disconnects() > before, timeout=10, message="the stalled client counted as a slow disconnect")
     wait_until(lambda: descriptors(pid) < fds_with_client, timeout=10, message="the stalled client's descriptor closed")
     sock.close()
+
+
+def test_floods_of_idle_half_open_and_unused_connections_return_to_baseline(herald, tmp_path):
+    """Resource test: rounds of strangers that connect and send nothing, trickle half a
+    request head, or open an Engine.IO session and never use it. The server cuts the first
+    two at `server.request_head_timeout_ms` (the peers keep their sockets open) and expires
+    the sessions; descriptors return to the baseline and memory stops growing. Prints the
+    bytes kept per 1,000 hostile connections for RELIABILITY.md."""
+    config = tmp_path / "flood.json"
+    config.write_text(json.dumps({
+        "server": {"request_head_timeout_ms": 1000},
+        "realtime": {"ping_interval_ms": 500, "ping_timeout_ms": 500},
+        "rate_limits": {"enabled": False},
+    }), encoding="utf-8")
+    server = herald.start("--config", str(config))
+    pid = server.proc.pid
+    host, port = server.url[len("http://"):].split(":")
+    per_round = 300
+
+    def flood() -> list[socket.socket]:
+        held = []
+        for index in range(per_round):
+            kind = index % 3
+            if kind == 2:
+                answer = requests.get(server.url + "/socket.io/?EIO=4&transport=polling", timeout=TIMEOUT)
+                assert answer.status_code == 200 and answer.text.startswith("0{"), answer.text[:80]
+                continue
+            sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+            if kind == 1:
+                sock.sendall(b"GET /api/v1/me HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            held.append(sock)
+        return held
+
+    def closed_by_server(sock: socket.socket) -> bool:
+        sock.settimeout(5)
+        try:
+            return sock.recv(1) == b""
+        except (ConnectionResetError, socket.timeout):
+            return False
+
+    baseline_fds = descriptors(pid)
+    requests.get(server.url + "/healthz", timeout=TIMEOUT)
+    samples = []
+    for round_ in range(5):
+        held = flood()
+        # The peers never close: the server must.
+        assert all(closed_by_server(sock) for sock in held), "a stranger's connection outlived the head timeout"
+        for sock in held:
+            sock.close()
+        wait_until(lambda: descriptors(pid) <= baseline_fds + 3, timeout=10, message="descriptors back to baseline")
+        time.sleep(1.5)  # unused Engine.IO sessions expire after ping interval + timeout
+        samples.append(rss_kib(pid))
+    growth = samples[-1] - samples[0]
+    per_thousand = growth * 1024 * 1000 // (per_round * 4)
+    print(f"\n[flood] {per_round * 5} hostile connections in 5 rounds; RSS by round (KiB) {samples}; "
+          f"kept after round 1: {growth} KiB = {per_thousand} bytes per 1,000 connections; "
+          f"descriptors back to {descriptors(pid)} (baseline {baseline_fds})")
+    assert growth < 8_000, f"RSS grew {growth} KiB over four rounds of {per_round} connections"
+    assert server.get("/healthz").status_code == 200

@@ -398,7 +398,7 @@ def test_crash_in_the_middle_of_20000_deliveries(database, mock_apns, herald, tm
     # The mock holds each answer 100 ms: with 64 pushes in flight at most 640 go out per
     # second, so on a fast machine too the sends outlast the POSTs and the kill lands in the
     # middle (and a crash cuts off requests that are really in flight).
-    mock = mock_apns("--delay-ms", "100")
+    mock = mock_apns("--delay-ms", "100", "--log-payloads")
     config = write_config(tmp_path, apns=mock, lease_seconds=5, concurrency=64)
     data_dir = herald.new_data_dir()
     # On PostgreSQL the POSTs are slower than the sends, which would be over before the POSTs
@@ -488,6 +488,10 @@ def test_crash_in_the_middle_of_20000_deliveries(database, mock_apns, herald, tm
     first_process = {(line["token"], line["notification_id"]) for line in lines[:at_kill]}
     wrong = {pair: ids for pair, ids in resent.items() if len(ids) != 2 or pair not in first_process}
     assert not wrong, f"{len(wrong)} pushes were sent twice by one process or more than twice: {list(wrong.items())[:3]}"
+    # A copy replaces the first on the device: every push carries a collapse id, the
+    # notification's own id where the sender set none (these notifications set none).
+    uncollapsed = [line for line in lines if line["headers"].get("apns-collapse-id") != line["notification_id"]]
+    assert not uncollapsed, f"{len(uncollapsed)} pushes without the notification id as collapse id, e.g. {uncollapsed[:1]}"
 
     # The delivery log agrees: every push delivery sent, none left behind.
     def all_sent():

@@ -12,6 +12,7 @@ extension HeraldConfig {
         }
         check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
         check(!server.host.isEmpty, "server.host", "must not be empty")
+        check(server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
         if let limit = server.maxConnections {
             check(limit >= 1 && limit <= 10_000_000, "server.max_connections", "must be between 1 and 10000000")
         }

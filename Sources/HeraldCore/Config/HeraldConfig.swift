@@ -80,6 +80,10 @@ public struct ServerConfig: Codable, Sendable, Equatable {
     /// `taskset -c 0 herald serve` runs one loop instead of one per CPU of the machine,
     /// all fighting over that CPU).
     public var threads: Int?
+    /// A new connection must finish its first request head within this time or is closed:
+    /// a peer that opens connections and trickles a head (or nothing) would otherwise hold
+    /// a descriptor and a connection slot for as long as it likes.
+    public var requestHeadTimeoutMs = 60_000
 
     enum CodingKeys: String, CodingKey {
         case host
@@ -87,6 +91,7 @@ public struct ServerConfig: Codable, Sendable, Equatable {
         case trustForwardedFor = "trust_forwarded_for"
         case maxConnections = "max_connections"
         case threads
+        case requestHeadTimeoutMs = "request_head_timeout_ms"
     }
 
     public init() {}
@@ -98,6 +103,7 @@ public struct ServerConfig: Codable, Sendable, Equatable {
         trustForwardedFor = try c.decodeIfPresent(Bool.self, forKey: .trustForwardedFor) ?? false
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
         threads = try c.decodeIfPresent(Int.self, forKey: .threads)
+        requestHeadTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? 60_000
     }
 }
 

@@ -35,6 +35,8 @@ extension DispatchService {
                 try await self.jobs.insert(db, job)
                 try await self.jobs.recordEvent(db, jobID: job.id, from: nil, to: .pending, actorID: customerID, actor: .customer, now: now)
                 try await self.holds.insert(db, jobID: job.id, provider: self.payments.gateway.provider, hold, now: now)
+                // An idempotent booking's answer commits with the job (the job as booked).
+                try await TransactionAnswer.record(job, in: db)
             }
         } catch {
             await payments.release(hold, jobID: job.id)

@@ -107,7 +107,7 @@ public final class APNsSender: PushSender {
             ("apns-push-type", message.silent ? "background" : "alert"), ("apns-priority", message.silent ? "5" : "10"),
         ]
         if let expiresAt = message.expiresAt { headers.append(("apns-expiration", String(max(0, expiresAt / 1000)))) }
-        if let collapse = message.collapseKey, collapse.utf8.count <= 64 { headers.append(("apns-collapse-id", collapse)) }
+        if message.replacementKey.utf8.count <= 64 { headers.append(("apns-collapse-id", message.replacementKey)) }
         headers.append(("content-type", "application/json"))
         return headers
     }

@@ -21,12 +21,15 @@ public enum FCMMessageBuilder {
         var notification: [String: JSONValue] = ["title": .string(message.title)]
         if let body = message.body { notification["body"] = .string(body) }
 
+        // A re-sent copy replaces the first in the drawer (`tag`); `collapse_key` stays the
+        // sender's own (Android keeps at most four distinct ones per app while offline).
+        let androidNotification: [String: JSONValue] = ["tag": .string(message.replacementKey)]
         var android: [String: JSONValue] = ["priority": .string(urgent ? "HIGH" : "NORMAL")]
         if let collapseKey = message.collapseKey { android["collapse_key"] = .string(collapseKey) }
         if let ttl { android["ttl"] = .string("\(ttl)s") }
 
         var apnsHeaders: [String: JSONValue] = ["apns-priority": .string(urgent ? "10" : "5")]
-        if let collapseKey = message.collapseKey { apnsHeaders["apns-collapse-id"] = .string(collapseKey) }
+        if message.replacementKey.utf8.count <= 64 { apnsHeaders["apns-collapse-id"] = .string(message.replacementKey) }
         if let expiresAt = message.expiresAt { apnsHeaders["apns-expiration"] = .string(String(max(0, expiresAt / 1000))) }
         var aps: [String: JSONValue] = ["badge": .number(Double(message.badge)), "sound": "default"]
         if let category = message.category { aps["category"] = .string(category) }
@@ -37,7 +40,7 @@ public enum FCMMessageBuilder {
             "TTL": .string(String(ttl ?? defaultTTLSeconds)),
             "Urgency": .string(urgent ? "high" : message.interruptionLevel == "passive" ? "low" : "normal"),
         ]
-        if let collapseKey = message.collapseKey { webHeaders["Topic"] = .string(webPushTopic(collapseKey)) }
+        webHeaders["Topic"] = .string(webPushTopic(message.replacementKey))
 
         if message.silent {
             // A data-only message: the app wakes to sync, nothing is shown (APNs background push).
@@ -53,6 +56,7 @@ public enum FCMMessageBuilder {
                 ]
             ]
         }
+        android["notification"] = .object(androidNotification)
         return [
             "message": [
                 "token": .string(message.token),

@@ -71,7 +71,7 @@ public final class WebPushSender: PushSender {
         headers.add(name: "Content-Type", value: "application/octet-stream")
         headers.add(name: "TTL", value: String(ttl(expiresAt: message.expiresAt, now: now)))
         headers.add(name: "Urgency", value: urgency(severity: message.severity, interruptionLevel: message.interruptionLevel))
-        if let collapseKey = message.collapseKey, let topic = topic(collapseKey: collapseKey) {
+        if let topic = topic(collapseKey: message.replacementKey) {
             headers.add(name: "Topic", value: topic)
         }
         headers.add(name: "Authorization", value: authorization)
@@ -145,7 +145,7 @@ public final class WebPushSender: PushSender {
     private static func payload(_ message: PushMessage, body: String?, data: JSONValue, truncated: Bool) throws -> Data {
         var notification: [String: JSONValue] = ["title": .string(message.title)]
         if let body { notification["body"] = .string(body) }
-        if let tag = message.collapseKey, !tag.isEmpty { notification["tag"] = .string(tag) }
+        if !message.replacementKey.isEmpty { notification["tag"] = .string(message.replacementKey) }
         var object: [String: JSONValue] = [
             "notification": .object(notification), "data": data, "notification_id": .string(message.notificationID),
             "type": .string(message.type), "badge": .number(Double(message.badge)),

@@ -192,12 +192,16 @@ public final class RealtimeHub: Sendable {
     ///
     /// With an `ackToken`, each receiving client is asked to acknowledge the delivery and the
     /// first ack reaches `acknowledge(_:)` (and the `onAcknowledge` observers) on the node
-    /// holding that client.
+    /// holding that client. Such an event is never kept for replay (as the reference
+    /// Socket.IO server never stores an ack-carrying packet): its ack decides its fate — a
+    /// notification nobody acknowledged falls back to push and waits in the inbox — so a
+    /// replay after a reconnect would only deliver it a second time.
     @discardableResult
     public func publish(
         _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackToken: String? = nil
     ) async throws -> RealtimeEvent {
-        try await bus.publish(room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist, ackToken: ackToken)
+        try await bus.publish(
+            room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist && ackToken == nil, ackToken: ackToken)
     }
 
     /// Publishes many persisted events in one transaction (see `ClusterBus.publish(batch:)`).

@@ -23,7 +23,7 @@ extension DispatchRoutes {
     static let operatorOnly = APIOperation.Access.authenticated(roles: ["operator", "service"])
     static let idParameter: [JSONValue] = [["name": "id", "in": "path", "required": true, "schema": ["type": "string"]]]
     static let pageParameters: [JSONValue] = [
-        ["name": "offset", "in": "query", "schema": ["type": "integer", "minimum": 0, "default": 0]],
+        ["name": "offset", "in": "query", "schema": ["type": "integer", "minimum": 0, "maximum": 1_000_000, "default": 0]],
         ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 100, "default": 20]],
     ]
     static let notApproved = "Driver not approved (`DRIVER_NOT_APPROVED`) or not a driver (`FORBIDDEN`)"
@@ -39,7 +39,7 @@ extension DispatchRoutes {
             requestBody: Schema.object(
                 ["name": Schema.string(maxLength: 100), "truck_type": Schema.string(maxLength: 64), "phone": Schema.string(maxLength: 32),
                  "vehicle_description": Schema.string(maxLength: 200), "license_plate": Schema.string(maxLength: 20)], required: ["name", "truck_type"]),
-            response: driverSchema, errors: [422: "Invalid fields"]),
+            response: driverSchema, errors: [422: "Invalid fields"], otherSuccessStatus: 201),
         APIOperation(
             "POST", "/api/v1/drivers/online", summary: "Go online or offline", tag: "dispatch", access: driverOnly,
             requestBody: Schema.object(["online": ["type": "boolean"]], required: ["online"]), response: driverSchema,
@@ -57,7 +57,7 @@ extension DispatchRoutes {
             "GET", "/api/v1/drivers/jobs/available", summary: "Open jobs near the driver, nearest first",
             description: "Pending jobs within dispatch.feed_radius_km of the driver's last position; jobs without a position come last.",
             tag: "dispatch", access: driverOnly, response: Schema.object(["jobs": ["type": "array", "items": jobSchema], "count": Schema.integer()]),
-            errors: [403: notApproved, 409: "No position yet (`LOCATION_REQUIRED`)"]),
+            errors: [403: notApproved, 404: "No profile (`DRIVER_NOT_FOUND`)", 409: "No position yet (`LOCATION_REQUIRED`)"]),
         APIOperation(
             "POST", "/api/v1/drivers/jobs/{id}/accept", summary: "Claim a job (first come, first served)",
             description: "One conditional update decides. 200 with the job for the winner (again on repeats); everyone else 409 `JOB_ALREADY_ACCEPTED` \"Job already accepted by another driver\". Offered drivers get `job:status` (accepted) so their feeds drop it; the customer gets `job:driver-assigned`, a notification and a push.",

@@ -93,8 +93,13 @@ struct DispatchRoutes {
         api.post("/jobs") { request, context in
             let identity = try context.require(.customer)
             let draft = try JobDraft.parse(try await request.jsonObject(context: context), pricing: dispatch.config.pricing, now: clock.now())
-            let job = try await dispatch.createJob(customerID: identity.userID, draft)
-            return try respond(DispatchJSON.job(job), status: .created, context)
+            // With an Idempotency-Key the answer commits with the job (a retry after a crash
+            // replays it); it shows the job as booked, before its first offer round.
+            return try await IdempotentAnswer.answer(JobRecord.self, respond: { job in
+                try respond(DispatchJSON.job(job), status: .created, context)
+            }) {
+                try await dispatch.createJob(customerID: identity.userID, draft)
+            }
         }
         api.get("/jobs") { request, context in
             let identity = try context.requireIdentity()

@@ -16,6 +16,10 @@ import Logging
 /// time the answer is 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS`. A 5xx or a thrown error
 /// releases the key so the retry can run the work again.
 ///
+/// A route whose work would be repeated by a re-run (a send, a booking) stores its answer in
+/// the transaction that commits the work (`IdempotentAnswer`), so a node that dies between
+/// the commit and this middleware's own store cannot leave a key a retry runs again.
+///
 /// Keys belong to a caller: a request without credentials passes by the store untouched
 /// (every POST under `/api/v1` needs a caller, so it is answered 401 by its route). Keyed by
 /// address instead, a stranger's every new key cost a stored row, a reused key answered 422
@@ -58,8 +62,17 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 )
             }
             switch outcome {
-            case .acquired:
-                return try await runOwned(request, context: context, scope: scope, key: key, next: next)
+            case .acquired(let lockedAt):
+                let claim = IdempotencyClaim(scope: scope, key: key, lockedAt: lockedAt)
+                do {
+                    return try await IdempotencyClaim.$current.withValue(claim) {
+                        try await runOwned(request, context: context, claim: claim, next: next)
+                    }
+                } catch is IdempotencyKeyTakenOver {
+                    // A retry took the key over while this request ran (it looked dead): its
+                    // work rolled back, and the new owner's answer is the one to give.
+                    continue
+                }
             case .replay(let stored):
                 return Self.replay(stored)
             case .mismatch:
@@ -80,28 +93,42 @@ struct IdempotencyMiddleware: RouterMiddleware {
     }
 
     private func runOwned(
-        _ request: Request, context: Context, scope: String, key: String,
+        _ request: Request, context: Context, claim: IdempotencyClaim,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        let (scope, key) = (claim.scope, claim.key)
         let response: Response
         do {
             response = try await next(request, context)
+        } catch is IdempotencyKeyTakenOver {
+            throw IdempotencyKeyTakenOver()
         } catch let error as APIError where error.status < 500 {
             // A refused request is an answer too: the retry gets the same refusal.
             let errorResponse = Envelope.errorResponse(error, context: context, clock: clock)
-            return try await store(errorResponse, scope: scope, key: key, logger: context.logger)
+            return try await store(errorResponse, claim: claim)
         } catch {
             await releaseQuietly(scope: scope, key: key, logger: context.logger)
             throw error
         }
+        // Stored already by the transaction that committed the work (`IdempotentAnswer`).
+        if claim.answeredWithWork { return response }
         if response.status.code >= 500 {
             await releaseQuietly(scope: scope, key: key, logger: context.logger)
             return response
         }
-        return try await store(response, scope: scope, key: key, logger: context.logger)
+        return try await store(response, claim: claim)
     }
 
-    private func store(_ response: Response, scope: String, key: String, logger: Logger) async throws -> Response {
+    private func store(_ response: Response, claim: IdempotencyClaim) async throws -> Response {
+        let (rebuilt, stored) = try await Self.collect(response)
+        try await database.withConnection { [store] db in
+            try await store.complete(db, scope: claim.scope, key: claim.key, lockedAt: claim.lockedAt, response: stored)
+        }
+        return rebuilt
+    }
+
+    /// The response with its body read into memory, and the part of it kept for replay.
+    static func collect(_ response: Response) async throws -> (Response, StoredResponse) {
         let collector = BodyCollector()
         try await response.body.write(CollectingBodyWriter(collector: collector))
         let bytes = collector.buffer
@@ -109,13 +136,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
         for name in Self.keptHeaders {
             if let value = response.headers[name] { headers[name.canonicalName] = value }
         }
-        let stored = StoredResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: bytes))
-        try await database.withConnection { [store] db in
-            try await store.complete(db, scope: scope, key: key, response: stored)
-        }
         var rebuilt = response
         rebuilt.body = .init(byteBuffer: bytes)
-        return rebuilt
+        return (rebuilt, StoredResponse(status: Int(response.status.code), headers: headers, body: Data(buffer: bytes)))
     }
 
     private func releaseQuietly(scope: String, key: String, logger: Logger) async {

@@ -120,7 +120,9 @@ public struct NotificationModule: Sendable {
         return text
     }
 
-    static var operations: [APIOperation] { NotificationRoutes.operations + PushRoutes.operations + VAPIDRoutes.operations }
+    static func operations(_ config: NotificationsConfig) -> [APIOperation] {
+        NotificationRoutes.operations(config) + PushRoutes.operations + VAPIDRoutes.operations
+    }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         NotificationRoutes(service: service, inbox: inbox, preferences: PreferenceEditor(service: service), clock: clock).addRoutes(to: api)

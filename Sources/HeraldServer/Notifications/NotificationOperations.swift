@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldNotifications
 
 /// OpenAPI descriptions of the notification and push routes.
 extension NotificationRoutes {
@@ -29,26 +30,41 @@ extension NotificationRoutes {
     ])
 
     static let pageParameters: [JSONValue] = [
-        ["name": "offset", "in": "query", "schema": ["type": "integer", "minimum": 0, "default": 0]],
+        ["name": "offset", "in": "query", "schema": ["type": "integer", "minimum": 0, "maximum": 1_000_000, "default": 0]],
         ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 100, "default": 20]],
         ["name": "unread_only", "in": "query", "schema": ["type": "boolean", "default": false]],
     ]
 
-    static let operations: [APIOperation] = [
+    /// The send body exactly as `SendRequest` and `NotificationDraft.validate` check it: one
+    /// of `user_id`/`user_ids`, a configured type, a title with something besides spaces.
+    static func sendSchema(_ config: NotificationsConfig) -> JSONValue {
+        let userID = Schema.token("A user id: up to 128 printable characters", maxBytes: 128)
+        let body = Schema.object(
+            [
+                "user_id": userID,
+                "user_ids": Schema.array(userID, minItems: 1, maxItems: config.maxRecipients),
+                "type": Schema.enumeration(NotificationTypeCatalog(config: config).names, description: "A configured notification type"),
+                "title": Schema.string(maxLength: NotificationDraft.maxTitleLength, pattern: "\\S"),
+                "body": Schema.string(maxLength: NotificationDraft.maxBodyLength),
+                "data": [
+                    "type": "object", "description": "At most 16 KiB of JSON; `aps` and `notification_id` are reserved",
+                    "not": ["anyOf": [["required": ["aps"]], ["required": ["notification_id"]]]],
+                ],
+                "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
+                "category": Schema.asciiText(maxBytes: 64), "thread_id": Schema.asciiText(maxBytes: 64),
+                "collapse_key": Schema.asciiText("apns-collapse-id / FCM collapse key / Web Push Topic", maxBytes: NotificationDraft.maxCollapseKeyBytes),
+                "dedupe_key": Schema.string(minLength: 1, maxLength: NotificationDraft.maxDedupeKeyLength),
+                "ttl_seconds": Schema.integer(minimum: 0, maximum: NotificationDraft.maxTTLSeconds),
+            ], required: ["type", "title"])
+        return Schema.exactlyOne(of: ["user_id", "user_ids"], in: body)
+    }
+
+    static func operations(_ config: NotificationsConfig) -> [APIOperation] { [
         APIOperation(
             "POST", "/api/v1/notifications", summary: "Send a notification to one or many users",
             description: "For backends (service and operator roles). Persisted in the inbox with its planned deliveries in one transaction; delivered over the user's sockets when online (a push-type notification falls back to push if the app does not ack within notifications.ack_timeout_ms) and as pushes to every active device when offline. Preferences, quiet hours (in the user's time zone) and the severity floor may hold back pushes. The same dedupe_key for a user within the type's cooldown returns the first notification (deduplicated: true). 201 when something was created, 200 when every recipient was deduplicated.",
             tag: "notifications", access: .authenticated(roles: ["service", "operator"]),
-            requestBody: Schema.object(
-                [
-                    "user_id": Schema.string(), "user_ids": ["type": "array", "items": Schema.string(), "maxItems": 1000],
-                    "type": Schema.string("A configured notification type"), "title": Schema.string(maxLength: 255),
-                    "body": Schema.string(maxLength: 4000), "data": ["type": "object", "description": "At most 16 KiB of JSON"],
-                    "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
-                    "category": Schema.string(maxLength: 64), "thread_id": Schema.string(maxLength: 64),
-                    "collapse_key": Schema.string("apns-collapse-id / FCM collapse key / Web Push Topic", maxLength: 64),
-                    "dedupe_key": Schema.string(maxLength: 200), "ttl_seconds": Schema.integer("0 to 2419200"),
-                ], required: ["type", "title"]),
+            requestBody: sendSchema(config),
             response: Schema.object([
                 "results": [
                     "type": "array",
@@ -59,7 +75,7 @@ extension NotificationRoutes {
                     ]),
                 ]
             ]),
-            successStatus: 201, acceptsIdempotencyKey: true),
+            successStatus: 201, acceptsIdempotencyKey: true, otherSuccessStatus: 200),
         APIOperation(
             "GET", "/api/v1/notifications", summary: "The caller's inbox, newest first", tag: "notifications",
             access: .authenticated(roles: []),
@@ -78,7 +94,9 @@ extension NotificationRoutes {
             "POST", "/api/v1/notifications/bulk-read", summary: "Mark several notifications read",
             description: "Ids that are not the caller's, already read or deleted are skipped. Other devices get notifications_bulk_read.",
             tag: "notifications", access: .authenticated(roles: []),
-            requestBody: Schema.object(["notification_ids": ["type": "array", "items": Schema.string(), "maxItems": 500]], required: ["notification_ids"]),
+            requestBody: Schema.closed(Schema.object(
+                ["notification_ids": Schema.array(Schema.token(maxBytes: 128), minItems: 1, maxItems: NotificationSocketEvents.maxBulkIDs)],
+                required: ["notification_ids"])),
             response: Schema.object([
                 "updated": Schema.integer(), "notification_ids": ["type": "array", "items": Schema.string()], "unread_count": Schema.integer(),
             ])),
@@ -93,7 +111,7 @@ extension NotificationRoutes {
             "PUT", "/api/v1/notifications/preferences", summary: "Change notification preferences",
             description: "Any part of the GET document, or seed 004's {type, in_app_enabled, push_enabled}. Critical types cannot be turned off.",
             tag: "notifications", access: .authenticated(roles: []), requestBody: preferencesSchema, response: preferencesSchema),
-    ]
+    ] }
 }
 
 extension PushRoutes {
@@ -122,7 +140,7 @@ extension PushRoutes {
                         "keys": Schema.object(["p256dh": Schema.string("base64url, 65 bytes"), "auth": Schema.string("base64url, 16 bytes")]),
                     ]),
                 ], required: ["platform"]),
-            response: deviceSchema, successStatus: 201),
+            response: deviceSchema, successStatus: 201, otherSuccessStatus: 200),
         APIOperation(
             "DELETE", "/api/v1/push/unregister", summary: "Stop pushes to one of the caller's tokens", tag: "push",
             access: .authenticated(roles: []), requestBody: Schema.object(["token": Schema.string()], required: ["token"]),

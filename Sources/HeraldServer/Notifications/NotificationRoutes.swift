@@ -57,18 +57,23 @@ struct NotificationRoutes {
         api.post("/notifications") { request, context in
             _ = try context.require(.service, .operator)
             let draft = try await request.decodeJSON(SendRequest.self, context: context).draft()
-            let outcomes = try await service.send(draft)
-            let results: [JSONValue] = outcomes.map { outcome in
-                .object([
-                    "notification": NotificationJSON.object(outcome.notification),
-                    "deduplicated": .bool(outcome.deduplicated),
-                    "channel": .string(outcome.channel),
-                    "push_deliveries": .number(Double(outcome.pushDeliveries)),
-                    "push_suppressed": outcome.pushSuppressed.map(JSONValue.string) ?? .null,
-                ])
+            // Answered in the transaction that writes the notifications: a retry after a crash
+            // replays this answer instead of sending again.
+            return try await IdempotentAnswer.answer([SendOutcome].self, respond: { outcomes in
+                let results: [JSONValue] = outcomes.map { outcome in
+                    .object([
+                        "notification": NotificationJSON.object(outcome.notification),
+                        "deduplicated": .bool(outcome.deduplicated),
+                        "channel": .string(outcome.channel),
+                        "push_deliveries": .number(Double(outcome.pushDeliveries)),
+                        "push_suppressed": outcome.pushSuppressed.map(JSONValue.string) ?? .null,
+                    ])
+                }
+                let created = outcomes.contains { !$0.deduplicated }
+                return try Envelope.response(JSONValue.object(["results": .array(results)]), status: created ? .created : .ok, context: context, clock: clock)
+            }) {
+                try await service.send(draft)
             }
-            let created = outcomes.contains { !$0.deduplicated }
-            return try Envelope.response(JSONValue.object(["results": .array(results)]), status: created ? .created : .ok, context: context, clock: clock)
         }
         api.get("/notifications") { request, context in
             let identity = try context.requireIdentity()

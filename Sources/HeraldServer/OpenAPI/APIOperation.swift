@@ -26,12 +26,23 @@ public struct APIOperation: Sendable {
     /// Error statuses this route may answer besides the common ones, with what they mean.
     public var errors: [Int: String]
     public var parameters: [JSONValue]
+    /// A second success status with the same body: 201 for an upsert that created, 200 for a
+    /// send that only found duplicates.
+    public var otherSuccessStatus: Int?
+    /// The success answer's media type (HTML docs, Prometheus text, Engine.IO payloads, zips).
+    public var contentType: String
+    /// The schema of this operation's own error bodies (Engine.IO answers `{code, message}`).
+    public var errorSchemaRef: String
 
     public init(
         _ method: String, _ path: String, summary: String, description: String? = nil, tag: String,
         access: Access, requestBody: JSONValue? = nil, response: JSONValue? = nil, successStatus: Int = 200,
-        enveloped: Bool = true, acceptsIdempotencyKey: Bool = false, errors: [Int: String] = [:], parameters: [JSONValue] = []
+        enveloped: Bool = true, acceptsIdempotencyKey: Bool = false, errors: [Int: String] = [:], parameters: [JSONValue] = [],
+        contentType: String = "application/json", errorSchemaRef: String = "#/components/schemas/Error", otherSuccessStatus: Int? = nil
     ) {
+        self.otherSuccessStatus = otherSuccessStatus
+        self.contentType = contentType
+        self.errorSchemaRef = errorSchemaRef
         self.method = method
         self.path = path
         self.summary = summary
@@ -56,18 +67,59 @@ public enum Schema {
         return .object(schema)
     }
 
-    public static func string(_ description: String? = nil, format: String? = nil, nullable: Bool = false, maxLength: Int? = nil) -> JSONValue {
+    public static func string(
+        _ description: String? = nil, format: String? = nil, nullable: Bool = false, minLength: Int? = nil, maxLength: Int? = nil,
+        pattern: String? = nil
+    ) -> JSONValue {
         var schema: [String: JSONValue] = ["type": nullable ? ["string", "null"] : "string"]
         if let description { schema["description"] = .string(description) }
         if let format { schema["format"] = .string(format) }
+        if let minLength { schema["minLength"] = .number(Double(minLength)) }
         if let maxLength { schema["maxLength"] = .number(Double(maxLength)) }
+        if let pattern { schema["pattern"] = .string(pattern) }
         return .object(schema)
     }
 
-    public static func integer(_ description: String? = nil) -> JSONValue {
+    /// Printable ASCII without spaces, 1 to `maxBytes`: the part of a byte-limited text field
+    /// (ids, keys) that every validator accepts whatever the characters' encoded size.
+    public static func token(_ description: String? = nil, maxBytes: Int) -> JSONValue {
+        string(description, pattern: "^[!-~]{1,\(maxBytes)}$")
+    }
+
+    /// Printable ASCII (spaces allowed), 1 to `maxBytes`.
+    public static func asciiText(_ description: String? = nil, maxBytes: Int) -> JSONValue {
+        string(description, pattern: "^[ -~]{1,\(maxBytes)}$")
+    }
+
+    public static func integer(_ description: String? = nil, minimum: Int? = nil, maximum: Int? = nil) -> JSONValue {
         var schema: [String: JSONValue] = ["type": "integer"]
         if let description { schema["description"] = .string(description) }
+        if let minimum { schema["minimum"] = .number(Double(minimum)) }
+        if let maximum { schema["maximum"] = .number(Double(maximum)) }
         return .object(schema)
+    }
+
+    /// An array of `items`, `minItems` to `maxItems` long.
+    public static func array(_ items: JSONValue, minItems: Int? = nil, maxItems: Int? = nil) -> JSONValue {
+        var schema: [String: JSONValue] = ["type": "array", "items": items]
+        if let minItems { schema["minItems"] = .number(Double(minItems)) }
+        if let maxItems { schema["maxItems"] = .number(Double(maxItems)) }
+        return .object(schema)
+    }
+
+    /// `schema` with exactly one of `fields` present (`oneOf` of `required`).
+    public static func exactlyOne(of fields: [String], in schema: JSONValue) -> JSONValue {
+        guard case .object(var object) = schema else { return schema }
+        object["oneOf"] = .array(fields.map { ["required": [.string($0)]] })
+        return .object(object)
+    }
+
+    /// `schema` refusing properties it does not list (for bodies whose validator names
+    /// every unknown field).
+    public static func closed(_ schema: JSONValue) -> JSONValue {
+        guard case .object(var object) = schema else { return schema }
+        object["additionalProperties"] = false
+        return .object(object)
     }
 
     public static func enumeration(_ values: [String], description: String? = nil) -> JSONValue {

@@ -43,6 +43,8 @@ public enum OpenAPIDocument {
                                 ], required: ["code", "message"]),
                             "meta": ["$ref": "#/components/schemas/Meta"],
                         ], required: ["error", "meta"]),
+                    "EngineError": Schema.object(
+                        ["code": ["type": "integer"], "message": Schema.string()], required: ["code", "message"]),
                 ],
             ],
         ]
@@ -80,18 +82,33 @@ public enum OpenAPIDocument {
             success = operation.response ?? ["type": "object"]
         }
         responses[String(operation.successStatus)] =
-            operation.successStatus == 204 ? ["description": "Success, no content"] : ["description": "Success", "content": ["application/json": ["schema": success]]]
+            operation.successStatus == 204
+            ? ["description": "Success, no content"] : ["description": "Success", "content": [.init(operation.contentType): ["schema": success]]]
+        if let other = operation.otherSuccessStatus {
+            responses[String(other)] = ["description": "Success", "content": [.init(operation.contentType): ["schema": success]]]
+        }
         var errors = operation.errors
         if case .authenticated = operation.access {
             errors[401] = errors[401] ?? "Missing or invalid token (`UNAUTHORIZED`)"
             errors[403] = errors[403] ?? "Role not allowed (`FORBIDDEN`)"
         }
+        // Every route is rate limited, whatever its answers look like otherwise.
+        errors[429] = errors[429] ?? commonErrors[429]
         if operation.enveloped {
             errors.merge(commonErrors) { own, _ in own }
-            if operation.requestBody != nil { errors[422] = errors[422] ?? "Invalid fields (`VALIDATION_FAILED`)" }
+            if operation.requestBody != nil || Self.hasQueryParameters(operation) {
+                errors[422] = errors[422] ?? "Invalid fields or query parameters (`VALIDATION_FAILED`)"
+            }
         }
         for (status, meaning) in errors {
-            responses[String(status)] = ["description": .string(meaning), "content": ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]]]
+            if status == 304 {
+                responses[String(status)] = ["description": .string(meaning)]
+                continue
+            }
+            // The operation's own errors have its own shape; Herald's layers around it (rate
+            // limits, bodies, auth) always answer with the envelope.
+            let ref = operation.errors[status] != nil ? operation.errorSchemaRef : "#/components/schemas/Error"
+            responses[String(status)] = ["description": .string(meaning), "content": ["application/json": ["schema": ["$ref": .string(ref)]]]]
         }
         item["responses"] = .object(responses)
         if case .authenticated(let roles) = operation.access {
@@ -99,6 +116,10 @@ public enum OpenAPIDocument {
             if !roles.isEmpty { item["x-herald-roles"] = .array(roles.map(JSONValue.string)) }
         }
         return .object(item)
+    }
+
+    static func hasQueryParameters(_ operation: APIOperation) -> Bool {
+        operation.parameters.contains { $0["in"] == "query" }
     }
 
     static func pathParameters(_ path: String) -> [String] {

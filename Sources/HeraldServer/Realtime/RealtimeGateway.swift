@@ -166,15 +166,18 @@ public final class RealtimeGateway: Sendable {
             ["name": "transport", "in": "query", "required": true, "schema": ["type": "string", "enum": ["polling", "websocket"]]],
             ["name": "sid", "in": "query", "required": false, "schema": ["type": "string"]],
         ]
+        let engineError = "#/components/schemas/EngineError"
         let errors: [Int: String] = [400: "Engine.IO error: {\"code\", \"message\"} (unknown transport, unknown session, bad request, unsupported version)"]
         return [
             APIOperation(
                 "GET", "/socket.io", summary: "Socket.IO (Engine.IO v4): handshake, long-polling, or upgrade to WebSocket",
                 description: "Clients (socket.io-client 4, socket.io-client-swift 16, python-socketio) connect here unchanged. A GET without sid opens a session; with sid it long-polls. A GET with Upgrade: websocket becomes a WebSocket. Authenticate in the CONNECT packet's auth payload {\"token\": JWT} (or ?token=).",
-                tag: "realtime", access: .public_, response: Schema.string("Engine.IO payload"), enveloped: false, errors: errors, parameters: query),
+                tag: "realtime", access: .public_, response: Schema.string("Engine.IO payload"), enveloped: false, errors: errors, parameters: query,
+                contentType: "text/plain", errorSchemaRef: engineError),
             APIOperation(
                 "POST", "/socket.io", summary: "Socket.IO long-polling: send packets", tag: "realtime", access: .public_,
-                response: Schema.string("ok"), enveloped: false, errors: errors, parameters: query),
+                response: Schema.string("ok"), enveloped: false, errors: errors, parameters: query,
+                contentType: "text/plain", errorSchemaRef: engineError),
             APIOperation(
                 "GET", "/api/v1/realtime", summary: "Native realtime protocol (WebSocket): channels, replay, state sync",
                 description: "Upgrade to WebSocket with ?token=<JWT>. Client messages: subscribe {channel, last_event_id?}, unsubscribe {channel}, reconnect {last_event_id, trip_id|channel, client_state}, ping. Server messages: events {type, event_id, channel, payload}, subscribed {channel, replay_from, latest_event_id, recovered?}, state_sync, pong, error {code, message}.",
@@ -183,7 +186,7 @@ public final class RealtimeGateway: Sendable {
                 parameters: [["name": "token", "in": "query", "required": true, "schema": ["type": "string"]]]),
             APIOperation(
                 "PUT", "/socket.io", summary: "Not part of the protocol: answered 400 (Bad handshake method)", tag: "realtime",
-                access: .public_, enveloped: false, errors: errors, parameters: query),
+                access: .public_, enveloped: false, errors: errors, parameters: query, contentType: "text/plain", errorSchemaRef: engineError),
         ]
     }()
 

@@ -73,8 +73,16 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             let decide = self.decide
             let limits = self.limits
             let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
+            // Until the first request head is complete nothing above NIO's decoder owns the
+            // connection: a peer that connects and sends nothing, or trickles a head, is cut.
+            let headSeen = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let headDeadline = channel.eventLoop.scheduleTask(in: limits.requestHeadTimeout) {
+                if !headSeen.value { channel.close(promise: nil) }
+            }
+            channel.closeFuture.whenComplete { _ in headDeadline.cancel() }
             let upgrader = WebSocketUpgrader<UpgradeResult>(
                 shouldUpgrade: { channel, head in
+                    headSeen.value = true
                     let promise = channel.eventLoop.makePromise(of: WebSocketDecision.self)
                     promise.completeWithTask { await decide(head.uri, head.headers.first(name: "authorization")) }
                     return promise.futureResult.map { decided in
@@ -98,7 +106,8 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrades = NIOTypedHTTPServerUpgradeConfiguration(
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    headSeen.value = true
+                    return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(

@@ -12,16 +12,23 @@ public struct WebSocketLimits: Sendable, Equatable {
     public var maxMessageBytes: Int
     public var unauthenticatedMaxMessageBytes: Int
     public var partialMessageTimeout: TimeAmount
+    /// How long a new connection may take to send its first request head (`server.request_head_timeout_ms`).
+    public var requestHeadTimeout: TimeAmount
 
-    public init(maxMessageBytes: Int, unauthenticatedMaxMessageBytes: Int, partialMessageTimeout: TimeAmount) {
+    public init(
+        maxMessageBytes: Int, unauthenticatedMaxMessageBytes: Int, partialMessageTimeout: TimeAmount,
+        requestHeadTimeout: TimeAmount = .seconds(60)
+    ) {
         self.maxMessageBytes = maxMessageBytes
         self.unauthenticatedMaxMessageBytes = min(unauthenticatedMaxMessageBytes, maxMessageBytes)
         self.partialMessageTimeout = partialMessageTimeout
+        self.requestHeadTimeout = requestHeadTimeout
     }
 
-    public init(_ config: RealtimeConfig) {
+    public init(_ config: RealtimeConfig, server: ServerConfig = ServerConfig()) {
         self.init(
             maxMessageBytes: config.maxPayload, unauthenticatedMaxMessageBytes: config.unauthenticatedMaxPayload,
-            partialMessageTimeout: .milliseconds(Int64(config.partialMessageTimeoutMs)))
+            partialMessageTimeout: .milliseconds(Int64(config.partialMessageTimeoutMs)),
+            requestHeadTimeout: .milliseconds(Int64(server.requestHeadTimeoutMs)))
     }
 }

@@ -63,6 +63,6 @@ struct DocsRoutes {
             access: .public_, enveloped: false),
         APIOperation(
             "GET", "/api/v1/docs", summary: "Human-readable API documentation", tag: "meta",
-            access: .public_, response: Schema.string(), enveloped: false),
+            access: .public_, response: Schema.string(), enveloped: false, contentType: "text/html"),
     ]
 }

@@ -49,6 +49,6 @@ struct SystemRoutes {
             enveloped: false, errors: [503: "The database does not answer"]),
         APIOperation(
             "GET", "/metrics", summary: "Prometheus metrics (text exposition format)", tag: "operations", access: .public_,
-            response: Schema.string(), enveloped: false),
+            response: Schema.string(), enveloped: false, contentType: "text/plain"),
     ]
 }

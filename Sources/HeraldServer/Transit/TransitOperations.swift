@@ -133,7 +133,7 @@ extension TransitRoutes {
                     "url": Schema.string(maxLength: 2000),
                 ], required: ["severity", "header"]),
             response: alertSchema, successStatus: 201, acceptsIdempotencyKey: true,
-            errors: [200: "Replaced the alert with this alert_id", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+            errors: [422: "Invalid fields (`VALIDATION_FAILED`)"], otherSuccessStatus: 200),
         APIOperation(
             "POST", "/api/v1/alerts/{id}/opened", summary: "The caller opened an alert push (read receipt; its notifications are marked read)",
             tag: "transit", access: signedIn, successStatus: 204, errors: [404: "The caller was never sent this alert (`ALERT_NOT_FOUND`)"]),
@@ -187,7 +187,7 @@ extension TransitRoutes {
             errors: [304: "Not modified", 503: notLoaded]),
         APIOperation(
             "GET", "/api/v1/gtfs/feeds/{name}/download", summary: "The GTFS zip of the version a feed serves", tag: "transit", access: anyone,
-            response: Schema.string("application/zip"), enveloped: false, errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"]),
+            response: Schema.string("application/zip"), enveloped: false, errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"], contentType: "application/zip"),
         APIOperation(
             "POST", "/api/v1/transit/realtime", summary: "Take in a GTFS-Realtime FeedMessage (TripUpdates, VehiclePositions, Alerts)",
             description:

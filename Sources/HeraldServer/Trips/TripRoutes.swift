@@ -37,10 +37,15 @@ struct TripRoutes {
             // Checked before the body: a booking without a key could be made twice by a retry.
             guard request.headers[HTTPField.Name("Idempotency-Key")!] != nil else { throw TripError.idempotencyKeyRequired }
             let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
-            let (record, quote) = try await trips.createRequest(input, riderID: identity.userID)
-            return try respond(
-                TripJSON.request(record, estimatedPickupSeconds: quote.estimatedPickupSeconds), status: .created,
-                headers: [.location: "/api/v1/ride-requests/\(record.id)"], context)
+            // The answer commits with the booking: a retry after a crash replays it.
+            return try await IdempotentAnswer.answer(TripService.BookedRequest.self, respond: { booked in
+                try respond(
+                    TripJSON.request(booked.record, estimatedPickupSeconds: booked.quote.estimatedPickupSeconds), status: .created,
+                    headers: [.location: "/api/v1/ride-requests/\(booked.record.id)"], context)
+            }) {
+                let (record, quote) = try await trips.createRequest(input, riderID: identity.userID)
+                return TripService.BookedRequest(record: record, quote: quote)
+            }
         }
         api.get("/ride-requests/{id}") { _, context in
             let identity = try context.require(.customer, .operator, .service)

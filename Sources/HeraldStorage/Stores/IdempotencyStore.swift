@@ -25,8 +25,9 @@ public struct IdempotencyStore: Sendable {
     public init() {}
 
     public enum BeginResult: Sendable, Equatable {
-        /// This request owns the key and must run, then `complete` or `release` it.
-        case acquired
+        /// This request owns the key and must run, then `complete` or `release` it. `lockedAt`
+        /// names this ownership: a completion for an older one (taken over) is refused.
+        case acquired(lockedAt: Int64)
         /// The first request finished: answer with its response.
         case replay(StoredResponse)
         /// The key was used for a different request.
@@ -50,7 +51,7 @@ public struct IdempotencyStore: Sendable {
             RETURNING idem_key
             """
         ).first()
-        if inserted != nil { return .acquired }
+        if inserted != nil { return .acquired(lockedAt: now) }
 
         guard
             let row = try await db.raw(
@@ -77,22 +78,29 @@ public struct IdempotencyStore: Sendable {
                 RETURNING idem_key
                 """
             ).first()
-            if taken != nil { return .acquired }
+            if taken != nil { return .acquired(lockedAt: now) }
         }
         return .inProgress
     }
 
     /// Stores the owner's response; later requests with the key replay it until it expires.
-    public func complete(_ db: any SQLDatabase, scope: String, key: String, response: StoredResponse) async throws {
+    ///
+    /// Only the owner named by `lockedAt` completes: false when the key was taken over by a
+    /// retry (this owner looked dead) or is complete already. Run inside the transaction of
+    /// the request's work, a false answer is the signal to roll that work back.
+    @discardableResult
+    public func complete(_ db: any SQLDatabase, scope: String, key: String, lockedAt: Int64, response: StoredResponse) async throws -> Bool {
         let headers = String(decoding: try JSONEncoder().encode(response.headers), as: UTF8.self)
-        try await db.raw(
+        let updated = try await db.raw(
             """
             UPDATE idempotency_keys
             SET state = 'complete', status_code = \(bind: response.status), response_headers = \(bind: headers),
                 response_body = \(bind: response.body.base64EncodedString())
-            WHERE scope = \(bind: scope) AND idem_key = \(bind: key) AND state = 'pending'
+            WHERE scope = \(bind: scope) AND idem_key = \(bind: key) AND state = 'pending' AND locked_at = \(bind: lockedAt)
+            RETURNING idem_key
             """
-        ).run()
+        ).first()
+        return updated != nil
     }
 
     /// Forgets a pending key whose request failed, so a retry can run it again.
