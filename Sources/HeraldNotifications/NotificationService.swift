@@ -67,7 +67,8 @@ public final class NotificationService: Sendable {
             try await TransactionAnswer.record(written.outcomes, in: db)
             return written
         }
-        return await deliver(written)
+        await deliver(written)
+        return written.outcomes
     }
 
     /// A validated draft with each recipient's routing decided (preferences and presence are
@@ -201,8 +202,7 @@ public final class NotificationService: Sendable {
     }
 
     /// After the commit: publishes to the recipients' sockets and wakes the push worker.
-    @discardableResult
-    public func deliver(_ sent: WrittenSend) async -> [SendOutcome] {
+    public func deliver(_ sent: WrittenSend) async {
         var queuedPushes = false
         for plan in sent.plans {
             guard case .created(let record, let socket, let pushes) = sent.written[plan.record.userID] else { continue }
@@ -210,7 +210,6 @@ public final class NotificationService: Sendable {
             if pushes > 0 { queuedPushes = true }
         }
         if queuedPushes { pushQueued() }
-        return sent.outcomes
     }
 
     enum Written: Sendable {

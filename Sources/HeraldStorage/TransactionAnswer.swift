@@ -15,9 +15,10 @@ public enum TransactionAnswer {
 
     @TaskLocal public static var recorder: Recorder?
 
-    /// Hands `result` to the current recorder inside the transaction `db` belongs to.
-    public static func record(_ result: some Sendable, in db: any SQLDatabase) async throws {
+    /// Hands `result` to the current recorder inside the transaction `db` belongs to. The
+    /// result is only built when a recorder listens (most transactions have none).
+    public static func record(_ result: @autoclosure () -> some Sendable, in db: any SQLDatabase) async throws {
         guard let recorder else { return }
-        try await recorder(result, db)
+        try await recorder(result(), db)
     }
 }

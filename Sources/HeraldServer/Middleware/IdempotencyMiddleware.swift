@@ -100,8 +100,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let response: Response
         do {
             response = try await next(request, context)
-        } catch is IdempotencyKeyTakenOver {
-            throw IdempotencyKeyTakenOver()
+        } catch let error as IdempotencyKeyTakenOver {
+            throw error
         } catch let error as APIError where error.status < 500 {
             // A refused request is an answer too: the retry gets the same refusal.
             let errorResponse = Envelope.errorResponse(error, context: context, clock: clock)

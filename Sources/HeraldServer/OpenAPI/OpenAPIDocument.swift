@@ -81,12 +81,9 @@ public enum OpenAPIDocument {
         } else {
             success = operation.response ?? ["type": "object"]
         }
-        responses[String(operation.successStatus)] =
-            operation.successStatus == 204
-            ? ["description": "Success, no content"] : ["description": "Success", "content": [.init(operation.contentType): ["schema": success]]]
-        if let other = operation.otherSuccessStatus {
-            responses[String(other)] = ["description": "Success", "content": [.init(operation.contentType): ["schema": success]]]
-        }
+        let successResponse: JSONValue = ["description": "Success", "content": [.init(operation.contentType): ["schema": success]]]
+        responses[String(operation.successStatus)] = operation.successStatus == 204 ? ["description": "Success, no content"] : successResponse
+        if let other = operation.otherSuccessStatus { responses[String(other)] = successResponse }
         var errors = operation.errors
         if case .authenticated = operation.access {
             errors[401] = errors[401] ?? "Missing or invalid token (`UNAUTHORIZED`)"
