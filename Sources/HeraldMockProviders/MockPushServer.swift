@@ -79,7 +79,7 @@ public final class MockPushServer: Sendable {
     /// `http2Only`: speak HTTP/2 on every connection whatever ALPN said, as APNs does (clients
     /// such as aioapns negotiate no protocol); otherwise a connection without `h2` gets HTTP/1.1.
     public static func start(port: Int = 0, keepRequests: Bool = true, http2Only: Bool = false, _ handler: @escaping Handler) async throws -> MockPushServer {
-        let (certificate, key) = try TestCertificate.make()
+        let (certificate, key) = try await TestCertificate.make()
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
@@ -197,24 +197,18 @@ final class MockRequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
 /// A self-signed certificate for `localhost` / 127.0.0.1, made with the openssl command.
 public enum TestCertificate {
-    public static func make() throws -> (certificate: String, key: String) {
+    public static func make() async throws -> (certificate: String, key: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cert-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        let finished = try await ChildProcess.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl could not make a test certificate"])
+        ])
+        guard finished.status == 0 else {
+            throw ChildProcess.Failure(description: "openssl could not make a test certificate: \(finished.errorText)")
         }
         return (certificate, key)
     }

@@ -116,7 +116,7 @@ final class Script: Sendable {
         try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
             _ = try await f.sender.send(APNsFixture.message())
             let jwt = try #require(f.server.requests.first?.header("authorization")?.replacingOccurrences(of: "bearer ", with: ""))
-            let output = try PythonInterop.run(
+            let output = try await PythonInterop.run(
                 """
                 import sys, json, jwt
                 token, pem = sys.argv[1], sys.argv[2]

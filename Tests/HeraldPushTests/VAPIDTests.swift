@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldMockProviders
 import HeraldCore
 import JWTKit
 import Testing
@@ -137,7 +138,7 @@ import Testing
         #expect(try VAPIDKey(base64URL: " \(key.privateKeyBase64URL)=\n").publicKeyBase64URL == key.publicKeyBase64URL)
     }
 
-    @Test func loadsPKCS8AndSEC1PEM() throws {
+    @Test func loadsPKCS8AndSEC1PEM() async throws {
         let signing = P256.Signing.PrivateKey()
         let expected = WebPushTestBase64.encode(signing.publicKey.x963Representation)
         #expect(signing.pemRepresentation.contains("BEGIN PRIVATE KEY"))
@@ -146,7 +147,7 @@ import Testing
         #expect(try VAPIDKey(base64URL: signing.pemRepresentation).publicKeyBase64URL == expected)
 
         // What `openssl ecparam -genkey` writes: SEC1 "EC PRIVATE KEY".
-        let sec1 = try Self.opensslSEC1Key()
+        let sec1 = try await Self.opensslSEC1Key()
         #expect(sec1.contains("BEGIN EC PRIVATE KEY"))
         let fromSEC1 = try VAPIDKey(pem: sec1)
         #expect(try WebPushTestBase64.decode(fromSEC1.publicKeyBase64URL).count == 65)
@@ -229,13 +230,13 @@ import Testing
 
     /// PyJWT, with the public key built by `cryptography` from the uncompressed point a browser
     /// would be given, verifies signature, algorithm, audience and expiry of Herald's token.
-    @Test func pyJWTVerifiesHeraldTokens() throws {
+    @Test func pyJWTVerifiesHeraldTokens() async throws {
         let key = VAPIDKey.generate()
         let endpoint = "https://localhost:8443/push/interop"
         // PyJWT checks exp against the real clock, so the token is made now.
         let (token, k) = try Self.parseAuthorization(
             key.authorization(endpoint: endpoint, subject: "mailto:ops@example.com", now: Date()))
-        let answer = try WebPushTestPython.run(Self.pyJWTVerify, input: ["token": token, "k": k, "aud": "https://localhost:8443"])
+        let answer = try await WebPushTestPython.run(Self.pyJWTVerify, input: ["token": token, "k": k, "aud": "https://localhost:8443"])
         let claims = answer["claims"] as? [String: Any]
         let header = answer["header"] as? [String: Any]
         #expect(claims?["aud"] as? String == "https://localhost:8443")
@@ -246,26 +247,20 @@ import Testing
     }
 
     /// The check is real: PyJWT refuses an expired Herald token.
-    @Test func pyJWTRefusesAnExpiredHeraldToken() throws {
+    @Test func pyJWTRefusesAnExpiredHeraldToken() async throws {
         try WebPushTestPython.requireInterpreter()
         let key = VAPIDKey.generate()
         let token = try key.token(audience: "https://localhost:8443", subject: "mailto:ops@example.com", now: Date(timeIntervalSinceNow: -7200), ttl: .seconds(3600))
-        #expect(throws: WebPushTestError.self) {
-            try WebPushTestPython.run(Self.pyJWTVerify, input: ["token": token, "k": key.publicKeyBase64URL, "aud": "https://localhost:8443"])
+        await #expect(throws: WebPushTestError.self) {
+            try await WebPushTestPython.run(Self.pyJWTVerify, input: ["token": token, "k": key.publicKeyBase64URL, "aud": "https://localhost:8443"])
         }
     }
 
-    static func opensslSEC1Key() throws -> String {
+    static func opensslSEC1Key() async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("vapid-sec1-\(UUID().uuidString).pem")
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", file.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw WebPushTestError("openssl ecparam failed") }
+        let finished = try await ChildProcess.run("openssl", ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", file.path])
+        guard finished.status == 0 else { throw WebPushTestError("openssl ecparam failed: \(finished.errorText)") }
         return try String(contentsOf: file, encoding: .utf8)
     }
 }

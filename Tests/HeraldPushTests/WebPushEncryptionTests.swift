@@ -159,8 +159,8 @@ import Testing
         print(json.dumps({"plaintext": base64.b64encode(plain).decode()}))
         """
 
-    static func decryptWithHTTPECE(_ body: Data, subscription: WebPushTestSubscription) throws -> Data {
-        let answer = try WebPushTestPython.run(
+    static func decryptWithHTTPECE(_ body: Data, subscription: WebPushTestSubscription) async throws -> Data {
+        let answer = try await WebPushTestPython.run(
             httpECEDecrypt,
             input: [
                 "body": WebPushTestBase64.encode(body), "auth": subscription.auth,
@@ -173,28 +173,28 @@ import Testing
     }
 
     /// http_ece (the library pywebpush uses, by the RFC's author) opens what Herald seals.
-    @Test func httpECEDecryptsHeraldCiphertext() throws {
+    @Test func httpECEDecryptsHeraldCiphertext() async throws {
         let subscription = WebPushTestSubscription()
         let plaintext = Data(#"{"notification":{"title":"Interop ✓","body":"from Herald"},"data":{"k":1}}"#.utf8)
         let body = try WebPushEncryption.encrypt(
             plaintext: plaintext, userAgentPublicKey: subscription.publicKey, authSecret: subscription.authSecret)
-        #expect(try Self.decryptWithHTTPECE(body, subscription: subscription) == plaintext)
+        #expect(try await Self.decryptWithHTTPECE(body, subscription: subscription) == plaintext)
 
         let largest = Data((0..<WebPushEncryption.maxPlaintextSize).map { UInt8(truncatingIfNeeded: $0) })
         let full = try WebPushEncryption.encrypt(plaintext: largest, userAgentPublicKey: subscription.publicKey, authSecret: subscription.authSecret)
-        #expect(try Self.decryptWithHTTPECE(full, subscription: subscription) == largest)
+        #expect(try await Self.decryptWithHTTPECE(full, subscription: subscription) == largest)
     }
 
-    @Test func httpECEAgreesWithTheAppendixBody() throws {
-        let plaintext = try Self.decryptWithHTTPECE(WebPushTestBase64.decode(AppendixA.body), subscription: AppendixA.subscription())
+    @Test func httpECEAgreesWithTheAppendixBody() async throws {
+        let plaintext = try await Self.decryptWithHTTPECE(WebPushTestBase64.decode(AppendixA.body), subscription: AppendixA.subscription())
         #expect(String(decoding: plaintext, as: UTF8.self) == AppendixA.plaintext)
     }
 
     /// The check is real: http_ece refuses a body sealed for someone else.
-    @Test func httpECERefusesACiphertextForAnotherSubscription() throws {
+    @Test func httpECERefusesACiphertextForAnotherSubscription() async throws {
         try WebPushTestPython.requireInterpreter()
         let subscription = WebPushTestSubscription()
         let body = try WebPushEncryption.encrypt(plaintext: Data("x".utf8), userAgentPublicKey: subscription.publicKey, authSecret: subscription.authSecret)
-        #expect(throws: WebPushTestError.self) { try Self.decryptWithHTTPECE(body, subscription: WebPushTestSubscription()) }
+        await #expect(throws: WebPushTestError.self) { try await Self.decryptWithHTTPECE(body, subscription: WebPushTestSubscription()) }
     }
 }

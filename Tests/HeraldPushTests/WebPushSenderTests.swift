@@ -160,7 +160,8 @@ import Testing
     /// Nothing is sent for a subscription that can never decrypt: the message is dead-lettered.
     @Test func failsWithoutSendingForUnusableSubscriptions() async throws {
         try await withTeardown { teardown in
-            let (sender, _, _) = try Self.makeSender(caFile: try TestCertificate.make().certificate, clock: ManualClock(Self.start), teardown: teardown)
+            let caFile = try await TestCertificate.make().certificate
+            let (sender, _, _) = try Self.makeSender(caFile: caFile, clock: ManualClock(Self.start), teardown: teardown)
             let subscription = WebPushTestSubscription()
             var message = Self.message(endpoint: "https://127.0.0.1:9/push/ok", subscription: subscription)
             message.webpushAuth = nil

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldMockProviders
 
 /// base64url written independently of Herald's, so a bug there cannot agree with itself here.
 enum WebPushTestBase64 {
@@ -112,30 +113,12 @@ enum WebPushTestPython {
         return python
     }
 
-    static func run(_ script: String, input: [String: String]) throws -> [String: Any] {
+    static func run(_ script: String, input: [String: String]) async throws -> [String: Any] {
         let python = try requireInterpreter()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-py-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("in.json")
-        let outputFile = directory.appendingPathComponent("out.txt")
-        let errorFile = directory.appendingPathComponent("err.txt")
-        try JSONSerialization.data(withJSONObject: input).write(to: inputFile)
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script]
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        process.waitUntilExit()
-        let output = try Data(contentsOf: outputFile)
-        guard process.terminationStatus == 0 else {
-            let error = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
-            throw WebPushTestError("python (\(python)) disagreed, exit \(process.terminationStatus):\n\(error)")
+        let finished = try await ChildProcess.run(python, ["-c", script], input: try JSONSerialization.data(withJSONObject: input))
+        let output = finished.output
+        guard finished.status == 0 else {
+            throw WebPushTestError("python (\(python)) disagreed, exit \(finished.status):\n\(finished.errorText)")
         }
         guard let object = try JSONSerialization.jsonObject(with: output) as? [String: Any] else {
             throw WebPushTestError("python printed no JSON object: \(String(decoding: output, as: UTF8.self))")

@@ -19,7 +19,7 @@ enum FastMockAPNs {
     /// - Parameter connectionWindow: the connection-level inbound flow-control window
     ///   (HTTP/2's and NIO's default is 65,535 bytes).
     static func start(port: Int, group: any EventLoopGroup, connectionWindow: Int = 65535) async throws -> (channel: any Channel, port: Int, caFile: String) {
-        let (certificate, key) = try TestCertificate.make()
+        let (certificate, key) = try await TestCertificate.make()
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
