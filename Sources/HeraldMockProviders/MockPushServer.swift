@@ -35,14 +35,24 @@ public final class MockPushServer: Sendable {
         public var delay: Duration?
         /// After answering, send GOAWAY on the HTTP/2 connection.
         public var goAway: Bool
+        /// Answer nothing: close the whole connection (TCP) with this request and every other
+        /// one on it still in flight, as a provider whose front end dies mid-stream.
+        public var dropConnection: Bool
 
-        public init(status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: Duration? = nil, goAway: Bool = false) {
+        public init(
+            status: Int, headers: [(String, String)] = [], body: Data = Data(), delay: Duration? = nil, goAway: Bool = false,
+            dropConnection: Bool = false
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.delay = delay
             self.goAway = goAway
+            self.dropConnection = dropConnection
         }
+
+        /// The connection is closed without an answer.
+        public static let dropped = Response(status: 0, dropConnection: true)
 
         public static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> Response {
             Response(
@@ -173,6 +183,10 @@ final class MockRequestHandler: ChannelInboundHandler, @unchecked Sendable {
             }
             future.whenSuccess { response in
                 let context = bound.value
+                if response.dropConnection {
+                    (context.channel.parent ?? context.channel).close(promise: nil)
+                    return
+                }
                 var headers = HTTPHeaders(response.headers)
                 headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
                 let status = HTTPResponseStatus(statusCode: response.status)

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import Yams
 
 /// Reads the configuration: defaults, then the JSON or YAML file, then `HERALD_*`
 /// environment variables. Command-line flags are applied by the caller last.
@@ -44,17 +43,12 @@ public enum ConfigLoader {
     public static func parse(_ text: String, isYAML: Bool) throws -> HeraldConfig {
         let data: Data
         if isYAML {
-            let object: Any?
             do {
-                object = try Yams.load(yaml: text)
-            } catch {
-                throw ConfigurationError(problems: [FieldError(field: "config", message: "is not valid YAML: \(error)")])
+                guard let json = try YAMLConfigReader.json(from: text) else { return HeraldConfig() }
+                data = json
+            } catch let problem as YAMLConfigReader.Problem {
+                throw ConfigurationError(problems: [FieldError(field: "config", message: problem.message)])
             }
-            guard let object, JSONSerialization.isValidJSONObject(object) else {
-                if object == nil { return HeraldConfig() }
-                throw ConfigurationError(problems: [FieldError(field: "config", message: "must be a mapping of sections")])
-            }
-            data = try JSONSerialization.data(withJSONObject: object)
         } else {
             data = Data(text.utf8)
         }

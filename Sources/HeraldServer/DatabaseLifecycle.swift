@@ -18,7 +18,9 @@ public enum DatabaseFactory {
         case .sqlite(let path):
             return try await SQLiteDatabase.open(path: path, logger: logger)
         case .postgres(let location):
-            return PostgresDatabase(location: location, maxConnections: config.database.maxConnections, logger: logger)
+            return PostgresDatabase(
+                location: location, maxConnections: config.database.maxConnections,
+                acquireTimeout: .milliseconds(config.database.acquireTimeoutMs), logger: logger)
         }
     }
 

@@ -4,6 +4,8 @@ import PostgresKit
 import PostgresNIO
 import SQLKit
 import ServiceLifecycle
+import Synchronization
+import HeraldCore
 
 /// The shared engine for many nodes: a pooled `PostgresClient` whose `run()` is a Service in
 /// the application's ServiceGroup (no connection is leased until it runs).
@@ -11,8 +13,12 @@ public final class PostgresDatabase: Database {
     public let engine = DatabaseEngine.postgres
     public let client: PostgresClient
     private let logger: Logger
+    private let acquireTimeout: Duration
 
-    public init(location: DatabaseURL.PostgresLocation, maxConnections: Int, logger: Logger) {
+    /// - Parameter acquireTimeout: the longest wait for a pooled connection. While the server
+    ///   is down (a restart, a failover) the pool keeps trying to connect; without a bound every
+    ///   request and `/readyz` would wait with it.
+    public init(location: DatabaseURL.PostgresLocation, maxConnections: Int, acquireTimeout: Duration = .seconds(10), logger: Logger) {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database,
@@ -22,29 +28,112 @@ public final class PostgresDatabase: Database {
         configuration.options.connectTimeout = .seconds(5)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.acquireTimeout = acquireTimeout
     }
 
     public func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let logger = self.logger
-        return try await client.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: .trace, logger: logger))
+        return try await leased { connection in
+            try await body(OpenConnectionSQL(connection, logger: logger))
         }
     }
 
+    /// BEGIN, the body, COMMIT; ROLLBACK when the body throws. Not PostgresNIO's
+    /// `withTransaction`: its ROLLBACK after a lost connection never returned (see
+    /// `OpenConnectionSQL`). A connection lost at COMMIT leaves the outcome unknown: the caller
+    /// gets `DatabaseUnavailable` and retries with its `Idempotency-Key`.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let logger = self.logger
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(connection.sql(queryLogLevel: .trace, logger: logger))
+        return try await leased { connection in
+            let sql = OpenConnectionSQL(connection, logger: logger)
+            do {
+                try await sql.raw("BEGIN").run()
+            } catch {
+                throw Self.isConnectionLoss(error) ? DatabaseUnavailable(.connectionLost) : error
             }
-        } catch let error as PostgresTransactionError {
-            // Callers see the error their closure threw (a domain error, a conflict), as on SQLite.
-            if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
-            throw error
+            let value: T
+            do {
+                value = try await body(sql)
+            } catch {
+                if Self.isConnectionLoss(error) { throw DatabaseUnavailable(.connectionLost) }
+                do {
+                    try await sql.raw("ROLLBACK").run()
+                } catch {
+                    // The connection went with the rollback: the server rolls back on its own.
+                    logger.debug("rollback failed", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                throw error
+            }
+            do {
+                try await sql.raw("COMMIT").run()
+            } catch {
+                throw Self.isConnectionLoss(error) ? DatabaseUnavailable(.connectionLost) : error
+            }
+            return value
+        }
+    }
+
+    /// Runs `body` on a pooled connection, waiting at most `acquireTimeout` for one. Once
+    /// `body` has started it runs to its end: the timeout never cuts into work.
+    private func leased<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = self.client
+        let timeout = acquireTimeout
+        do {
+            return try await withoutActuallyEscaping(body) { body in
+                let lease = LeaseRace()
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            guard lease.start() else { throw DatabaseUnavailable(.noConnection) }
+                            return try await body(connection)
+                        }
+                    }
+                    group.addTask {
+                        try await CancellableSleep.sleep(for: timeout)
+                        if lease.timeOut() { throw DatabaseUnavailable(.noConnection) }
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    while let next = try await group.next() {
+                        if let value = next { return value }
+                    }
+                    throw DatabaseUnavailable(.noConnection)
+                }
+            }
+        } catch let error where !(error is DatabaseUnavailable) && Self.isConnectionLoss(error) {
+            throw DatabaseUnavailable(.connectionLost)
+        }
+    }
+
+    /// A failure of the connection rather than of the statement: the client may retry.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is DatabaseUnavailable { return true }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed:
+            return true
+        case .clientClosedConnection:
+            // The connection closed itself after a FATAL from the server (a shutdown), or the
+            // pool is closing it: either way the statement never ran to an answer.
+            return true
+        case .server:
+            // 08xxx connection exceptions; 57P01–57P03 the server shutting down or starting.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default:
+            return error.underlying.map(isConnectionLoss) ?? false
         }
     }
 
     public var service: (any Service)? { client }
 
     public func close() async {}
+}
+
+/// Who wins between a lease that starts its work and the acquire timeout: exactly one does.
+private final class LeaseRace: Sendable {
+    private let state = Atomic<UInt8>(0)  // 0 waiting, 1 started, 2 timed out
+
+    func start() -> Bool { state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged }
+    func timeOut() -> Bool { state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged }
 }

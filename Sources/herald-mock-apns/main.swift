@@ -10,6 +10,9 @@ import Synchronization
 //
 //   herald-mock-apns [--port 0] [--log FILE] [--log-payloads] [--h2-only] [--status 200] [--delay-ms 0]
 // (`--h2-only`: HTTP/2 on every connection, as APNs; for clients that negotiate no ALPN.)
+// `--chaos P` makes P % of pushes misbehave, in turn: 429 TooManyRequests, 500, 503, no answer
+// for `--hang-ms` (a stalled provider), the connection dropped mid-stream. The log's `answer`
+// says what each request got (a status, "hang" or "drop").
 // prints: mock-apns listening on <port> ca=<certificate.pem>
 
 var port = 0
@@ -18,6 +21,8 @@ var status = 200
 var delayMs = 0
 var logPayloads = false
 var http2Only = false
+var chaosPercent = 0
+var hangMs = 30_000
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -27,6 +32,8 @@ while let argument = arguments.next() {
     case "--delay-ms": delayMs = Int(arguments.next() ?? "") ?? 0
     case "--log-payloads": logPayloads = true
     case "--h2-only": http2Only = true
+    case "--chaos": chaosPercent = Int(arguments.next() ?? "") ?? 0
+    case "--hang-ms": hangMs = Int(arguments.next() ?? "") ?? 30_000
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
         exit(2)
@@ -34,7 +41,7 @@ while let argument = arguments.next() {
 }
 
 let log: FileHandle? = logPath.flatMap { path in
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     return FileHandle(forWritingAtPath: path)
 }
 let logLock = Mutex(())
@@ -42,12 +49,55 @@ let answer = status
 let delay: Duration? = delayMs > 0 ? .milliseconds(delayMs) : nil
 let withPayloads = logPayloads
 
+/// What a misbehaving provider does to one push (`--chaos`).
+enum Misbehaviour: CaseIterable {
+    case tooManyRequests, internalError, unavailable, hang, drop
+
+    func response(hang: Duration) -> MockPushServer.Response {
+        switch self {
+        case .tooManyRequests: .json(429, ["reason": "TooManyRequests"])
+        case .internalError: .json(500, ["reason": "InternalServerError"])
+        case .unavailable: .json(503, ["reason": "ServiceUnavailable"])
+        case .hang: MockPushServer.Response(status: 503, delay: hang)
+        case .drop: .dropped
+        }
+    }
+
+    var logged: Any {
+        switch self {
+        case .hang: "hang"
+        case .drop: "drop"
+        case .tooManyRequests: 429
+        case .internalError: 500
+        case .unavailable: 503
+        }
+    }
+}
+let chaos = chaosPercent
+let hang = Duration.milliseconds(hangMs)
+let requestCount = Atomic<Int>(0)
+
 let server = try await MockPushServer.start(port: port, keepRequests: false, http2Only: http2Only) { request in
     let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
     let apnsID = request.header("apns-id") ?? ""
+    let wellFormed = request.method == "POST" && !token.isEmpty && request.header("authorization")?.hasPrefix("bearer ") == true
+    let number = requestCount.add(1, ordering: .relaxed).newValue
+    // Every `100 / chaos`-th request misbehaves, cycling through the kinds (deterministic, so
+    // a run can be repeated).
+    let misbehaviour: Misbehaviour? =
+        wellFormed && chaos > 0 && (number * chaos) % 100 < chaos
+        ? Misbehaviour.allCases[(number * chaos / 100) % Misbehaviour.allCases.count] : nil
+    let response: MockPushServer.Response =
+        if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) }
+        else if let misbehaviour { misbehaviour.response(hang: hang) }
+        else if answer == 200 { MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay) }
+        else { .json(answer, ["reason": answer == 410 ? "Unregistered" : "InternalServerError"]) }
     if let log {
         let notification = request.json?["notification_id"] as? String ?? ""
-        var line: [String: Any] = ["apns_id": apnsID, "token": token, "notification_id": notification, "protocol": request.protocolName]
+        var line: [String: Any] = [
+            "apns_id": apnsID, "token": token, "notification_id": notification, "protocol": request.protocolName,
+            "answer": misbehaviour?.logged ?? response.status,
+        ]
         if withPayloads {
             line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first }
             line["payload"] = request.json ?? [:]
@@ -56,11 +106,7 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
             logLock.withLock { _ in log.write(data + Data("\n".utf8)) }
         }
     }
-    guard request.method == "POST", !token.isEmpty, request.header("authorization")?.hasPrefix("bearer ") == true else {
-        return .json(400, ["reason": "MissingProviderToken"])
-    }
-    if answer == 200 { return MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay) }
-    return .json(answer, ["reason": answer == 410 ? "Unregistered" : "InternalServerError"])
+    return response
 }
 FileHandle.standardOutput.write(Data("mock-apns listening on \(server.port) ca=\(server.caFile)\n".utf8))
 while true { try await Task.sleep(for: .seconds(3600)) }

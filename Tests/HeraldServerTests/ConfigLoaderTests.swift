@@ -47,6 +47,36 @@ import Testing
         #expect(try ConfigLoader.parse("", isYAML: true) == HeraldConfig())
     }
 
+    /// What `scripts/fuzz config` found: Yams's untyped loader force-unwraps mapping keys as
+    /// text, so these crashed the server at start. Each is now a named problem.
+    @Test(arguments: [
+        ("-?\r-", "must be a mapping of sections"),
+        ("a:\n  - ? [x]\n    : 1\n", "has a key that is not text"),
+        ("? [a, b]\n: 1\n", "has a key that is not text"),
+        ("server: &a {x: *a}\n", ""),
+        ("- 1\n- 2\n", "must be a mapping of sections"),
+        ("a: .inf\n", "no JSON form"),
+        ("a: &a [*a, *a]\n", ""),
+    ])
+    func refusesYAMLWithoutAJSONFormWithANamedProblem(yaml: String, message: String) {
+        do {
+            _ = try ConfigLoader.parse(yaml, isYAML: true)
+            Issue.record("expected \(yaml.debugDescription) to be refused")
+        } catch let error as ConfigurationError {
+            #expect(error.problems.count == 1 && error.problems[0].field == "config")
+            #expect(message.isEmpty || error.problems[0].message.contains(message), "\(error.problems)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    /// An alias bomb (each level doubles the one below) is refused before it is expanded.
+    @Test func refusesAnAliasBomb() {
+        var yaml = "a0: &a0 [x, x]\n"
+        for level in 1..<30 { yaml += "a\(level): &a\(level) [*a\(level - 1), *a\(level - 1)]\n" }
+        #expect(throws: ConfigurationError.self) { try ConfigLoader.parse(yaml, isYAML: true) }
+    }
+
     @Test func namesTheFieldOfATypeError() {
         do {
             _ = try ConfigLoader.parse("server:\n  port: eighty\n", isYAML: true)

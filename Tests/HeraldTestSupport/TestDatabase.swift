@@ -69,7 +69,7 @@ public enum TestDatabase {
         let database: any Database
         switch url {
         case .sqlite(let path): database = try await SQLiteDatabase.open(path: path, logger: logger)
-        case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, logger: logger)
+        case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, acquireTimeout: .seconds(30), logger: logger)
         }
         return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
             if migrated { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger) }

@@ -330,6 +330,21 @@ def assert_error(response: requests.Response, status: int, code: str) -> dict:
 
 
 # Realtime helpers (Socket.IO tests) -------------------------------------------------------
+def pages(server, path: str, token: str, key: str) -> list[dict]:
+    """Every item of a paged list (`limit`/`offset`, `total`), read 100 at a time."""
+    items, offset = [], 0
+    while True:
+        separator = "&" if "?" in path else "?"
+        response = requests.get(server.url + f"{path}{separator}limit=100&offset={offset}",
+                                headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        assert response.status_code == 200, response.text
+        page = response.json()["data"]
+        items += page[key]
+        offset += 100
+        if offset >= page["total"]:
+            return items
+
+
 def wait_until(predicate, timeout: float = 5.0, interval: float = 0.05, message: str = "condition"):
     """Polls `predicate` until it returns something truthy (returned) or `timeout` passes."""
     deadline = time.monotonic() + timeout

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import issue_token, wait_until
+from conftest import issue_token, pages, wait_until
 
 LOAD_THREADS = 6
 KILLS = 3
@@ -101,6 +101,18 @@ class Load:
         rng = random.Random(seed)
         while not self.stop.is_set():
             self.one(nodes, rng)
+
+
+def read_effects(node, users: list[str], token_for, customer: str) -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
+    """Notifications by title (each user's inbox) and the customer's jobs by notes."""
+    notifications: dict[str, list[dict]] = {}
+    for user in users:
+        for item in pages(node, "/api/v1/notifications", token_for(user), "notifications"):
+            notifications.setdefault(item["title"], []).append(item)
+    jobs: dict[str, list[dict]] = {}
+    for job in pages(node, "/api/v1/jobs", customer, "jobs"):
+        jobs.setdefault(job.get("notes") or "", []).append(job)
+    return notifications, jobs
 
 
 def effect_id(entry: dict, answer: dict) -> str:
@@ -171,28 +183,7 @@ def test_kill_minus_nine_under_mixed_load_keeps_every_effect_exactly_once(databa
         entry["retried"] = response.headers.get("Idempotent-Replayed") == "true"
 
     # What exists, read back through the API.
-    notifications: dict[str, list[dict]] = {}
-    for user in users:
-        token = issue_token(token_dir, user=user, env=env)
-        offset = 0
-        while True:
-            page = requests.get(nodes[0].url + f"/api/v1/notifications?limit=100&offset={offset}",
-                                headers={"Authorization": f"Bearer {token}"}, timeout=10).json()["data"]
-            for item in page["notifications"]:
-                notifications.setdefault(item["title"], []).append(item)
-            offset += 100
-            if offset >= page["total"]:
-                break
-    jobs: dict[str, list[dict]] = {}
-    offset = 0
-    while True:
-        page = requests.get(nodes[0].url + f"/api/v1/jobs?limit=100&offset={offset}",
-                            headers={"Authorization": f"Bearer {customer}"}, timeout=10).json()["data"]
-        for job in page["jobs"]:
-            jobs.setdefault(job.get("notes") or "", []).append(job)
-        offset += 100
-        if offset >= page["total"]:
-            break
+    notifications, jobs = read_effects(nodes[0], users, lambda user: issue_token(token_dir, user=user, env=env), customer)
 
     answered = [entry for entry in load.sent if entry["answer"] is not None]
     for entry in answered:

@@ -20,6 +20,7 @@ extension HeraldConfig {
             check(threads >= 1 && threads <= 256, "server.threads", "must be between 1 and 256")
         }
         check(database.maxConnections >= 1 && database.maxConnections <= 1000, "database.max_connections", "must be between 1 and 1000")
+        check(database.acquireTimeoutMs >= 50 && database.acquireTimeoutMs <= 600_000, "database.acquire_timeout_ms", "must be between 50 and 600000")
         check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
         check(auth.leewaySeconds >= 0 && auth.leewaySeconds <= 600, "auth.leeway_seconds", "must be between 0 and 600")
         check(!auth.roleClaim.isEmpty, "auth.role_claim", "must not be empty")

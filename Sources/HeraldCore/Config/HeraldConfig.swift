@@ -113,10 +113,14 @@ public struct DatabaseConfig: Codable, Sendable, Equatable {
     public var url: String?
     /// Connection pool size on PostgreSQL.
     public var maxConnections = 20
+    /// The longest a request waits for a pooled PostgreSQL connection before it is answered
+    /// 503 (the server restarting or failing over must not hang every request).
+    public var acquireTimeoutMs = 10_000
 
     enum CodingKeys: String, CodingKey {
         case url
         case maxConnections = "max_connections"
+        case acquireTimeoutMs = "acquire_timeout_ms"
     }
 
     public init() {}
@@ -125,6 +129,7 @@ public struct DatabaseConfig: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.decodeIfPresent(String.self, forKey: .url)
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? 20
+        acquireTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .acquireTimeoutMs) ?? 10_000
     }
 }
 

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStorage
 import Hummingbird
 import Logging
 import NIOCore
@@ -26,6 +27,11 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         switch error {
         case let apiError as APIError:
             return apiError
+        case let unavailable as DatabaseUnavailable:
+            logger.warning("database unavailable", metadata: ["reason": "\(unavailable.reason)"])
+            return APIError(
+                status: 503, code: .serviceUnavailable, message: "The service is briefly unavailable; retry shortly.",
+                headers: ["Retry-After": "1"])
         case is NIOTooManyBytesError:
             return APIError(status: 413, code: .payloadTooLarge, message: "The request body is too large.")
         case let httpError as HTTPError:

@@ -9,6 +9,7 @@ public enum OpenAPIDocument {
         426: "App too old (`APP_UPDATE_REQUIRED`)",
         429: "Rate limited (`RATE_LIMIT_EXCEEDED`, with `Retry-After`)",
         500: "Internal error (`INTERNAL_SERVER_ERROR`)",
+        503: "The database is briefly unreachable (`SERVICE_UNAVAILABLE`, with `Retry-After`)",
     ]
 
     public static func build(_ operations: [APIOperation], version: String) -> JSONValue {
