@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldServer
+@testable import HeraldServer
 import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -91,5 +91,41 @@ import Testing
             for _ in 0..<3 { statuses.append(try await session.request(.get, "/api/v1/openapi.json").status) }
             #expect(statuses == [200, 200, 429])
         }
+    }
+}
+
+/// The document states request bodies as the validators apply them (what schemathesis's
+/// `positive_data_acceptance` holds the server to in `test_schema_fuzzing.py`).
+@Suite struct RequestSchemaTests {
+    @Test func objectsAreClosedAndBoundedTextIsNeverEmptyNorControl() {
+        let body = Schema.object([
+            "label": Schema.string(maxLength: 100),
+            "place": Schema.object(["address": Schema.string(nullable: true, maxLength: 500)]),
+            "room": Schema.token(maxBytes: 200),
+            "kind": Schema.enumeration(["a", "b"]),
+            "data": ["type": "object", "additionalProperties": true],
+            "tags": Schema.array(Schema.string(maxLength: 20)),
+        ])
+        let schema = OpenAPIDocument.requestSchema(body)
+        #expect(schema["additionalProperties"] == false)
+        #expect(schema["properties"]?["label"]?["minLength"] == 1)
+        #expect(schema["properties"]?["label"]?["not"]?["pattern"] == .string(Schema.controlCharacter))
+        #expect(schema["properties"]?["place"]?["additionalProperties"] == false)
+        #expect(schema["properties"]?["place"]?["properties"]?["address"]?["minLength"] == 1)
+        #expect(schema["properties"]?["tags"]?["items"]?["minLength"] == 1)
+        // Rules of their own are kept.
+        #expect(schema["properties"]?["room"] == Schema.token(maxBytes: 200))
+        #expect(schema["properties"]?["kind"] == Schema.enumeration(["a", "b"]))
+        #expect(schema["properties"]?["data"]?["additionalProperties"] == true)
+    }
+
+    @Test func theControlCharacterPatternRefusesWhatTheValidatorsRefuse() throws {
+        // The pattern as a JSON Schema consumer (ICU, ECMA-262, Python re) reads it.
+        let regex = try NSRegularExpression(pattern: Schema.controlCharacter)
+        func refused(_ text: String) -> Bool {
+            regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        for text in ["a\u{7}b", "tab\there", "new\nline", "end\n", "\u{7F}", "c1\u{85}"] { #expect(refused(text), "\(text.debugDescription)") }
+        for text in ["Work", "Café ☕", "line with spaces", "日本語", ""] { #expect(!refused(text), "\(text.debugDescription)") }
     }
 }

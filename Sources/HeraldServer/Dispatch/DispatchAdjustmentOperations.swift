@@ -24,7 +24,13 @@ extension DispatchRoutes {
             "POST", "/api/v1/drivers/jobs/{id}/volume", summary: "The measured volume, repriced",
             description: "By the assigned driver while the job is `arrived`; one per job. Not higher than the current price: approved at once, the hold lowered, the driver gets `volume:approved`. Higher: a proposal the customer answers within payments.adjustment_timeout_seconds — a `VOLUME_ADJUSTMENT` push (actions APPROVE_VOLUME, DECLINE_VOLUME) and `volume:proposed` on their user room; the driver gets `volume:proposed`. Work cannot start until it is answered.",
             tag: "dispatch", access: driverOnly,
-            requestBody: Schema.object(["actual_volume": ["type": ["number", "string"], "description": "cubic yards, 0 < v ≤ dispatch.pricing.max_volume_yards, at most two decimals"]], required: ["actual_volume"]),
+            requestBody: Schema.object(
+                [
+                    "actual_volume": [
+                        "type": "number", "exclusiveMinimum": 0, "maximum": 30, "multipleOf": 0.01,
+                        "description": "cubic yards, 0 < v ≤ dispatch.pricing.max_volume_yards (30 by default), at most two decimals; a numeric string is accepted too",
+                    ]
+                ], required: ["actual_volume"]),
             response: adjustmentResult, successStatus: 201,
             errors: [404: notAssigned, 409: "`JOB_NOT_ARRIVED` or `ADJUSTMENT_ALREADY_MADE`", 422: "Invalid volume"], parameters: idParameter),
         APIOperation(

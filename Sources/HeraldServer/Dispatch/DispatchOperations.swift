@@ -49,8 +49,12 @@ extension DispatchRoutes {
             description: "Also the socket event `location`. Coordinates are validated; a sequence at or below the last one is ignored (accepted: false). The position enters the matching index at once and is written to the database within dispatch.index_sync_interval_ms.",
             tag: "dispatch", access: driverOnly,
             requestBody: Schema.object(
-                ["lat": ["type": "number"], "lng": ["type": "number"], "accuracy": ["type": "number"], "heading": ["type": "number"],
-                 "speed": ["type": "number"], "timestamp": Schema.string(format: "date-time"), "sequence": Schema.integer()], required: ["lat", "lng"]),
+                [
+                    "lat": ["type": "number", "minimum": -90, "maximum": 90], "lng": ["type": "number", "minimum": -180, "maximum": 180],
+                    "accuracy": ["type": "number", "minimum": 0, "maximum": 100_000], "heading": ["type": "number", "minimum": 0, "maximum": 360],
+                    "speed": ["type": "number", "minimum": 0, "maximum": 150], "timestamp": Schema.string(format: "date-time"),
+                    "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
+                ], required: ["lat", "lng"]),
             response: Schema.object(["accepted": ["type": "boolean"], "reason": Schema.string(nullable: true)]),
             errors: [404: "No profile (`DRIVER_NOT_FOUND`)", 422: "Invalid coordinates or fields"]),
         APIOperation(
@@ -88,7 +92,10 @@ extension DispatchRoutes {
             description: "Customers: the jobs they booked; drivers: the jobs assigned to them; operators and services: all.",
             tag: "dispatch", access: .authenticated(roles: ["customer", "driver", "operator", "service"]),
             response: Schema.object(["jobs": ["type": "array", "items": jobSchema], "total": Schema.integer()]), errors: [422: "Bad paging or status"],
-            parameters: pageParameters + [["name": "status", "in": "query", "schema": ["type": "string"]]]),
+            parameters: pageParameters + [[
+                "name": "status", "in": "query",
+                "schema": Schema.enumeration(["pending", "accepted", "en_route", "arrived", "started", "completed", "cancelled", "expired"]),
+            ]]),
         APIOperation(
             "GET", "/api/v1/jobs/{id}", summary: "One job", description: "Its customer, its driver, drivers it is offered to (while pending) and operators may read it; anyone else gets 404.",
             tag: "dispatch", access: .authenticated(roles: ["customer", "driver", "operator", "service"]), response: jobSchema,
@@ -103,7 +110,7 @@ extension DispatchRoutes {
             "GET", "/api/v1/operators/drivers", summary: "Drivers, for operators", tag: "dispatch", access: operatorOnly,
             response: Schema.object(["drivers": ["type": "array", "items": driverSchema], "total": Schema.integer()]),
             parameters: pageParameters + [
-                ["name": "approval_status", "in": "query", "schema": ["type": "string"]], ["name": "online", "in": "query", "schema": ["type": "boolean"]],
+                ["name": "approval_status", "in": "query", "schema": Schema.enumeration(["pending", "approved", "rejected", "suspended"])], ["name": "online", "in": "query", "schema": ["type": "boolean"]],
             ]),
         APIOperation(
             "GET", "/api/v1/operators/drivers/{id}", summary: "One driver, for operators", tag: "dispatch", access: operatorOnly,

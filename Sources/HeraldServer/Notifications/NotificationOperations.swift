@@ -143,7 +143,7 @@ extension PushRoutes {
             response: deviceSchema, successStatus: 201, otherSuccessStatus: 200),
         APIOperation(
             "DELETE", "/api/v1/push/unregister", summary: "Stop pushes to one of the caller's tokens", tag: "push",
-            access: .authenticated(roles: []), requestBody: Schema.object(["token": Schema.string()], required: ["token"]),
+            access: .authenticated(roles: []), requestBody: Schema.object(["token": Schema.string(maxLength: 4096)], required: ["token"]),
             response: deviceSchema, errors: [404: "The caller has no device with this token"]),
         APIOperation(
             "GET", "/api/v1/push/devices", summary: "The caller's devices (active and deactivated)", tag: "push",
@@ -154,7 +154,7 @@ extension PushRoutes {
             response: Schema.object(["deliveries": ["type": "array"]]),
             parameters: [
                 ["name": "notification_id", "in": "query", "schema": ["type": "string"]],
-                ["name": "status", "in": "query", "schema": ["type": "string"]],
+                ["name": "status", "in": "query", "schema": Schema.enumeration(PushRoutes.statuses.sorted())],
                 ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 1000, "default": 100]],
             ]),
     ]

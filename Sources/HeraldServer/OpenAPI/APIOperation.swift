@@ -23,6 +23,8 @@ public struct APIOperation: Sendable {
     public var successStatus: Int
     public var enveloped: Bool
     public var acceptsIdempotencyKey: Bool
+    /// The route refuses a request without `Idempotency-Key` (400 `IDEMPOTENCY_KEY_REQUIRED`).
+    public var requiresIdempotencyKey = false
     /// Error statuses this route may answer besides the common ones, with what they mean.
     public var errors: [Int: String]
     public var parameters: [JSONValue]
@@ -76,7 +78,11 @@ public enum Schema {
         if let format { schema["format"] = .string(format) }
         if let minLength { schema["minLength"] = .number(Double(minLength)) }
         if let maxLength { schema["maxLength"] = .number(Double(maxLength)) }
-        if let pattern { schema["pattern"] = .string(pattern) }
+        if let pattern {
+            schema["pattern"] = .string(pattern)
+            // Every patterned field is text a validator checks whole; see `controlCharacter`.
+            schema["not"] = ["pattern": .string(controlCharacter)]
+        }
         return .object(schema)
     }
 
@@ -90,6 +96,12 @@ public enum Schema {
     public static func asciiText(_ description: String? = nil, maxBytes: Int) -> JSONValue {
         string(description, pattern: "^[ -~]{1,\(maxBytes)}$")
     }
+
+    /// One control character (C0, DEL, C1), which text fields refuse. Stated as `not` a
+    /// search rather than an anchored pattern: `$` matches before a final newline in some
+    /// regex engines (Python's, which schemathesis uses), so `^…$` alone lets "x\n" through.
+    public static let controlCharacter = "[\\u0000-\\u001F\\u007F-\\u009F]"
+
 
     public static func integer(_ description: String? = nil, minimum: Int? = nil, maximum: Int? = nil) -> JSONValue {
         var schema: [String: JSONValue] = ["type": "integer"]
@@ -119,6 +131,13 @@ public enum Schema {
     public static func closed(_ schema: JSONValue) -> JSONValue {
         guard case .object(var object) = schema else { return schema }
         object["additionalProperties"] = false
+        return .object(object)
+    }
+
+    /// `schema` with at least one property (a PATCH that must change something).
+    public static func notEmpty(_ schema: JSONValue) -> JSONValue {
+        guard case .object(var object) = schema else { return schema }
+        object["minProperties"] = 1
         return .object(object)
     }
 

@@ -64,14 +64,14 @@ public enum OpenAPIDocument {
         }
         if operation.acceptsIdempotencyKey {
             parameters.append([
-                "name": "Idempotency-Key", "in": "header", "required": false,
+                "name": "Idempotency-Key", "in": "header", "required": .bool(operation.requiresIdempotencyKey),
                 "description": "Makes a retry safe: the first response is replayed for 24 hours.",
-                "schema": ["type": "string", "maxLength": 255],
+                "schema": ["type": "string", "pattern": "^[ -~]{1,255}$"],
             ])
         }
         if !parameters.isEmpty { item["parameters"] = .array(parameters) }
         if let body = operation.requestBody {
-            item["requestBody"] = ["required": true, "content": ["application/json": ["schema": body]]]
+            item["requestBody"] = ["required": true, "content": ["application/json": ["schema": Self.requestSchema(body)]]]
         }
         var responses: [String: JSONValue] = [:]
         let success: JSONValue
@@ -130,5 +130,41 @@ public enum OpenAPIDocument {
         let words = operation.path.split(separator: "/").filter { $0 != "api" && $0 != "v1" }
             .map { $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "").replacingOccurrences(of: "-", with: "_") }
         return ([operation.method.lowercased()] + words).joined(separator: "_")
+    }
+
+    /// A request body's schema as the validators apply it: every object that lists its
+    /// properties refuses others (each route's `FieldReader` names unknown fields), and a
+    /// bounded text field is never empty (every text validator says "1 to N characters").
+    /// Objects that say what they allow for extra keys, and strings with their own minimum,
+    /// keep their own rule.
+    static func requestSchema(_ schema: JSONValue) -> JSONValue {
+        switch schema {
+        case .object(var object):
+            if case .object(let properties)? = object["properties"] {
+                object["properties"] = .object(properties.mapValues(requestSchema))
+                if object["additionalProperties"] == nil { object["additionalProperties"] = false }
+            }
+            if let items = object["items"] { object["items"] = requestSchema(items) }
+            for key in ["oneOf", "anyOf", "allOf"] {
+                if case .array(let variants)? = object[key] { object[key] = .array(variants.map(requestSchema)) }
+            }
+            if Self.isString(object["type"]), object["maxLength"] != nil, object["minLength"] == nil, object["enum"] == nil,
+                object["pattern"] == nil, object["format"] == nil
+            {
+                object["minLength"] = 1
+                object["not"] = ["pattern": .string(Schema.controlCharacter)]
+            }
+            return .object(object)
+        default:
+            return schema
+        }
+    }
+
+    private static func isString(_ type: JSONValue?) -> Bool {
+        switch type {
+        case .string("string")?: true
+        case .array(let types)?: types.contains(.string("string"))
+        default: false
+        }
     }
 }

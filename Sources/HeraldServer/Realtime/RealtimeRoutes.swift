@@ -62,8 +62,8 @@ struct RealtimeRoutes {
             tag: "realtime", access: .authenticated(roles: ["service", "operator"]),
             requestBody: Schema.object(
                 [
-                    "room": Schema.string("Room, e.g. user:42 or trip:tr_4e5f", maxLength: 200),
-                    "event": Schema.string("Event name", maxLength: 100),
+                    "room": Schema.token("Room, e.g. user:42 or trip:tr_4e5f", maxBytes: 200),
+                    "event": Schema.token("Event name", maxBytes: 100),
                     "payload": ["description": "Any JSON"],
                     "persist": ["type": "boolean", "default": true],
                 ], required: ["room", "event"]),

@@ -92,7 +92,7 @@ extension TransitRoutes {
             ]),
             errors: [404: "No such stop (`STOP_NOT_FOUND`)", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
             parameters: [
-                query("limit", ["type": "integer", "minimum": 1, "maximum": 50, "default": 10]), query("route_id", Schema.string(maxLength: 200)),
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 50, "default": 10]), query("route_id", Schema.asciiText(maxBytes: 200)),
                 query("direction_id", ["type": "integer", "enum": [0, 1]]),
                 query("at", Schema.string(format: "date-time"), "a time other than now, ISO 8601 with its offset"),
             ]),
@@ -104,7 +104,7 @@ extension TransitRoutes {
             errors: [304: "Not modified", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
             parameters: [
                 query("route_type", ["type": "integer", "minimum": 0, "maximum": 1702]),
-                query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]), query("offset", ["type": "integer", "minimum": 0, "default": 0]),
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]), query("offset", ["type": "integer", "minimum": 0, "maximum": 2_147_483_647, "default": 0]),
             ]),
         APIOperation(
             "GET", "/api/v1/routes/{id}/trips", summary: "A route's trips under way, with vehicle positions and next stops", tag: "transit", access: anyone,
@@ -119,7 +119,7 @@ extension TransitRoutes {
             response: Schema.object(["alerts": ["type": "array", "items": alertSchema], "count": Schema.integer(), "last_updated": nullableTime]),
             errors: [422: "A bad parameter (`VALIDATION_FAILED`)"],
             parameters: [
-                query("route_id", Schema.string(maxLength: 200)), query("stop_id", Schema.string(maxLength: 200)),
+                query("route_id", Schema.asciiText(maxBytes: 200)), query("stop_id", Schema.asciiText(maxBytes: 200)),
                 query("severity", Schema.enumeration(["info", "warning", "critical"])),
             ]),
         APIOperation(
@@ -130,7 +130,7 @@ extension TransitRoutes {
                     "description": Schema.string(maxLength: 4000), "affected_routes": ["type": "array", "items": ["type": "string"]],
                     "affected_stops": ["type": "array", "items": ["type": "string"]], "cause": Schema.string(), "effect": Schema.string(),
                     "active_period": Schema.object(["start": Schema.string(format: "date-time"), "end": Schema.string(format: "date-time")]),
-                    "url": Schema.string(maxLength: 2000),
+                    "url": Schema.string(maxLength: 2000, pattern: "^https?://[!-~]+$"),
                 ], required: ["severity", "header"]),
             response: alertSchema, successStatus: 201, acceptsIdempotencyKey: true,
             errors: [422: "Invalid fields (`VALIDATION_FAILED`)"], otherSuccessStatus: 200),
@@ -164,10 +164,10 @@ extension TransitRoutes {
             ]),
         APIOperation(
             "PATCH", "/api/v1/favorites/{id}", summary: "Change a favourite's label, notification switch or place in the list", tag: "transit", access: signedIn,
-            requestBody: Schema.object([
+            requestBody: Schema.notEmpty(Schema.object([
                 "label": Schema.string(nullable: true, maxLength: 100), "notifications_enabled": ["type": "boolean"],
-                "sort_order": ["type": "integer", "minimum": 0, "description": "moves it there; the others shift"],
-            ]),
+                "sort_order": ["type": "integer", "minimum": 0, "maximum": 99, "description": "moves it there; the others shift"],
+            ])),
             response: favoriteSchema, errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(
             "DELETE", "/api/v1/favorites/{id}", summary: "Remove a favourite", tag: "transit", access: signedIn, successStatus: 204,
@@ -176,7 +176,7 @@ extension TransitRoutes {
             "POST", "/api/v1/user/device", summary: "Register an iPhone for push (seed 003's alias of /push/register)", tag: "transit", access: signedIn,
             requestBody: Schema.object(
                 [
-                    "apns_token": Schema.string("hex APNs device token"), "device_id": Schema.string(maxLength: 200), "platform": Schema.enumeration(["ios"]),
+                    "apns_token": Schema.string("hex APNs device token, 32 to 100 bytes", pattern: "^([0-9a-fA-F]{2}){32,100}$"), "device_id": Schema.string(maxLength: 200), "platform": Schema.enumeration(["ios"]),
                     "app_version": Schema.string(maxLength: 64), "os_version": Schema.string(maxLength: 64), "locale": Schema.string(maxLength: 35),
                 ], required: ["apns_token"]),
             response: Schema.object(["device_id": Schema.string("dev_…"), "registered_at": Schema.string(format: "date-time"), "platform": Schema.string()]),
@@ -198,11 +198,11 @@ extension TransitRoutes {
                 "feed_timestamp": nullableTime, "unmatched": nullableInteger,
             ]),
             errors: [400: "Not a FeedMessage (`INVALID_FEED_MESSAGE`)", 413: "Larger than transit.max_realtime_bytes", 422: "A bad parameter (`VALIDATION_FAILED`)"],
-            parameters: [query("feed", Schema.string()), query("source", Schema.string())]),
+            parameters: [query("feed", Schema.string(pattern: "^[a-z0-9_-]{1,64}$")), query("source", Schema.string(pattern: "^[a-z0-9_-]{1,64}$"))]),
         APIOperation(
             "POST", "/api/v1/transit/feeds/{name}/import", summary: "Import a GTFS feed (a URL, the configured one, or an uploaded zip)",
             description: "Answers 202 with the import; read its status and report at /api/v1/transit/imports/{id}.", tag: "transit",
-            access: .authenticated(roles: ["operator"]), requestBody: Schema.object(["url": Schema.string(maxLength: 2000)]), response: importSchema,
+            access: .authenticated(roles: ["operator"]), requestBody: Schema.object(["url": Schema.string(maxLength: 2000, pattern: "^https?://[!-~]+$")]), response: importSchema,
             successStatus: 202, errors: [413: "Larger than transit.max_feed_bytes", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(
             "GET", "/api/v1/transit/imports/{id}", summary: "An import's status and report", tag: "transit", access: backend, response: importSchema,

@@ -48,14 +48,18 @@ extension TripRoutes {
             tag: "trips", access: rider, requestBody: requestBody,
             response: Schema.object(["fare_estimate": fare, "route": ["type": "object"], "estimated_pickup_seconds": ["type": ["integer", "null"]]]),
             errors: [422: "Invalid fields (`VALIDATION_FAILED`)"]),
-        APIOperation(
-            "POST", "/api/v1/ride-requests", summary: "Request a ride",
-            description: "Idempotency-Key is required. The request searches (offer rounds to nearby drivers, `ride:new`) until a driver accepts or `expires_at`; the rider hears `ride_request_updated` on user:{id}. 3 per minute per rider.",
-            tag: "trips", access: rider, requestBody: requestBody, response: requestSchema, successStatus: 201, acceptsIdempotencyKey: true,
-            errors: [
-                400: "No Idempotency-Key (`IDEMPOTENCY_KEY_REQUIRED`)", 409: "The surge changed (`SURGE_CHANGED`, details: surge_multiplier, fare_estimate)",
-                422: "Invalid fields (`VALIDATION_FAILED`)", 429: "More than 3 requests a minute (`RATE_LIMIT_EXCEEDED`)",
-            ]),
+        {
+            var booking = APIOperation(
+                "POST", "/api/v1/ride-requests", summary: "Request a ride",
+                description: "Idempotency-Key is required. The request searches (offer rounds to nearby drivers, `ride:new`) until a driver accepts or `expires_at`; the rider hears `ride_request_updated` on user:{id}. 3 per minute per rider.",
+                tag: "trips", access: rider, requestBody: requestBody, response: requestSchema, successStatus: 201, acceptsIdempotencyKey: true,
+                errors: [
+                    400: "No Idempotency-Key (`IDEMPOTENCY_KEY_REQUIRED`)", 409: "The surge changed (`SURGE_CHANGED`, details: surge_multiplier, fare_estimate)",
+                    422: "Invalid fields (`VALIDATION_FAILED`)", 429: "More than 3 requests a minute (`RATE_LIMIT_EXCEEDED`)",
+                ])
+            booking.requiresIdempotencyKey = true
+            return booking
+        }(),
         APIOperation(
             "GET", "/api/v1/ride-requests/{id}", summary: "A ride request", tag: "trips", access: riderOrOperator, response: requestSchema,
             errors: [404: "No such request of yours (`RIDE_REQUEST_NOT_FOUND`)"], parameters: id),
@@ -82,7 +86,7 @@ extension TripRoutes {
             "POST", "/api/v1/trips/{id}/transitions", summary: "Move a trip to its next state",
             description: "Drivers: ARRIVED (needs a fresh location: LOCATION_REQUIRED), IN_PROGRESS, COMPLETED, CANCELLED; riders: CANCELLED. Every change is trip_state_changed on trip:{id}.",
             tag: "trips", access: parties,
-            requestBody: Schema.object(["to": Schema.enumeration(["ARRIVED", "IN_PROGRESS", "COMPLETED", "CANCELLED"]), "context": ["type": "object"]]),
+            requestBody: Schema.object(["to": Schema.enumeration(["ARRIVED", "IN_PROGRESS", "COMPLETED", "CANCELLED"]), "context": ["type": "object"]], required: ["to"]),
             response: tripSchema,
             errors: [
                 403: "Not this party's move (`FORBIDDEN`)", 404: notFound,
@@ -94,7 +98,7 @@ extension TripRoutes {
             tag: "trips", access: parties, response: Schema.object(["locations": ["type": "array"], "count": Schema.integer(), "next_after": ["type": ["integer", "null"]]]),
             errors: [404: notFound],
             parameters: id + [
-                ["name": "after", "in": "query", "schema": ["type": "integer", "minimum": 0]],
+                ["name": "after", "in": "query", "schema": ["type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991]],
                 ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 1000, "default": 100]],
             ]),
     ]
