@@ -9,7 +9,9 @@ import Testing
 /// A PostgreSQL server that is not there costs a bounded wait and a typed error, never a hung
 /// request (`test_crash_postgres_restart.py` restarts a real server under load).
 @Suite struct PostgresOutageTests {
-    @Test func noServerMeansDatabaseUnavailableWithinTheAcquireTimeout() async throws {
+    // Before the acquire timeout this never returned; the time limit turns a hang into a failure.
+    @Test(.timeLimit(.minutes(2)))
+    func noServerMeansDatabaseUnavailableWithinTheAcquireTimeout() async throws {
         // Port 1 on loopback: nothing listens (connection refused); the pool keeps retrying its
         // connection in the background.
         let port = 1
@@ -22,20 +24,24 @@ import Testing
             maxConnections: 2, acquireTimeout: .milliseconds(300), logger: Logger(label: "outage-test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await database.service?.run() }
-            let started = ContinuousClock.now
             for _ in 0..<3 {
+                // A 0.3 s wait each; on a loaded two-core machine running the whole suite in
+                // parallel the timer's task can wait seconds for a thread, so the bound checked
+                // is "returns, with the typed error", not the exact 0.3 s.
+                var started = ContinuousClock.now
                 do {
                     _ = try await database.withConnection { db in try await db.raw("SELECT 1").all() }
                     Issue.record("a query succeeded without a server")
                 } catch let error as DatabaseUnavailable {
                     #expect(error.reason == .noConnection)
                 }
+                #expect(ContinuousClock.now - started < .seconds(25))
+                started = ContinuousClock.now
                 await #expect(throws: DatabaseUnavailable.self) {
                     try await database.transaction { db in try await db.raw("SELECT 1").run() }
                 }
+                #expect(ContinuousClock.now - started < .seconds(25))
             }
-            // Six bounded waits of 0.3 s; generous for a loaded machine, far from "for ever".
-            #expect(ContinuousClock.now - started < .seconds(30))
             group.cancelAll()
         }
     }
