@@ -58,7 +58,9 @@ import Testing
             let n = try #require(try await h.service.send(h.draft(["ann"])).first).notification
             let started = ContinuousClock.now
             #expect(try await h.worker.runOnce() == 1)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // One request deadline, not the sender's 30 s (generous: a loaded two-core CI
+            // machine running the suite in parallel took 5.1 s here).
+            #expect(ContinuousClock.now - started < .seconds(20))
             let row = try await delivery(h, n.id)
             #expect(row.status == "pending" && row.reason == "timeout")
         }

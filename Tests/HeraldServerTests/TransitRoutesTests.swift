@@ -136,9 +136,11 @@ import HeraldTransit
             let id = try #require(started.data?["id"]?.stringValue)
             #expect(started.header("Location") == "/api/v1/transit/imports/\(id)")
             var status = started.data?["status"]?.stringValue
-            // Up to a minute: imports parse on one thread, behind the suite's Halifax builds.
-            for _ in 0..<1200 where status == "running" {
-                try await Task.sleep(for: .milliseconds(50))
+            // Up to two minutes: imports parse on one thread, behind the suite's Halifax builds.
+            // Polled every 250 ms, under the 600-a-minute rate limit (every 50 ms, a slow import
+            // on a loaded machine was answered 429 and the loop read no status).
+            for _ in 0..<480 where status == "running" {
+                try await Task.sleep(for: .milliseconds(250))
                 status = try await s.request(.get, "/api/v1/transit/imports/\(id)", token: ops).data?["status"]?.stringValue
             }
             #expect(status == "succeeded")
@@ -147,8 +149,8 @@ import HeraldTransit
             let bad = try await s.request(.post, "/api/v1/transit/feeds/default/import", token: ops, headers: [.contentType: "application/zip"], bytes: Data("nope".utf8))
             let badID = try #require(bad.data?["id"]?.stringValue)
             var record = bad.data
-            for _ in 0..<1200 where record?["status"] == "running" {
-                try await Task.sleep(for: .milliseconds(50))
+            for _ in 0..<480 where record?["status"] == "running" {
+                try await Task.sleep(for: .milliseconds(250))
                 record = try await s.request(.get, "/api/v1/transit/imports/\(badID)", token: ops).data
             }
             #expect(record?["status"] == "failed")
