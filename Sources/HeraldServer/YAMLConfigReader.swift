@@ -29,8 +29,8 @@ enum YAMLConfigReader {
         guard let node else { return nil }
         var budget = maxNodes
         let object = try value(node, depth: 0, budget: &budget)
-        guard object is [String: Any] || object is NSNull else { throw Problem(message: "must be a mapping of sections") }
         if object is NSNull { return nil }
+        guard object is [String: Any] else { throw Problem(message: "must be a mapping of sections") }
         guard JSONSerialization.isValidJSONObject(object) else { throw Problem(message: "holds a value with no JSON form (a number that is not finite)") }
         return try JSONSerialization.data(withJSONObject: object)
     }

@@ -41,34 +41,27 @@ public final class PostgresDatabase: Database {
     /// BEGIN, the body, COMMIT; ROLLBACK when the body throws. Not PostgresNIO's
     /// `withTransaction`: its ROLLBACK after a lost connection never returned (see
     /// `OpenConnectionSQL`). A connection lost at COMMIT leaves the outcome unknown: the caller
-    /// gets `DatabaseUnavailable` and retries with its `Idempotency-Key`.
+    /// gets `DatabaseUnavailable` (from `leased`, as for any lost connection) and retries with
+    /// its `Idempotency-Key`.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await leased { connection in
             let sql = OpenConnectionSQL(connection, logger: logger)
-            do {
-                try await sql.raw("BEGIN").run()
-            } catch {
-                throw Self.isConnectionLoss(error) ? DatabaseUnavailable(.connectionLost) : error
-            }
+            try await sql.raw("BEGIN").run()
             let value: T
             do {
                 value = try await body(sql)
             } catch {
-                if Self.isConnectionLoss(error) { throw DatabaseUnavailable(.connectionLost) }
+                // A lost connection has no transaction left to roll back.
+                guard !Self.isConnectionLoss(error) else { throw error }
                 do {
                     try await sql.raw("ROLLBACK").run()
                 } catch {
-                    // The connection went with the rollback: the server rolls back on its own.
                     logger.debug("rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
                 throw error
             }
-            do {
-                try await sql.raw("COMMIT").run()
-            } catch {
-                throw Self.isConnectionLoss(error) ? DatabaseUnavailable(.connectionLost) : error
-            }
+            try await sql.raw("COMMIT").run()
             return value
         }
     }
@@ -110,11 +103,9 @@ public final class PostgresDatabase: Database {
         if error is DatabaseUnavailable { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed:
-            return true
-        case .clientClosedConnection:
-            // The connection closed itself after a FATAL from the server (a shutdown), or the
-            // pool is closing it: either way the statement never ran to an answer.
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed, .clientClosedConnection:
+            // (A client-side close follows a FATAL from the server, or the pool closing: either
+            // way the statement never ran to an answer.)
             return true
         case .server:
             // 08xxx connection exceptions; 57P01–57P03 the server shutting down or starting.
