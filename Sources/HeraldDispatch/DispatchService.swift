@@ -119,6 +119,14 @@ public final class DispatchService: Sendable {
         ]
     }
 
+    /// A job-status push's data as seed 000 sends it (`{"job_id", "type": "job_update"}`, to
+    /// which the apps route a tap), with the status beside it.
+    static func jobUpdateData(_ jobID: String, _ status: JobStatus, _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
+        var data: [String: JSONValue] = ["job_id": .string(jobID), "type": "job_update", "status": .string(status.rawValue)]
+        data.merge(extra) { _, new in new }
+        return data
+    }
+
     /// What the customer is told about each status (nil: nothing).
     static func customerMessage(_ status: JobStatus, driverName: String?) -> (type: String, title: String, body: String)? {
         let name = driverName ?? "Your driver"

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 import HeraldStorage
 
 /// What a backend (or a domain module) asks Herald to notify: one type, one content, one or
@@ -74,8 +75,8 @@ public struct NotificationDraft: Sendable, Equatable {
         if let body { v.check(body.count <= Self.maxBodyLength, "body", "must be at most \(Self.maxBodyLength) characters") }
         let dataBytes = (try? JSONEncoder().encode(JSONValue.object(data)).count) ?? Int.max
         v.check(dataBytes <= Self.maxDataBytes, "data", "must be at most \(Self.maxDataBytes) bytes of JSON")
-        for key in ["aps", "notification_id"] where data[key] != nil {
-            v.fail("data.\(key)", "is reserved")
+        for key in data.keys.sorted() {
+            if let refusal = PushDataKeys.refusal(key) { v.fail("data.\(key)", refusal) }
         }
         if let category { v.check((1...64).contains(category.utf8.count), "category", "must be 1 to 64 bytes") }
         if let threadID { v.check((1...64).contains(threadID.utf8.count), "thread_id", "must be 1 to 64 bytes") }

@@ -83,15 +83,41 @@ public struct NotificationInbox: Sendable {
         return deleted
     }
 
-    /// The `sync` payload: `{notifications, unread_count, synced_at}`.
+    /// Read and deleted ids one `resync` reports at most, each.
+    public static let maxSyncChanges = 1000
+
+    /// The `sync` payload: `{notifications, unread_count, synced_at, has_more}`, and for a
+    /// `resync {last_sync_at}` also `{read_ids, deleted_ids, changes_truncated}`.
+    ///
+    /// Why the changes: a device that was away must learn what the user's other devices read or
+    /// deleted meanwhile, not only what is new, or its badge and list stay wrong until a reload.
+    /// `notifications` holds at most `sync_limit` unread ones, newest first; `has_more` says more
+    /// exist (page them with `GET /api/v1/notifications?unread_only=true&offset=…`), and
+    /// `changes_truncated` that the change lists were cut (reload the inbox over REST).
+    /// `synced_at` is read before the queries, so the next resync from it misses nothing.
     public func syncPayload(userID: String, since: Int64?) async throws -> JSONValue {
-        let items = try await unread(userID: userID, since: since)
-        let count = try await unreadCount(userID: userID)
-        return .object([
-            "notifications": .array(items.map(NotificationJSON.object)),
+        let syncedAt = service.clock.now().epochMilliseconds
+        let limit = service.config.syncLimit
+        let (items, count, changes) = try await database.withConnection { db in
+            let store = NotificationStore()
+            let items = try await store.unread(db, userID: userID, since: since, limit: limit + 1)
+            let count = try await store.unreadCount(db, userID: userID)
+            var changes: (read: [String], deleted: [String])?
+            if let since { changes = try await store.changes(db, userID: userID, since: since, limit: Self.maxSyncChanges + 1) }
+            return (items, count, changes)
+        }
+        var payload: [String: JSONValue] = [
+            "notifications": .array(items.prefix(limit).map(NotificationJSON.object)),
             "unread_count": .number(Double(count)),
-            "synced_at": .string(Timestamp.string(epochMilliseconds: service.clock.now().epochMilliseconds)),
-        ])
+            "synced_at": .string(Timestamp.string(epochMilliseconds: syncedAt)),
+            "has_more": .bool(items.count > limit),
+        ]
+        if let changes {
+            payload["read_ids"] = .array(changes.read.prefix(Self.maxSyncChanges).map(JSONValue.string))
+            payload["deleted_ids"] = .array(changes.deleted.prefix(Self.maxSyncChanges).map(JSONValue.string))
+            payload["changes_truncated"] = .bool(changes.read.count > Self.maxSyncChanges || changes.deleted.count > Self.maxSyncChanges)
+        }
+        return .object(payload)
     }
 
     private func announce(_ event: String, _ payload: [String: JSONValue], userID: String) async {

@@ -205,7 +205,8 @@ public final class DeliveryWorker: Service, Sendable {
         }
     }
 
-    /// The notification's data object plus `notification_id` and `type` for the app.
+    /// The notification's data object as its sender wrote it, plus Herald's keys for the app
+    /// (see `PushDataKeys`).
     static func pushData(_ notification: NotificationRecord) -> JSONValue {
         pushData(notification, object: dataObject(notification.data))
     }
@@ -217,10 +218,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     static func pushData(_ notification: NotificationRecord, object: [String: JSONValue]) -> JSONValue {
-        var data = object
-        data["notification_id"] = .string(notification.id)
-        data["type"] = .string(notification.type)
-        return .object(data)
+        .object(PushDataKeys.adding(to: object, notificationID: notification.id, type: notification.type))
     }
 
     static func prepare(

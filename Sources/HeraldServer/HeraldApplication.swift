@@ -73,7 +73,10 @@ public enum HeraldApplication {
         realtime.addRoutes(to: router)
 
         let api = router.group("/api/v1")
-        api.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.limits.maxBodyBytes, binaryRoutes: TransitModule.binaryRoutes(config.transit)))
+        api.add(
+            middleware: BodyLimitMiddleware(
+                maxBodyBytes: config.limits.maxBodyBytes, binaryRoutes: TransitModule.binaryRoutes(config.transit),
+                plainTextJSONRoutes: ["POST /api/v1/push/register"]))
         api.add(middleware: AppVersionGateMiddleware(config: config.appVersions))
         api.add(middleware: AuthenticationMiddleware(verifier: verifier, users: UserDirectory(database: database, clock: clock)))
         api.add(middleware: RateLimitMiddleware(config: config.rateLimits, limiter: RateLimiter(), clock: clock))

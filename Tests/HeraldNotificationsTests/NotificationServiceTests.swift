@@ -177,7 +177,7 @@ import Testing
             draft.title = String(repeating: "x", count: 256)
             draft.collapseKey = String(repeating: "c", count: 65)
             draft.ttlSeconds = -1
-            draft.data = ["aps": ["alert": "x"]]
+            draft.data = ["aps": ["alert": "x"], "notification_type": "x", "gcm.n.e": "1", "kept": "yes"]
             do {
                 _ = try await h.service.send(draft)
                 Issue.record("an invalid draft was accepted")
@@ -187,9 +187,36 @@ import Testing
                     return
                 }
                 let fields = Set(list.compactMap { $0["field"]?.stringValue })
-                #expect(fields == ["user_ids", "type", "title", "collapse_key", "ttl_seconds", "data.aps"])
+                #expect(fields == ["user_ids", "type", "title", "collapse_key", "ttl_seconds", "data.aps", "data.notification_type", "data.gcm.n.e"])
             }
             #expect(try await h.inbox.list(userID: "ann", offset: 0, limit: 10, unreadOnly: false).total == 0)
+        }
+    }
+
+    /// A device back from a while away learns what the other devices read and deleted since
+    /// its last sync, not only what is new; a sync cut at `sync_limit` says more exist.
+    @Test(arguments: TestEngine.allCases)
+    func aResyncReportsReadsAndDeletesFromOtherDevicesAndABoundedSyncSaysMoreExist(engine: TestEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            let h = NotificationHarness(database: database) { $0.syncLimit = 2 }
+            var sent: [String] = []
+            for _ in 0..<3 {
+                sent.append(try #require(try await h.service.send(h.draft(["ann"])).first).notification.id)
+                h.clock.advance(by: 1)
+            }
+            let first = try await h.inbox.syncPayload(userID: "ann", since: nil)
+            #expect(first["notifications"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [sent[2], sent[1]])
+            #expect(first["has_more"] == true && first["unread_count"] == 3 && first["read_ids"] == nil)
+            let syncedAt = try #require(first["synced_at"]?.stringValue.flatMap(Timestamp.parse)).epochMilliseconds
+            h.clock.advance(by: 5)
+            // Meanwhile, on the phone: one read, one deleted; and a new one arrives.
+            _ = try await h.inbox.markRead(userID: "ann", id: sent[0])
+            #expect(try await h.inbox.delete(userID: "ann", id: sent[1]))
+            let fresh = try #require(try await h.service.send(h.draft(["ann"])).first).notification.id
+            let resync = try await h.inbox.syncPayload(userID: "ann", since: syncedAt)
+            #expect(resync["notifications"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [fresh])
+            #expect(resync["read_ids"] == [.string(sent[0])] && resync["deleted_ids"] == [.string(sent[1])])
+            #expect(resync["has_more"] == false && resync["changes_truncated"] == false && resync["unread_count"] == 2)
         }
     }
 
@@ -214,6 +241,13 @@ import Testing
             #expect(changed == [b.id])
             await h.hub.localDeliveriesSettled()
             #expect(device2.events.map(\.name) == ["notification_read", "notifications_bulk_read"])
+            // The other device learns which ones were read (only those that changed), when, and
+            // the count left, in the seed's shape.
+            let single = try JSONDecoder().decode(JSONValue.self, from: Data(device2.events[0].payloadJSON.utf8))
+            #expect(single["notification_id"] == .string(a.id) && single["unread_count"] == 1 && single["read_at"]?.stringValue != nil)
+            let bulk = try JSONDecoder().decode(JSONValue.self, from: Data(device2.events[1].payloadJSON.utf8))
+            #expect(bulk["notification_ids"] == [.string(b.id)] && bulk["unread_count"] == 0)
+            #expect(bulk["read_at"]?.stringValue.flatMap(Timestamp.parse) != nil)
             #expect(try await h.inbox.unreadCount(userID: "ann") == 0)
             #expect(try await h.inbox.unreadCount(userID: "bob") == 1)
             #expect(try await h.inbox.delete(userID: "ann", id: other.id) == false)

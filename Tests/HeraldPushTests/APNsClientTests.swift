@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldMockProviders
-import HeraldPush
+@testable import HeraldPush
 import HeraldTestSupport
 import Testing
 
@@ -76,6 +76,21 @@ import Testing
             let after = try await f.sender.send(APNsFixture.message())
             #expect(after == .retry(reason: "connection_error", after: nil))
         }
+    }
+
+    /// Seed 000 pitfall 2: a development build's token works only against the sandbox host and
+    /// an App Store build's only against production, so `environment` must pick the host.
+    @Test func theEnvironmentPicksApplesHost() async throws {
+        var config = APNsConfig(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: "", topic: "com.example.app")
+        let production = try APNsSender.makeClient(config)
+        #expect(production.authority == "api.push.apple.com" && production.port == 443)
+        config.environment = "sandbox"
+        let sandbox = try APNsSender.makeClient(config)
+        #expect(sandbox.authority == "api.sandbox.push.apple.com" && sandbox.port == 443)
+        config.baseURL = "https://127.0.0.1:8443"
+        let mock = try APNsSender.makeClient(config)
+        #expect(mock.authority == "127.0.0.1:8443" && mock.host == "127.0.0.1" && mock.port == 8443)
+        for client in [production, sandbox, mock] { await client.shutdown() }
     }
 
     @Test func anInvalidBaseURLIsAConfigurationError() {

@@ -25,7 +25,7 @@ import Testing
             "message": [
                 "token": "fcm-token",
                 "notification": ["title": "Alex is on the way", "body": "Silver Camry, 4 min"],
-                "data": ["job_id": "job_42", "notification_id": "ntf_1", "type": "driver_assigned"],
+                "data": ["job_id": "job_42", "notification_id": "ntf_1", "notification_type": "driver_assigned", "type": "driver_assigned"],
                 "android": ["collapse_key": "job_42", "priority": "HIGH", "ttl": "120s", "notification": ["tag": "job_42"]],
                 "apns": [
                     "headers": ["apns-collapse-id": "job_42", "apns-priority": "10", "apns-expiration": "1800000120"],
@@ -53,7 +53,7 @@ import Testing
             "message": [
                 "token": "fcm-token",
                 "notification": ["title": "Alex is on the way"],
-                "data": ["notification_id": "ntf_1", "type": "driver_assigned"],
+                "data": ["notification_id": "ntf_1", "notification_type": "driver_assigned", "type": "driver_assigned"],
                 "android": ["priority": "NORMAL", "notification": ["tag": "ntf_1"]],
                 "apns": ["headers": ["apns-priority": "5", "apns-collapse-id": "ntf_1"], "payload": ["aps": ["badge": 3, "sound": "default"]]],
                 "webpush": ["headers": ["TTL": "2419200", "Urgency": "normal", "Topic": "ntf_1"]],
@@ -87,20 +87,31 @@ import Testing
         #expect(
             flat == [
                 "text": "plain", "count": "5", "ratio": "0.5", "flag": "false", "nothing": "null", "list": "[1,\"two\"]",
-                "nested": "{\"a\":{\"b\":\"c/d\"}}", "notification_id": "ntf_1", "type": "driver_assigned",
+                "nested": "{\"a\":{\"b\":\"c/d\"}}", "notification_id": "ntf_1", "notification_type": "driver_assigned",
+                "type": "driver_assigned",
             ])
         // And on the wire, through the encoder the sender uses.
         let encoded = try FCMMessageBuilder.encodedBody(for: Self.message(data: data), now: Self.now)
         let decoded = try JSONDecoder().decode(JSONValue.self, from: encoded)
         let wire = try #require(decoded["message"]?["data"]?.objectValue)
-        #expect(wire.count == 9)
+        #expect(wire.count == 10)
         #expect(wire.values.allSatisfy { $0.stringValue != nil })
     }
 
-    /// Keys FCM reserves would make it reject the whole message, so they are dropped.
+    /// Keys FCM reserves would make it reject the whole message, so one stored before the
+    /// creation rule refused them is dropped.
     @Test func reservedDataKeysAreDropped() {
         let data: JSONValue = ["from": "x", "message_type": "x", "google.c.a.e": "1", "gcm.n.e": "1", "Google_thing": "x", "kept": "yes"]
-        #expect(FCMMessageBuilder.data(for: Self.message(data: data)) == ["kept": "yes", "notification_id": "ntf_1", "type": "driver_assigned"])
+        #expect(
+            FCMMessageBuilder.data(for: Self.message(data: data))
+                == ["kept": "yes", "notification_id": "ntf_1", "notification_type": "driver_assigned", "type": "driver_assigned"])
+    }
+
+    /// Apps route a tap on the sender's `type` (seed 000's `job:new`): it reaches the device
+    /// unchanged, and the catalog type travels beside it.
+    @Test func theSendersTypeIsKept() {
+        let flat = FCMMessageBuilder.data(for: Self.message(data: ["job_id": "job_1", "type": "job:new"]))
+        #expect(flat == ["job_id": "job_1", "type": "job:new", "notification_id": "ntf_1", "notification_type": "driver_assigned"])
     }
 
     /// The TTL counts down from `now` and never goes negative.

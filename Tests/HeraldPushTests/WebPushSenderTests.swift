@@ -270,7 +270,8 @@ import Testing
         let dataCut = Self.message(endpoint: "https://push.example/x", subscription: subscription, data: bigData)
         let cut = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: dataCut)) as? [String: Any])
         #expect(cut["truncated"] as? Bool == true)
-        #expect((cut["data"] as? [String: Any])?.keys.sorted() == ["notification_id", "type"])
+        #expect((cut["data"] as? [String: Any])?.keys.sorted() == ["notification_id", "notification_type", "type"])
+        #expect((cut["data"] as? [String: Any])?["type"] as? String == "trip.arriving")
         #expect((cut["notification"] as? [String: Any])?["body"] as? String == "Your driver is 2 minutes away")
 
         let longBody = String(repeating: "é", count: 3000)  // 6000 bytes

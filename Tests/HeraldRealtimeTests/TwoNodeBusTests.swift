@@ -87,8 +87,12 @@ import Testing
 
 /// Runs `body` with two hubs on one fresh PostgreSQL database, each with its own pool and bus.
 func withTwoNodes(_ body: @Sendable @escaping (RealtimeHub, RealtimeHub) async throws -> Void) async throws {
+    // makeURL throws without HERALD_TEST_POSTGRES_URL: these tests fail rather than pass unrun.
     let url = try await TestDatabase.makeURL(.postgres)
-    guard case .postgres(let location) = try DatabaseURL(parsing: url) else { return }
+    guard case .postgres(let location) = try DatabaseURL(parsing: url) else {
+        Issue.record("the test database is not PostgreSQL: \(url)")
+        return
+    }
     let first = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
     let second = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
     try await DatabaseFactoryForTests.running([first, second]) {

@@ -16,7 +16,9 @@ import Testing
 
     /// A driver `kilometers` north of the job site, approved and online unless told otherwise.
     @discardableResult
-    static func driver(_ s: TestSession, _ id: String, kilometersNorth: Double, approve: Bool = true, online: Bool = true) async throws -> String {
+    static func driver(
+        _ s: TestSession, _ id: String, kilometersNorth: Double?, approve: Bool = true, online: Bool = true
+    ) async throws -> String {
         let token = try await s.token(id, .driver)
         let profile = try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string("Driver \(id)"), "truck_type": "box_truck"])
         #expect(profile.status == 201 && profile.data?["approval_status"] == "pending")
@@ -26,6 +28,7 @@ import Testing
             #expect(approved.status == 200 && approved.data?["approval_status"] == "approved")
         }
         if online { #expect(try await s.request(.post, "/api/v1/drivers/online", token: token, json: ["online": true]).data?["online"] == true) }
+        guard let kilometersNorth else { return token }
         let location = try await s.request(
             .post, "/api/v1/drivers/location", token: token,
             json: ["lat": .number(job.lat + kilometersNorth / 111.2), "lng": .number(job.lng), "accuracy": 5, "sequence": 1])
@@ -52,7 +55,9 @@ import Testing
 
     @Test(arguments: TestEngine.allCases)
     func bookOfferClaimAndFollowTheJobToCompletion(engine: TestEngine) async throws {
-        try await TestServer.run(engine) { s in
+        // A Wednesday afternoon in the pricing time zone (UTC): no weekend or after-hours surcharge.
+        let clock = ManualClock(try #require(Timestamp.parse("2026-11-25T14:00:00Z")))
+        try await TestServer.run(engine, clock: clock) { s in
             let near = try await Self.driver(s, "near", kilometersNorth: 5)
             let other = try await Self.driver(s, "other", kilometersNorth: 12)
             try await Self.driver(s, "far", kilometersNorth: 80)
@@ -61,9 +66,8 @@ import Testing
             let (id, booked) = try await Self.book(s)
             #expect(booked.status == 201)
             #expect(booked.data?["status"] == "pending" && booked.data?["offer_round"] == 1)
-            // 4900 + 4 × 3500 + 4500 furniture (weekday daytime in UTC at the test's real clock may add surcharges)
-            let price = try #require(booked.data?["price"]?["amount_minor"]?.doubleValue)
-            #expect(price >= 23_400)
+            // 4900 base + 4 yd × 3500 + 4500 furniture.
+            #expect(booked.data?["price"]?["amount_minor"] == 23_400)
             let offers = try await Self.offers(s, id)
             #expect(Set(offers.keys) == ["near", "other"])
             #expect(offers["near"]?["round"] == 1 && (offers["near"]?["distance_m"]?.doubleValue ?? 0) > 4_900)
@@ -94,6 +98,7 @@ import Testing
             #expect(skip.status == 409 && skip.errorCode == "INVALID_TRANSITION" && skip.json?["error"]?["details"]?["allowed_transitions"] == ["en_route"])
             #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: other, json: ["status": "en_route"]).status == 404)
             for step in ["en_route", "arrived", "started", "completed"] {
+                clock.advance(by: 60)  // each step a minute later, so the history orders by time
                 let moved = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: near, json: ["status": .string(step)])
                 #expect(moved.status == 200 && moved.data?["status"] == .string(step))
             }
@@ -273,9 +278,57 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(stored == 1)
+            // Online and approved but no position sent yet: seed 000 broadcasts to them too.
+            try await Self.driver(s, "nopos", kilometersNorth: nil)
+            try await Self.driver(s, "offline", kilometersNorth: 2, online: false)
             let (id, booked) = try await Self.book(s, extra: ["lat": .null, "lng": .null])
             #expect(booked.status == 201 && booked.data?["lat"] == .null)
-            #expect(Set(try await Self.offers(s, id).keys) == ["x", "y"])
+            #expect(Set(try await Self.offers(s, id).keys) == ["x", "y", "nopos"])
+        }
+    }
+
+    /// The `job:status` events stored for a room (every published dispatch event is kept for replay).
+    static func statusEvents(_ s: TestSession, room: String, jobID: String) async throws -> [JSONValue] {
+        let stored = try await s.runtime.database.withConnection { db in
+            try await RealtimeEventStore().events(db, room: room, after: 0, limit: 100)
+        }
+        return stored.filter { $0.event == "job:status" }.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8)) }
+            .filter { $0["job_id"]?.stringValue == jobID }
+    }
+
+    /// Seed 000 pitfall 3: every driver whose feed shows a job hears when it leaves the market,
+    /// not only the drivers it was offered to (the feed reaches further than the first round).
+    @Test(arguments: TestEngine.allCases)
+    func everyDriverWhoseFeedShowsAJobHearsWhenItLeaves(engine: TestEngine) async throws {
+        try await TestServer.run(engine) { s in
+            let near = try await Self.driver(s, "near", kilometersNorth: 5)
+            let wide = try await Self.driver(s, "wide", kilometersNorth: 45)  // inside max_radius_km, outside round 1
+            let resting = try await Self.driver(s, "resting", kilometersNorth: 3, online: false)
+            try await Self.driver(s, "far", kilometersNorth: 80)
+            await s.runtime.dispatch.indexSync.flush()
+            let (id, _) = try await Self.book(s)
+            #expect(Set(try await Self.offers(s, id).keys) == ["near"])
+            // Each of them sees the job in the feed (so each must hear that it is gone).
+            for token in [near, wide, resting] {
+                let feed = try await s.request(.get, "/api/v1/drivers/jobs/available", token: token)
+                #expect(feed.status == 200 && feed.data?["jobs"]?[0]?["id"]?.stringValue == id, "\(feed.text)")
+            }
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: near).status == 200)
+            for driver in ["wide", "resting"] {
+                let told = try await Self.statusEvents(s, room: "driver:\(driver)", jobID: id)
+                #expect(told.count == 1 && told.first?["status"] == "accepted", "\(driver): \(told)")
+            }
+            #expect(try await Self.statusEvents(s, room: "driver:far", jobID: id).isEmpty)
+            #expect(try await Self.statusEvents(s, room: "driver:near", jobID: id).isEmpty)  // the winner follows the job room
+
+            // A job without coordinates is in every feed: when it is cancelled, every driver hears.
+            let (open, _) = try await Self.book(s, extra: ["lat": .null, "lng": .null])
+            let cancelled = try await s.request(.post, "/api/v1/jobs/\(open)/cancel", token: try await s.token("cust"), json: ["reason": "sorted"])
+            #expect(cancelled.status == 200)
+            for driver in ["wide", "resting", "far"] {
+                let told = try await Self.statusEvents(s, room: "driver:\(driver)", jobID: open)
+                #expect(told.count == 1 && told.first?["status"] == "cancelled", "\(driver): \(told)")
+            }
         }
     }
 }

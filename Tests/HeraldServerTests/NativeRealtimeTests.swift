@@ -70,6 +70,27 @@ func withNativeClient(
         }
     }
 
+    /// Seed 004's `subscribe {user_id}`: the own room is confirmed (it was joined at connect, and
+    /// events keep arriving once), another user's is refused like its channel name.
+    @Test func subscribeByUserIDNamesTheUsersRoom() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                _ = await ann.next(type: "connected")
+                ann.send(["type": "subscribe", "user_id": "ann"])
+                let subscribed = await ann.next(type: "subscribed")
+                #expect(subscribed?["status"] == "subscribed" && subscribed?["channel"] == "user:ann")
+                try await session.runtime.realtime.hub.publish("notification", payload: ["id": "n1"], to: "user:ann")
+                #expect(await ann.next(type: "notification")?["payload"]?["id"] == "n1")
+                #expect(await ann.next(type: "notification", timeout: .milliseconds(300)) == nil)
+                ann.send(["type": "subscribe", "user_id": "bob"])
+                let refused = await ann.next(type: "error")
+                #expect(refused?["code"] == "FORBIDDEN" && refused?["channel"] == "user:bob")
+                ann.send(["type": "subscribe", "user_id": 7])
+                #expect(await ann.next(type: "error")?["code"] == "INVALID_CHANNEL")
+            }
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func subscribingWithALastEventIDReplaysWhatWasMissed(engine: TestEngine) async throws {
         try await TestServer.run(engine, setup: .live) { session in

@@ -119,6 +119,25 @@ import Testing
         }
     }
 
+    /// Seed 004's web client registers with `fetch(url, {method: "POST", body: JSON.stringify(…)})`
+    /// and no `Content-Type`, which a browser labels `text/plain;charset=UTF-8`. That route takes
+    /// it; other routes still want JSON.
+    @Test func theWebClientsPlainTextRegistrationIsAccepted() async throws {
+        try await TestServer.run(.sqlite) { s in
+            let ann = try await s.token("ann")
+            let body = #"{"fcm_token": "fcm-token-0123456789:abcdefghijklmnop", "platform": "web", "device_id": "browser-1"}"#
+            let plain: HTTPFields = [.contentType: "text/plain;charset=UTF-8", .contentLength: "\(body.utf8.count)"]
+            let registered = try await s.request(.post, "/api/v1/push/register", token: ann, headers: plain, rawBody: body)
+            #expect(registered.status == 201 && registered.data?["provider"] == "fcm" && registered.data?["platform"] == "web", "\(registered.text)")
+            let notJSON = try await s.request(.post, "/api/v1/push/register", token: ann, headers: [.contentType: "text/plain", .contentLength: "5"], rawBody: "hello")
+            #expect(notJSON.status == 400)
+            let read = #"{"notification_ids": ["ntf_1"]}"#
+            let elsewhere = try await s.request(
+                .post, "/api/v1/notifications/bulk-read", token: ann, headers: [.contentType: "text/plain", .contentLength: "\(read.utf8.count)"], rawBody: read)
+            #expect(elsewhere.status == 415 && elsewhere.errorCode == "UNSUPPORTED_MEDIA_TYPE")
+        }
+    }
+
     @Test func badRegistrationsAreRefused() async throws {
         try await TestServer.run(.sqlite) { s in
             let ann = try await s.token("ann")
@@ -191,7 +210,7 @@ import Testing
                 .put, "/api/v1/notifications/preferences", token: ann,
                 json: ["quiet_hours": ["start": "25:00"], "severity_floor": "panic", "time_zone": "Mars/Base", "types": ["nope": ["push_enabled": true]], "extra": 1])
             #expect(bad.status == 422)
-            guard case .array(let list)? = bad.json?["error"]?["details"]?["fields"] else { return }
+            let list = try #require(bad.json?["error"]?["details"]?["fields"]?.arrayValue, "no field list in \(bad.text)")
             #expect(Set(list.compactMap { $0["field"]?.stringValue }) == ["quiet_hours.start", "severity_floor", "time_zone", "types.nope", "extra"])
             let noTimes = try await s.request(
                 .put, "/api/v1/notifications/preferences", token: try await s.token("bob"), json: ["quiet_hours": ["enabled": true]])

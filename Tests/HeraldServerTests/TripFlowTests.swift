@@ -63,9 +63,25 @@ import Testing
         (s.runtime.clock as? ManualClock)?.advance(by: seconds)
     }
 
+    /// The pushes the log sender recorded for `user` (each line holds the exact APNs request).
+    static func recordedPushes(_ path: String, user: String) -> [JSONValue] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            .filter { $0["user_id"]?.stringValue == user }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func aRideGoesFromRequestToCompletionAndEveryChangeIsTold(engine: TestEngine) async throws {
-        try await Self.run(engine) { s in
+        let pushLog = try TestDatabase.temporaryDirectory() + "/pushes.jsonl"
+        try await Self.run(engine, { config in
+            config.push.logFile = pushLog
+            config.push.pollIntervalMs = 50
+        }) { s in
+            // The rider's app is closed: no socket, one iPhone registered.
+            let device = try await s.request(
+                .post, "/api/v1/push/register", token: try await s.token("rider"),
+                json: ["token": .string(String(repeating: "ab", count: 32)), "provider": "apns", "platform": "ios"])
+            #expect(device.status == 201)
             let alex = try await Self.driver(s, "alex", metersNorth: 800)
             let blake = try await Self.driver(s, "blake", metersNorth: 1_500, name: "Blake Jones")
             _ = try await Self.driver(s, "far", metersNorth: 9_000)
@@ -152,6 +168,26 @@ import Testing
                 try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = 'rider' AND silent = 1 AND type = 'trip_sync'").first()?.decode(column: "n", as: Int.self)
             }
             #expect(silent == 1)
+
+            // What APNs would have received (seed 002's push table): the arrival at high
+            // priority; the start as a silent background push carrying the seed's state sync.
+            var pushes: [String: JSONValue] = [:]
+            for _ in 0..<400 {
+                pushes = Dictionary(Self.recordedPushes(pushLog, user: "rider").compactMap { line in line["title"]?.stringValue.map { ($0, line) } }) { a, _ in a }
+                if pushes.count >= 4 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(Set(pushes.keys).isSuperset(of: ["Driver on the way", "Driver arrived", "Trip started", "Trip complete"]), "\(pushes.keys)")
+            let arrived = try #require(pushes["Driver arrived"]?["request"])
+            #expect(arrived["headers"]?["apns-priority"] == "10" && arrived["headers"]?["apns-push-type"] == "alert")
+            #expect(arrived["payload"]?["aps"]?["alert"]?["body"] == "Your driver has arrived")
+            let started = try #require(pushes["Trip started"]?["request"])
+            #expect(started["headers"]?["apns-priority"] == "5" && started["headers"]?["apns-push-type"] == "background")
+            #expect(started["payload"]?["aps"]?["content-available"] == 1 && started["payload"]?["aps"]?["alert"] == nil)
+            #expect(started["payload"]?["aps"]?["sound"] == nil && started["payload"]?["aps"]?["badge"] == nil)
+            #expect(started["payload"]?["trip_id"]?.stringValue == tripID && started["payload"]?["event_type"] == "state_changed")
+            #expect(started["payload"]?["new_state"] == "IN_PROGRESS")
+            #expect(pushes["Driver on the way"]?["body"] == "Alex is on the way in a silver Camry")
         }
     }
 

@@ -174,6 +174,9 @@ def test_nearby_drivers_hear_of_a_job_and_the_first_accept_wins(deployment):
         pushes = wait_until(lambda: [p for p in d.pushes() if p["user_id"] == asleep], TIMEOUT, message="push to the sleeping driver")
         assert len(pushes) == 1 and pushes[0]["device_id"] == registered.json()["data"]["id"], pushes
         assert pushes[0]["title"] == "New Job Nearby" and pushes[0]["data"]["job_id"] == job["id"], pushes[0]
+        # Seed 000's data reaches the device as the server wrote it: apps route the tap on `type`.
+        assert pushes[0]["data"]["type"] == "job:new" and pushes[0]["data"]["notification_type"] == "job_new", pushes[0]
+        assert pushes[0]["request"]["payload"]["type"] == "job:new", pushes[0]["request"]
 
         # The first accept wins; the other driver's feed drops the job at once.
         won = d.front.request("POST", f"/api/v1/drivers/jobs/{job['id']}/accept", tokens[near])
@@ -207,3 +210,46 @@ def test_nearby_drivers_hear_of_a_job_and_the_first_accept_wins(deployment):
     finally:
         for client in clients.values():
             client.close()
+
+
+def test_a_customer_without_a_socket_is_pushed_on_each_device(tmp_path):
+    """Seed 000 open question 1 / pitfall 5: the customer's app is closed when a driver
+    accepts; each of their devices gets the "driver assigned" push with the seed's data."""
+    launcher = HeraldLauncher(tmp_path)
+    try:
+        d = Deployment(launcher, tmp_path, None)
+        tag = secrets.token_hex(3)
+        operator = d.token(f"ops-{tag}", "operator")
+        driver = f"drv-{tag}"
+        driver_token = make_driver(d, driver, 3, operator)
+        customer = f"cust-{tag}"
+        customer_token = d.token(customer)
+        phone, tablet = secrets.token_hex(32), f"fcm-{secrets.token_hex(40)}"
+        for body in ({"token": phone, "provider": "apns", "platform": "ios"},
+                     {"token": tablet, "provider": "fcm", "platform": "android"}):
+            registered = d.front.request("POST", "/api/v1/push/register", customer_token, json=body)
+            assert registered.status_code == 201, registered.text
+        booked = d.front.request("POST", "/api/v1/jobs", customer_token, json={
+            "address": "1 Market St, San Francisco", "lat": SITE[0], "lng": SITE[1], "volume_estimate": 2,
+            "items": [{"category": "mattress", "quantity": 1}]})
+        assert booked.status_code == 201, booked.text
+        job_id = booked.json()["data"]["id"]
+        accepted = d.front.request("POST", f"/api/v1/drivers/jobs/{job_id}/accept", driver_token)
+        assert accepted.status_code == 200, accepted.text
+
+        pushes = wait_until(lambda: (lambda p: p if len(p) >= 2 else None)(
+            [p for p in d.pushes() if p["user_id"] == customer]), TIMEOUT, message="a push to each of the customer's devices")
+        time.sleep(0.5)  # and no more than one each
+        pushes = [p for p in d.pushes() if p["user_id"] == customer]
+        assert sorted(p["provider"] for p in pushes) == ["apns", "fcm"], pushes
+        for push in pushes:
+            assert push["title"] == "Driver Assigned" and push["body"] == f"Driver {driver} has accepted your job.", push
+            data = push["data"]
+            assert data["job_id"] == job_id and data["type"] == "job_update" and data["status"] == "accepted", data
+            assert data["driver_id"] == driver and data["notification_type"] == "driver_assigned", data
+        [apns] = [p for p in pushes if p["provider"] == "apns"]
+        payload = apns["request"]["payload"]
+        assert payload["aps"]["alert"]["title"] == "Driver Assigned" and payload["type"] == "job_update", payload
+        assert payload["job_id"] == job_id, payload
+    finally:
+        _finish(launcher)

@@ -373,7 +373,7 @@ def test_offline_user_gets_one_push_per_active_device(rt, push_log, service_toke
     assert line["collapse_key"] == "job_9", line
     assert line["category"] == "JOB_OFFER" and line["interruption_level"] == "time-sensitive", line
     assert line["attempt"] == 1, line
-    assert line["data"] == {"job_id": "job_9", "notification_id": notification_id, "type": "job_new"}, line
+    assert line["data"] == {"job_id": "job_9", "notification_id": notification_id, "notification_type": "job_new", "type": "job_new"}, line
     stays(lambda: len(push_log.for_notification(notification_id)) == 1, 1.0, "the push was sent more than once")
 
 
@@ -393,8 +393,7 @@ def test_mark_read_on_one_socket_reaches_the_other(rt, service_token, app_client
     assert tablet.next("notification")[0]["id"] == notification_id
 
     answer = phone.call("mark_read", {"notification_id": notification_id})
-    assert answer["status"] == "ok", answer
-    assert answer.get("notification_id", notification_id) == notification_id, answer
+    assert answer == {"status": "ok", "notification_id": notification_id}, answer
 
     read = tablet.next("notification_read")[0]
     assert read["notification_id"] == notification_id, read

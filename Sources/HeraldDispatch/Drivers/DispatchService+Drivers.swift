@@ -63,6 +63,9 @@ extension DispatchService {
         return tracker.index.nearest(to: point, radiusMeters: radiusMeters, limit: limit, freshSince: freshSince)
     }
 
+    /// How far a driver's feed reaches (`feed_radius_km`, else the widest offer round).
+    var feedRadiusMeters: Double { (config.feedRadiusKm ?? config.maxRadiusKm) * 1000 }
+
     /// Open jobs within the driver's feed radius, nearest first; jobs without a position last.
     public func availableJobs(for driverID: String, limit: Int = 50) async throws -> [(job: JobRecord, distance: Double?)] {
         let driver = try await requireProfile(driverID)
@@ -70,7 +73,7 @@ extension DispatchService {
         guard let position = tracker.index.position(of: driverID)?.point
             ?? driver.latitude.flatMap({ lat in driver.longitude.flatMap { GeoPoint.validated(latitude: lat, longitude: $0) } })
         else { throw DispatchError.locationRequired }
-        let radius = (config.feedRadiusKm ?? config.maxRadiusKm) * 1000
+        let radius = feedRadiusMeters
         let degrees = radius / 111_000
         let candidates = try await database.withConnection { db in
             try await self.jobs.openJobs(db, minLatitude: position.latitude - degrees, maxLatitude: position.latitude + degrees, limit: 2000)

@@ -22,7 +22,7 @@ extension DispatchService {
         let message = Self.customerMessage(.accepted, driverName: driver.name)!
         let draft = NotificationDraft(
             userIDs: [before.customerID], type: message.type, title: message.title, body: message.body,
-            data: ["job_id": .string(jobID), "status": "accepted", "driver_id": .string(driverID)], collapseKey: "job-\(jobID)")
+            data: Self.jobUpdateData(jobID, .accepted, ["driver_id": .string(driverID)]), collapseKey: "job-\(jobID)")
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
             guard let claimed = try await self.jobs.claim(db, id: jobID, driverID: driverID, now: now) else { return nil }
             // Only the winner routes the customer's notification (the losers of a race of

@@ -95,9 +95,9 @@ extension DispatchService {
         // The other party hears of it: the assigned driver when the customer cancels, else the customer.
         var notify: NotificationDraft?
         if actor == .customer, let driverID = job.driverID {
-            notify = NotificationDraft(userIDs: [driverID], type: "job_update", title: "Job cancelled", body: "The customer cancelled the job at \(job.address).", data: ["job_id": .string(id), "status": "cancelled"])
+            notify = NotificationDraft(userIDs: [driverID], type: "job_update", title: "Job cancelled", body: "The customer cancelled the job at \(job.address).", data: Self.jobUpdateData(id, .cancelled))
         } else if actor != .customer, let message = Self.customerMessage(.cancelled, driverName: nil) {
-            notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: ["job_id": .string(id), "status": "cancelled"])
+            notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: Self.jobUpdateData(id, .cancelled))
         }
         let prepared = await notify.asyncMap { await self.prepareNotification($0) } ?? nil
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
@@ -140,7 +140,7 @@ extension DispatchService {
         let prepared = await message.asyncMap {
             await self.prepareNotification(NotificationDraft(
                 userIDs: [job.customerID], type: $0.type, title: $0.title, body: $0.body,
-                data: ["job_id": .string(id), "status": .string(to.rawValue)], collapseKey: "job-\(id)"))
+                data: Self.jobUpdateData(id, to), collapseKey: "job-\(id)"))
         } ?? nil
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?)? in
             guard let updated = try await self.jobs.transition(db, id: id, from: current, to: to, driverID: driverID, now: now) else { return nil }
@@ -164,12 +164,40 @@ extension DispatchService {
         return updated
     }
 
-    /// `job:status` to the job's room, and to the feeds of drivers who were offered it when it
-    /// leaves the market (accepted, cancelled, expired).
+    /// `job:status` to the job's room and, when the job leaves the market (it was pending and is
+    /// now accepted, cancelled or expired), to every driver who was offered it or whose feed
+    /// could show it (seed 000 pitfall 3: a job left in a feed costs a tap and a 409).
     func announce(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?, offeredDrivers: [String]) async {
         let payload = statusPayload(job, previous: previous, driver: driver)
-        await publish(batch: [("job:status", payload, Self.jobRoom(job.id))]
-            + offeredDrivers.filter { $0 != job.driverID }.map { ("job:status", payload, Self.driverRoom($0)) })
+        var drivers = Set(offeredDrivers)
+        if previous == .pending { drivers.formUnion(await feedAudience(job)) }
+        if let winner = job.driverID { drivers.remove(winner) }
+        await publish(batch: [("job:status", payload, Self.jobRoom(job.id))] + drivers.sorted().map { ("job:status", payload, Self.driverRoom($0)) })
+    }
+
+    /// The approved drivers whose feed (`availableJobs`) shows `job` now: within the feed
+    /// radius of their last position (the live index, else the stored one), or every
+    /// approved driver with a position for a job without one.
+    func feedAudience(_ job: JobRecord) async -> Set<String> {
+        let radius = feedRadiusMeters
+        let center = job.point
+        do {
+            let band = center.map { (min: $0.latitude - radius / 111_000, max: $0.latitude + radius / 111_000) }
+            let stored = try await database.withConnection { db in try await self.drivers.approvedPositions(db, latitudeBand: band) }
+            var audience = Set<String>()
+            for candidate in stored {
+                guard let position = tracker.index.position(of: candidate.userID)?.point ?? candidate.point else { continue }
+                if let center, Haversine.distanceMeters(center, position) > radius { continue }
+                audience.insert(candidate.userID)
+            }
+            if let center {
+                for match in tracker.index.nearest(to: center, radiusMeters: radius, limit: Int.max, freshSince: 0) { audience.insert(match.driverID) }
+            }
+            return audience
+        } catch {
+            logger.error("finding the drivers whose feeds show a job failed", metadata: ["job_id": "\(job.id)", "error": "\(String(reflecting: error))"])
+            return []
+        }
     }
 
     public func offerRecords(_ jobID: String) async throws -> [OfferRecord] {

@@ -25,17 +25,17 @@ extension DispatchService {
     /// A job without a position goes to every online approved driver (seed pattern 3).
     func offer(_ job: JobRecord, round: Int, radius: Double) async throws {
         let now = self.now
-        let center = job.latitude.flatMap { lat in job.longitude.flatMap { GeoPoint.validated(latitude: lat, longitude: $0) } }
-        let already = Set(try await database.withConnection { db in try await self.offers.driverIDs(db, jobID: job.id) })
-        var candidates: [DriverMatch]
+        let center = job.point
+        let (already, online) = try await database.withConnection { db in
+            (Set(try await self.offers.driverIDs(db, jobID: job.id)), center == nil ? try await self.drivers.matchable(db) : [])
+        }
+        let candidates: [DriverMatch]
         if let center {
             candidates = nearbyDrivers(center, radiusMeters: radius, limit: Int.max)
         } else {
-            let freshSince = now - Int64(config.locationMaxAgeSeconds) * 1000
-            candidates = tracker.index.driverIDs.sorted().compactMap { id in
-                guard let position = tracker.index.position(of: id), position.time >= freshSince else { return nil }
-                return DriverMatch(driverID: id, distanceMeters: 0)
-            }
+            // As seed 000 does: with no site to measure from, every online approved driver,
+            // whether or not the app has sent a position yet.
+            candidates = online.map { DriverMatch(driverID: $0.userID, distanceMeters: 0) }.sorted { $0.driverID < $1.driverID }
         }
         // Never the customer themself (a test account may be both), never twice; nearest first, bounded.
         let matches = Array(candidates.filter { !already.contains($0.driverID) && $0.driverID != job.customerID }.prefix(notifications.maxRecipients))
@@ -79,7 +79,7 @@ extension DispatchService {
         let message = Self.customerMessage(.expired, driverName: nil)!
         let prepared = await prepareNotification(NotificationDraft(
             userIDs: [job.customerID], type: message.type, title: message.title, body: message.body,
-            data: ["job_id": .string(job.id), "status": "expired"], collapseKey: "job-\(job.id)"))
+            data: Self.jobUpdateData(job.id, .expired), collapseKey: "job-\(job.id)"))
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
             guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return nil }
             try await self.jobs.recordEvent(db, jobID: job.id, from: .pending, to: .expired, actorID: nil, actor: .system, now: now)

@@ -117,6 +117,17 @@ public struct DriverStore: Sendable {
         try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND online = 1").all(decoding: DriverRecord.self)
     }
 
+    /// Approved drivers with a stored position, within a latitude band when one is given (the
+    /// drivers whose feeds may show a job).
+    public func approvedPositions(_ db: any SQLDatabase, latitudeBand: (min: Double, max: Double)?) async throws -> [DriverRecord] {
+        guard let band = latitudeBand else {
+            return try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude IS NOT NULL").all(decoding: DriverRecord.self)
+        }
+        return try await db.raw(
+            "SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude BETWEEN \(bind: band.min) AND \(bind: band.max)"
+        ).all(decoding: DriverRecord.self)
+    }
+
     public func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (drivers: [DriverRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         if let approval { filter.appendInterpolation(unsafeRaw: " AND approval_status = "); filter.appendInterpolation(bind: approval.rawValue) }

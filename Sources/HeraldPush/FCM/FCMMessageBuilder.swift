@@ -78,18 +78,18 @@ public enum FCMMessageBuilder {
     ///
     /// Why JSON text for other values: the app can decode `"[1,2]"` back into what the server
     /// meant, whereas `"1.0"` vs `"1"` style ad-hoc conversions lose that. Keys FCM reserves
-    /// (`from`, `message_type`, anything starting with `google` or `gcm`) are dropped, because
-    /// FCM rejects the whole message over them and one stray key must not dead-letter a push.
+    /// (`from`, `message_type`, anything starting with `google` or `gcm`) are refused when a
+    /// notification is created; one stored before that rule is dropped here, because FCM rejects
+    /// the whole message over it and one stray key must not dead-letter a push.
     public static func data(for message: PushMessage) -> [String: String] {
         var result: [String: String] = [:]
-        for (key, value) in message.data.objectValue ?? [:] where !isReserved(key) {
+        let data = PushDataKeys.adding(to: message.data.objectValue ?? [:], notificationID: message.notificationID, type: message.type)
+        for (key, value) in data where !PushDataKeys.isReservedByFCM(key) {
             switch value {
             case .string(let text): result[key] = text
             default: result[key] = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
             }
         }
-        result["notification_id"] = message.notificationID
-        result["type"] = message.type
         return result
     }
 
@@ -116,11 +116,6 @@ public enum FCMMessageBuilder {
         let digest = Data(SHA256.hash(data: Data(collapseKey.utf8))).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         return String(digest.prefix(32))
-    }
-
-    static func isReserved(_ key: String) -> Bool {
-        let lower = key.lowercased()
-        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
     }
 
     /// Why a new encoder each time: `JSONEncoder` is not `Sendable`, so it cannot be a shared

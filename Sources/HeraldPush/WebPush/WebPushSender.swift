@@ -122,16 +122,15 @@ public final class WebPushSender: PushSender {
     ///
     /// Why it may shrink: one Web Push message carries at most 3993 bytes of plaintext while a
     /// notification's data may be 16 KiB. A message that does not fit keeps what the user sees:
-    /// first `data` is cut down to `notification_id` and `type`, then the body is shortened
+    /// first `data` is cut down to Herald's keys and `type` (`PushDataKeys`), then the body is shortened
     /// (ending in "…"), and `truncated: true` tells the service worker to fetch the rest from
     /// the inbox. Only a payload that cannot fit even then is refused.
     static func plaintext(for message: PushMessage, limit: Int = WebPushEncryption.maxPlaintextSize) throws -> Data {
         let full = try payload(message, body: message.body, data: message.data, truncated: false)
         if full.count <= limit { return full }
-        var slimData: [String: JSONValue] = ["notification_id": .string(message.notificationID), "type": .string(message.type)]
-        if let original = message.data.objectValue {
-            for key in ["notification_id", "type"] { slimData[key] = original[key] ?? slimData[key] }
-        }
+        let keep = [PushDataKeys.notificationID, PushDataKeys.notificationType, PushDataKeys.type]
+        let herald = PushDataKeys.adding(to: message.data.objectValue ?? [:], notificationID: message.notificationID, type: message.type)
+        let slimData = herald.filter { keep.contains($0.key) }
         var body = message.body
         var slim = try payload(message, body: body, data: .object(slimData), truncated: true)
         while slim.count > limit, let current = body, !current.isEmpty {

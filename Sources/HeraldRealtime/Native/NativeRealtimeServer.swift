@@ -163,12 +163,28 @@ public final class NativeRealtimeServer: Service, Sendable {
         return nil
     }
 
+    /// `{"channel": …, "last_event_id"?: …}`, or seed 004's `{"user_id": …}`, which names the
+    /// user's own room `user:{id}` (joined at connect, so it only confirms) or, for callers the
+    /// channel policy lets in, another user's.
     private func subscribe(_ message: [String: JSONValue], _ connection: NativeConnection) async {
-        guard let channel = await authorized(message["channel"], connection) else { return }
+        var named = message["channel"]
+        if named == nil, let user = message["user_id"] {
+            guard case .string(let id) = user else {
+                connection.sendError("INVALID_CHANNEL", "user_id is a user id.")
+                return
+            }
+            named = .string("user:\(id)")
+        }
+        let ownRoom = "user:\(connection.identity.userID)"
+        if named == .string(ownRoom), message["last_event_id"] == nil, connection.isSubscribed(ownRoom) {
+            connection.send(["type": "subscribed", "status": "subscribed", "channel": .string(ownRoom)])
+            return
+        }
+        guard let channel = await authorized(named, connection) else { return }
         guard let last = lastEventSeq(message["last_event_id"], connection) else { return }
         do {
             let (events, recovered, latest) = try await join(channel, after: last, connection)
-            var reply: [String: JSONValue] = ["type": "subscribed", "channel": .string(channel)]
+            var reply: [String: JSONValue] = ["type": "subscribed", "status": "subscribed", "channel": .string(channel)]
             reply["replay_from"] = events.first?.eventID.map(JSONValue.string) ?? .null
             reply["latest_event_id"] = latest > 0 ? .string("evt_\(latest)") : .null
             if last != nil { reply["recovered"] = .bool(recovered) }

@@ -13,6 +13,11 @@ struct BodyLimitMiddleware: RouterMiddleware {
     let maxBodyBytes: Int
     /// `"METHOD /api/v1/path/{param}"` → the media types it takes besides JSON, and its limit.
     var binaryRoutes: [String: BinaryBody] = [:]
+    /// Routes whose JSON body may come labelled `text/plain`: a browser's `fetch` with a string
+    /// body and no `Content-Type` (seed 004's web client registering for pushes) sends that
+    /// label. It is safe because these routes need an `Authorization` header, which a browser
+    /// never sends cross-origin without a CORS preflight, so the label opens no CSRF path.
+    var plainTextJSONRoutes: Set<String> = []
 
     struct BinaryBody: Sendable {
         let mediaTypes: Set<String>
@@ -21,12 +26,14 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let binary = binaryRoutes.isEmpty ? nil : binaryRoutes["\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"]
+        let route = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
+        let binary = binaryRoutes.isEmpty ? nil : binaryRoutes[route]
         context.maxBodyBytes = binary?.maxBytes ?? maxBodyBytes
         if let length = request.headers[.contentLength].flatMap(Int.init) {
             if length > context.maxBodyBytes { throw APIError.payloadTooLarge(limit: context.maxBodyBytes) }
             if length > 0, let type = request.headers[.contentType], !Self.isJSON(type) {
                 let mediaType = Self.mediaType(type)
+                if mediaType == "text/plain", plainTextJSONRoutes.contains(route) { return try await next(request, context) }
                 guard let binary, binary.mediaTypes.contains(mediaType) else {
                     let accepted = ["application/json"] + (binary?.mediaTypes.sorted() ?? [])
                     throw APIError(

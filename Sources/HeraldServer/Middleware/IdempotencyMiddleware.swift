@@ -121,7 +121,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
     private func store(_ response: Response, claim: IdempotencyClaim) async throws -> Response {
         let (rebuilt, stored) = try await Self.collect(response)
-        try await database.withConnection { [store] db in
+        _ = try await database.withConnection { [store] db in
             try await store.complete(db, scope: claim.scope, key: claim.key, lockedAt: claim.lockedAt, response: stored)
         }
         return rebuilt

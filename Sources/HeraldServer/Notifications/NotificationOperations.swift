@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldNotifications
+import HeraldPush
 
 /// OpenAPI descriptions of the notification and push routes.
 extension NotificationRoutes {
@@ -47,8 +48,9 @@ extension NotificationRoutes {
                 "title": Schema.string(maxLength: NotificationDraft.maxTitleLength, pattern: "\\S"),
                 "body": Schema.string(maxLength: NotificationDraft.maxBodyLength),
                 "data": [
-                    "type": "object", "description": "At most 16 KiB of JSON; `aps` and `notification_id` are reserved",
-                    "not": ["anyOf": [["required": ["aps"]], ["required": ["notification_id"]]]],
+                    "type": "object",
+                    "description": "At most 16 KiB of JSON, sent to devices unchanged. Reserved keys (422): notification_id and notification_type (Herald adds them), aps (APNs), from, message_type, google…, gcm… (FCM; any case)",
+                    "propertyNames": ["not": ["pattern": .string(PushDataKeys.reservedKeyPattern)]],
                 ],
                 "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
                 "category": Schema.asciiText(maxBytes: 64), "thread_id": Schema.asciiText(maxBytes: 64),
@@ -127,7 +129,7 @@ extension PushRoutes {
     static let operations: [APIOperation] = [
         APIOperation(
             "POST", "/api/v1/push/register", summary: "Register a device for push",
-            description: "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token.",
+            description: "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token. The JSON body may also be labelled text/plain (a browser fetch with a string body and no Content-Type, as seed 004's web client sends it).",
             tag: "push", access: .authenticated(roles: []),
             requestBody: Schema.object(
                 [

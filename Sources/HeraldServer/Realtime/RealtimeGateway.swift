@@ -112,8 +112,14 @@ public final class RealtimeGateway: Sendable {
     /// and acks `{status: "subscribed", channel}`; `unsubscribe {channel}` leaves it. Without a
     /// channel, `subscribe` answers as it always has: every socket is already in `user:{id}`.
     static func addChannelEvents(to socketIO: SocketIOServer, policy: ChannelPolicy, logger: Logger) {
+        // `{channel}`, or seed 004's `{user_id}` naming `user:{id}`; neither: the caller's own room.
         @Sendable func channel(_ arguments: [SocketValue]) -> String?? {
-            guard case .object(let object)? = arguments.first?.json, let value = object["channel"] else { return .some(nil) }
+            guard case .object(let object)? = arguments.first?.json else { return .some(nil) }
+            if object["channel"] == nil, let user = object["user_id"] {
+                guard case .string(let id) = user, (1...128).contains(id.utf8.count) else { return nil }
+                return .some("user:\(id)")
+            }
+            guard let value = object["channel"] else { return .some(nil) }
             guard case .string(let name) = value, (1...200).contains(name.utf8.count),
                 name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }), !name.hasPrefix("$")
             else { return nil }

@@ -174,14 +174,33 @@ public struct NotificationStore: Sendable {
         try await counts(db, userID: userID).unread
     }
 
-    /// Unread notifications, newest first; with `since`, only those created after it.
+    /// Unread notifications, newest first; with `since`, only those created at or after it
+    /// (one created in the very millisecond of a sync may have missed it; a repeat is harmless).
     public func unread(_ db: any SQLDatabase, userID: String, since: Int64?, limit: Int) async throws -> [NotificationRecord] {
         try await db.raw(
             """
             SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0 AND read_at IS NULL
-            AND created_at > \(bind: since ?? -1) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+            AND created_at >= \(bind: since ?? -1) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
             """
         ).all(decoding: NotificationRecord.self)
+    }
+
+    /// The ids read and the ids deleted at or after `since` (what the user's other devices
+    /// did since a device last synced), oldest change first, at most `limit` of each.
+    public func changes(_ db: any SQLDatabase, userID: String, since: Int64, limit: Int) async throws -> (read: [String], deleted: [String]) {
+        let read = try await db.raw(
+            """
+            SELECT id FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0
+            AND read_at >= \(bind: since) ORDER BY read_at, id LIMIT \(bind: limit)
+            """
+        ).all().map { try $0.decode(column: "id", as: String.self) }
+        let deleted = try await db.raw(
+            """
+            SELECT id FROM notifications WHERE user_id = \(bind: userID) AND silent = 0
+            AND deleted_at >= \(bind: since) ORDER BY deleted_at, id LIMIT \(bind: limit)
+            """
+        ).all().map { try $0.decode(column: "id", as: String.self) }
+        return (read, deleted)
     }
 
     /// Marks the user's notifications read; returns the ids that were unread until now
