@@ -79,7 +79,8 @@ public enum HeraldApplication {
                 plainTextJSONRoutes: ["POST /api/v1/push/register"]))
         api.add(middleware: AppVersionGateMiddleware(config: config.appVersions))
         api.add(middleware: AuthenticationMiddleware(verifier: verifier, users: UserDirectory(database: database, clock: clock)))
-        api.add(middleware: RateLimitMiddleware(config: config.rateLimits, limiter: RateLimiter(), clock: clock))
+        let rateLimits = RateLimitGate(config: config.rateLimits, limiter: RateLimiter(), clock: clock)
+        api.add(middleware: RateLimitMiddleware(gate: rateLimits))
         api.add(middleware: CredentialCheckMiddleware())
         api.add(
             middleware: IdempotencyMiddleware(
@@ -90,7 +91,7 @@ public enum HeraldApplication {
         realtime.addNativeRoutes(to: api)
         notifications.addRoutes(to: api)
         dispatch.addRoutes(to: api)
-        trips.addRoutes(to: api)
+        trips.addRoutes(to: api, rateLimits: rateLimits)
         transit.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }

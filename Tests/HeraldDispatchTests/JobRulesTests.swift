@@ -71,9 +71,21 @@ import Testing
         #expect(seed002.sequence == 9 && seed002.speedMps == 3)
         for bad: [String: JSONValue] in [
             ["lat": 90.5, "lng": 0], ["lat": 0, "lng": 181], ["lat": 0], ["lat": 0, "lng": 0, "sequence": -1], ["lat": 0, "lng": 0, "heading": 400],
-            ["lat": 0, "lng": 0, "speed": -1], ["lat": 0, "lng": 0, "foo": 1], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
+            ["lat": 0, "lng": 0, "speed": -1], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
+            ["lat": 0, "lng": 0, "is_mock_location": "yes"], ["lat": 0, "lng": 0, "device_integrity": "rooted"],
         ] {
             #expect(throws: APIError.self) { try LocationUpdate.parse(bad) }
         }
+    }
+
+    /// Seed 002 issue: a newer app's extra fields must not make a sample fail (the rider's map
+    /// would freeze); the fraud signals are read under both platforms' names.
+    @Test func unknownFieldsAreIgnoredAndFraudSignalsRead() throws {
+        let extra = try LocationUpdate.parse(["lat": 37.7, "lng": -122.4, "floor_level": 3, "provider": ["name": "fused"], "vertical_accuracy": 2.5])
+        #expect(extra.point == GeoPoint(latitude: 37.7, longitude: -122.4) && extra.isMockLocation == nil && extra.deviceIntegrity == nil)
+        let android = try LocationUpdate.parse(["lat": 1, "lng": 2, "is_from_mock_provider": true, "device_integrity": "failed"])
+        #expect(android.isMockLocation == true && android.deviceIntegrity == .failed)
+        let ios = try LocationUpdate.parse(["latitude": 1, "longitude": 2, "is_mock_location": false, "device_integrity": "passed"])
+        #expect(ios.isMockLocation == false && ios.deviceIntegrity == .passed)
     }
 }

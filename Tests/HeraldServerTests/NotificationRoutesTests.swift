@@ -60,6 +60,39 @@ import Testing
         }
     }
 
+    /// Seed 004: a stored `push_enabled = false` for a type keeps that type off the user's
+    /// devices (the inbox still gets it), through the real worker and sender; another type, sent
+    /// after it, still arrives, so the absence is not a worker that never ran.
+    @Test(arguments: TestEngine.allCases)
+    func aStoredPushOptOutStopsARealSend(engine: TestEngine) async throws {
+        let pushLog = try TestDatabase.temporaryDirectory() + "/pushes.jsonl"
+        try await TestServer.run(engine, configure: { config in
+            config.push.logFile = pushLog
+            config.push.pollIntervalMs = 50
+        }) { s in
+            let ann = try await s.token("ann")
+            let device = try await s.request(
+                .post, "/api/v1/push/register", token: ann, json: ["token": .string(Self.apnsToken), "provider": "apns", "platform": "ios"])
+            #expect(device.status == 201)
+            let optOut = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["type": "driver_assigned", "push_enabled": false])
+            #expect(optOut.status == 200 && optOut.data?["types"]?["driver_assigned"]?["push_enabled"] == false)
+            let held = try await send(s, to: "ann", title: "Held back")
+            #expect(held.data?["results"]?[0]?["push_deliveries"] == 0 && held.data?["results"]?[0]?["channel"] == "inbox", "\(held.text)")
+            let control = try await send(s, to: "ann", title: "Job moved", extra: ["type": "job_update"])
+            #expect(control.data?["results"]?[0]?["push_deliveries"] == 1, "\(control.text)")
+            var titles: [String] = []
+            for _ in 0..<200 {
+                let text = (try? String(contentsOfFile: pushLog, encoding: .utf8)) ?? ""
+                titles = text.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))["title"]?.stringValue }
+                if !titles.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(titles == ["Job moved"])
+            let inbox = try await s.request(.get, "/api/v1/notifications", token: ann)
+            #expect(inbox.data?["total"] == 2)
+        }
+    }
+
     @Test func badNotificationsAreRefusedNamingEachField() async throws {
         try await TestServer.run(.sqlite) { s in
             let reply = try await s.request(

@@ -60,6 +60,23 @@ import Testing
         }
     }
 
+    /// Seed 002's 5 cancels a minute hold whichever route cancels: a cancel through
+    /// `/trips/{id}/transitions` spends the same allowance; other transitions do not.
+    @Test func aCancelThroughTransitionsSpendsTheCancelAllowance() async throws {
+        try await TestServer.run(.sqlite) { session in
+            let rider = try await session.token("rider")
+            #expect(try await session.request(.post, "/api/v1/ride-requests/req_nope/cancel", token: rider).status == 404)
+            for _ in 0..<4 {
+                let missing = try await session.request(.post, "/api/v1/trips/trp_nope/transitions", token: rider, json: ["to": "CANCELLED"])
+                #expect(missing.status == 404)
+            }
+            let limited = try await session.request(.post, "/api/v1/trips/trp_nope/transitions", token: rider, json: ["to": "CANCELLED"])
+            #expect(limited.status == 429 && limited.json?["error"]?["details"]?["limit"] == 5)
+            #expect(try await session.request(.post, "/api/v1/ride-requests/req_nope/cancel", token: rider).status == 429)
+            #expect(try await session.request(.post, "/api/v1/trips/trp_nope/transitions", token: rider, json: ["to": "ARRIVED"]).status != 429)
+        }
+    }
+
     @Test func failedAuthenticationIsRateLimitedByIP() async throws {
         try await TestServer.run(.sqlite, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
             var statuses: [Int] = []

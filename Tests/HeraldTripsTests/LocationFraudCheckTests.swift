@@ -193,4 +193,17 @@ import Testing
         // 1000 m in 60 s = 60 km/h > 50
         #expect(check.check(Self.north(1_000), accuracyMeters: 5, at: Self.t0 + 60_000).map(\.code) == ["IMPOSSIBLE_SPEED"])
     }
+
+    /// A mock-provider fix is kept from the rider; a failed integrity verdict is flagged once per
+    /// run of failures and does not stop the map.
+    @Test func mockLocationsAreNotSharedAndFailedIntegrityIsFlaggedOnce() {
+        var check = Self.checker()
+        let mocked = check.check(Self.start, accuracyMeters: 5, mockLocation: true, at: Self.t0)
+        #expect(mocked.map(\.code) == ["MOCK_LOCATION"] && !LocationFraudCheck.shareable(mocked))
+        let failed = check.check(Self.north(10), accuracyMeters: 5, integrityFailed: true, at: Self.t0 + 1_000)
+        #expect(failed.map(\.code) == ["DEVICE_INTEGRITY"] && LocationFraudCheck.shareable(failed))
+        #expect(check.check(Self.north(20), accuracyMeters: 5, integrityFailed: true, at: Self.t0 + 2_000).isEmpty)
+        #expect(check.check(Self.north(30), accuracyMeters: 5, at: Self.t0 + 3_000).isEmpty)
+        #expect(check.check(Self.north(40), accuracyMeters: 5, integrityFailed: true, at: Self.t0 + 4_000).map(\.code) == ["DEVICE_INTEGRITY"])
+    }
 }

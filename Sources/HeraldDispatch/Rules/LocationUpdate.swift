@@ -19,11 +19,24 @@ public struct LocationUpdate: Sendable, Equatable {
     public var altitudeMeters: Double?
     public var batteryPercent: Double?
     public var isCharging: Bool?
+    /// The OS says a mock location provider made this fix (Android `Location.isMock()` /
+    /// `isFromMockProvider()`, iOS 15 `CLLocationSourceInformation.isSimulatedBySoftware`).
+    public var isMockLocation: Bool?
+    /// The app's device-integrity verdict (Play Integrity, App Attest, a jailbreak check).
+    public var deviceIntegrity: DeviceIntegrity?
+
+    /// What the app's integrity check concluded; only `failed` is acted on.
+    public enum DeviceIntegrity: String, Sendable, Equatable, CaseIterable {
+        case passed, failed, unknown
+    }
 
     public init(
         point: GeoPoint, accuracyMeters: Double? = nil, heading: Double? = nil, speedMps: Double? = nil, sequence: Int64? = nil, clientTime: Int64? = nil,
-        altitudeMeters: Double? = nil, batteryPercent: Double? = nil, isCharging: Bool? = nil
+        altitudeMeters: Double? = nil, batteryPercent: Double? = nil, isCharging: Bool? = nil, isMockLocation: Bool? = nil,
+        deviceIntegrity: DeviceIntegrity? = nil
     ) {
+        self.isMockLocation = isMockLocation
+        self.deviceIntegrity = deviceIntegrity
         self.altitudeMeters = altitudeMeters
         self.batteryPercent = batteryPercent
         self.isCharging = isCharging
@@ -35,17 +48,17 @@ public struct LocationUpdate: Sendable, Equatable {
         self.clientTime = clientTime
     }
 
-    static let known: Set<String> = [
-        "lat", "lng", "latitude", "longitude", "accuracy", "accuracy_meters", "heading", "speed", "speed_mps", "timestamp", "sequence",
-        "altitude_meters", "battery_percent", "is_charging",
-    ]
-
     /// Reads `{lat, lng, accuracy, heading, speed, timestamp, sequence}` (seed 000), also
-    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002); every bad
-    /// field is named (422 `VALIDATION_FAILED`).
+    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002), with the fraud
+    /// signals `is_mock_location` (or Android's `is_from_mock_provider`) and
+    /// `device_integrity`; every bad value is named (422 `VALIDATION_FAILED`).
+    ///
+    /// Why other fields are ignored rather than refused: a driver app in the field sends what
+    /// its version knows (a newer app, a vendor SDK's extras), and refusing the whole sample
+    /// over one extra key would freeze the rider's map. The message's size is bounded
+    /// (`limits.max_body_bytes`, the realtime message limit).
     public static func parse(_ object: [String: JSONValue], sequenceOverride: JSONValue? = nil) throws -> LocationUpdate {
         var v = FieldValidator()
-        for key in object.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
         func number(_ names: [String]) -> (name: String, value: Double?)? {
             for name in names {
                 switch object[name] {
@@ -81,7 +94,25 @@ public struct LocationUpdate: Sendable, Equatable {
         let speed = bounded(["speed", "speed_mps"], 0...150, "must be from 0 to 150 m/s")
         let altitude = bounded(["altitude_meters"], -1_000...20_000, "must be from -1000 to 20000 meters")
         let battery = bounded(["battery_percent"], 0...100, "must be from 0 to 100")
-        if let charging = object["is_charging"], charging != .null, charging.boolValue == nil { v.fail("is_charging", "must be true or false") }
+        func flag(_ names: [String]) -> Bool? {
+            for name in names {
+                guard let value = object[name], value != .null else { continue }
+                guard let flag = value.boolValue else {
+                    v.fail(name, "must be true or false")
+                    return nil
+                }
+                return flag
+            }
+            return nil
+        }
+        let charging = flag(["is_charging"])
+        let mock = flag(["is_mock_location", "is_from_mock_provider"])
+        var integrity: DeviceIntegrity?
+        switch object["device_integrity"] {
+        case nil, .null?: break
+        case .string(let text)? where DeviceIntegrity(rawValue: text) != nil: integrity = DeviceIntegrity(rawValue: text)
+        default: v.fail("device_integrity", "must be passed, failed or unknown")
+        }
         var sequence: Int64?
         switch sequenceOverride ?? object["sequence"] {
         case nil, .null?: break
@@ -103,6 +134,6 @@ public struct LocationUpdate: Sendable, Equatable {
         guard let point else { throw APIError.validation(field: "lat", "is required") }
         return LocationUpdate(
             point: point, accuracyMeters: accuracy, heading: heading, speedMps: speed, sequence: sequence, clientTime: clientTime,
-            altitudeMeters: altitude, batteryPercent: battery, isCharging: object["is_charging"]?.boolValue)
+            altitudeMeters: altitude, batteryPercent: battery, isCharging: charging, isMockLocation: mock, deviceIntegrity: integrity)
     }
 }

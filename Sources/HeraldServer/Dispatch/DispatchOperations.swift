@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDispatch
 
 /// OpenAPI descriptions of the dispatch routes.
 extension DispatchRoutes {
@@ -46,15 +47,9 @@ extension DispatchRoutes {
             errors: [404: "No profile (`DRIVER_NOT_FOUND`)", 422: "Invalid fields"]),
         APIOperation(
             "POST", "/api/v1/drivers/location", summary: "Report the driver's position",
-            description: "Also the socket event `location`. Coordinates are validated; a sequence at or below the last one is ignored (accepted: false). The position enters the matching index at once and is written to the database within dispatch.index_sync_interval_ms.",
+            description: "Also the socket event `location`. Coordinates are validated; a sequence at or below the last one is ignored (accepted: false). The position enters the matching index at once and is written to the database within dispatch.index_sync_interval_ms. Seed 002's names (latitude, longitude, accuracy_meters, speed_mps) are accepted too; fields Herald does not know are ignored (a newer app's extras never make a sample fail); on a trip, is_mock_location keeps the sample from the rider and device_integrity: failed flags the trip.",
             tag: "dispatch", access: driverOnly,
-            requestBody: Schema.object(
-                [
-                    "lat": ["type": "number", "minimum": -90, "maximum": 90], "lng": ["type": "number", "minimum": -180, "maximum": 180],
-                    "accuracy": ["type": "number", "minimum": 0, "maximum": 100_000], "heading": ["type": "number", "minimum": 0, "maximum": 360],
-                    "speed": ["type": "number", "minimum": 0, "maximum": 150], "timestamp": Schema.string(format: "date-time"),
-                    "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
-                ], required: ["lat", "lng"]),
+            requestBody: Self.locationSchema,
             response: Schema.object(["accepted": ["type": "boolean"], "reason": Schema.string(nullable: true)]),
             errors: [404: "No profile (`DRIVER_NOT_FOUND`)", 422: "Invalid coordinates or fields"]),
         APIOperation(
@@ -125,4 +120,28 @@ extension DispatchRoutes {
             tag: "dispatch", access: operatorOnly,
             response: Schema.object(["offers": ["type": "array"], "events": ["type": "array"]]), errors: [404: "`JOB_NOT_FOUND`"], parameters: idParameter),
     ]
+
+    /// A driver's location sample as `LocationUpdate.parse` reads it: open to other fields,
+    /// which it ignores.
+    static var locationSchema: JSONValue {
+        let latitude: JSONValue = ["type": "number", "minimum": -90, "maximum": 90]
+        let longitude: JSONValue = ["type": "number", "minimum": -180, "maximum": 180]
+        let accuracy: JSONValue = ["type": "number", "minimum": 0, "maximum": 100_000]
+        let speed: JSONValue = ["type": "number", "minimum": 0, "maximum": 150]
+        let flag: JSONValue = ["type": "boolean"]
+        guard case .object(var schema) = Schema.object(
+            [
+                "lat": latitude, "lng": longitude, "latitude": latitude, "longitude": longitude,
+                "accuracy": accuracy, "accuracy_meters": accuracy, "heading": ["type": "number", "minimum": 0, "maximum": 360],
+                "speed": speed, "speed_mps": speed, "timestamp": Schema.string(format: "date-time"),
+                "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
+                "altitude_meters": ["type": "number", "minimum": -1_000, "maximum": 20_000],
+                "battery_percent": ["type": "number", "minimum": 0, "maximum": 100], "is_charging": flag,
+                "is_mock_location": flag, "is_from_mock_provider": flag,
+                "device_integrity": Schema.enumeration(LocationUpdate.DeviceIntegrity.allCases.map(\.rawValue)),
+            ], required: ["lat", "lng"])
+        else { return [:] }
+        schema["additionalProperties"] = true
+        return .object(schema)
+    }
 }

@@ -8,16 +8,34 @@ import Hummingbird
 /// may give authenticated callers a limit of their own.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
-    let config: RateLimitConfig
-    let limiter: RateLimiter
-    let clock: any HeraldClock
+    let gate: RateLimitGate
 
     static let limitHeader = HTTPField.Name("X-RateLimit-Limit")!
     static let remainingHeader = HTTPField.Name("X-RateLimit-Remaining")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard config.enabled else { return try await next(request, context) }
-        let routeKey = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
+        guard let allowed = try gate.take("\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)", context) else {
+            return try await next(request, context)
+        }
+        var response = try await next(request, context)
+        response.headers[Self.limitHeader] = String(allowed.limit)
+        response.headers[Self.remainingHeader] = String(allowed.remaining)
+        return response
+    }
+}
+
+/// The rate-limit decision, shared by the middleware and by handlers whose limit depends on
+/// the body (a trip cancelled through `/trips/{id}/transitions` spends the cancel route's
+/// allowance, seed 002's 5 a minute).
+struct RateLimitGate: Sendable {
+    let config: RateLimitConfig
+    let limiter: RateLimiter
+    let clock: any HeraldClock
+
+    /// Takes one call of `routeKey` (`"POST /api/v1/ride-requests/{id}/cancel"`) for the caller:
+    /// the rule's limit and what remains, nil when limits are off, or a 429 `APIError`.
+    func take(_ routeKey: String, _ context: HeraldRequestContext) throws -> (limit: Int, remaining: Int)? {
+        guard config.enabled else { return nil }
         let caller: String
         let defaultRule: RateLimitRule
         if let identity = context.identity {
@@ -35,10 +53,7 @@ struct RateLimitMiddleware: RouterMiddleware {
 
         switch limiter.take(key, rule: rule, now: clock.now()) {
         case .allowed(let remaining):
-            var response = try await next(request, context)
-            response.headers[Self.limitHeader] = String(rule.limit)
-            response.headers[Self.remainingHeader] = String(remaining)
-            return response
+            return (rule.limit, remaining)
         case .limited(let retryAfter):
             throw APIError(
                 status: 429, code: .rateLimitExceeded,

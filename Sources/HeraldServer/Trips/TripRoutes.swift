@@ -10,6 +10,10 @@ import Hummingbird
 struct TripRoutes {
     let trips: TripService
     let clock: any HeraldClock
+    let rateLimits: RateLimitGate
+
+    /// Whichever way a trip is cancelled, it spends the cancel route's allowance.
+    static let cancelRoute = "POST /api/v1/ride-requests/{id}/cancel"
 
     func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], _ context: HeraldRequestContext) throws -> Response {
         try Envelope.response(value, status: status, headers: headers, context: context, clock: clock)
@@ -116,6 +120,7 @@ struct TripRoutes {
             default: v.fail("context", "must be an object")
             }
             try v.validate()
+            if to == TripState.cancelled.rawValue { _ = try rateLimits.take(Self.cancelRoute, context) }
             let trip = try await trips.transition(try context.parameters.require("id"), to: to!, by: identity, context: tripContext)
             return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
         }

@@ -27,7 +27,7 @@ public struct TripsModule: Sendable {
 
     static var operations: [APIOperation] { TripRoutes.operations }
 
-    func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
-        TripRoutes(trips: service, clock: clock).addRoutes(to: api)
+    func addRoutes(to api: RouterGroup<HeraldRequestContext>, rateLimits: RateLimitGate) {
+        TripRoutes(trips: service, clock: clock, rateLimits: rateLimits).addRoutes(to: api)
     }
 }

@@ -20,6 +20,8 @@ public struct LocationFraudCheck: Sendable, Equatable {
     public var rules: LocationRulesConfig
     var previous: (point: GeoPoint, at: Int64)?
     var zeroRun = 0
+    /// A failed integrity verdict is flagged once per run of failures, not on every sample.
+    var integrityFlagged = false
 
     public init(rules: LocationRulesConfig) {
         self.rules = rules
@@ -27,11 +29,24 @@ public struct LocationFraudCheck: Sendable, Equatable {
 
     public static func == (a: Self, b: Self) -> Bool {
         a.rules == b.rules && a.zeroRun == b.zeroRun && a.previous?.point == b.previous?.point && a.previous?.at == b.previous?.at
+            && a.integrityFlagged == b.integrityFlagged
     }
 
-    /// Judges a sample received at `at` (epoch ms) and remembers it.
-    public mutating func check(_ point: GeoPoint, accuracyMeters: Double?, at: Int64) -> [Warning] {
+    /// Judges a sample received at `at` (epoch ms) and remembers it. A fix the OS says came from
+    /// a mock provider is not shown to the rider (seed 002's "mock location flag"); a failed
+    /// device-integrity verdict (a jailbroken or tampered phone) flags the trip for operators
+    /// but keeps the map moving, since such checks misfire on legitimate phones.
+    public mutating func check(
+        _ point: GeoPoint, accuracyMeters: Double?, mockLocation: Bool = false, integrityFailed: Bool = false, at: Int64
+    ) -> [Warning] {
         var warnings: [Warning] = []
+        if mockLocation {
+            warnings.append(Warning(code: "MOCK_LOCATION", action: "SAMPLE_NOT_SHARED", message: "The device reports a mock location provider"))
+        }
+        if integrityFailed && !integrityFlagged {
+            warnings.append(Warning(code: "DEVICE_INTEGRITY", action: "NONE", message: "The device failed its integrity check"))
+        }
+        integrityFlagged = integrityFailed
         if let previous {
             let meters = Haversine.distanceMeters(previous.point, point)
             let seconds = Double(max(0, at - previous.at)) / 1000

@@ -184,7 +184,9 @@ public final class TripTracker: RealtimeSubscriber {
         let rules = config.location
         return state.withLock { drivers -> Judgement? in
             guard var driver = drivers[driverID], var tracked = driver.tracked, tracked.trip.state.isActive else { return nil }
-            let warnings = tracked.fraud.check(update.point, accuracyMeters: update.accuracyMeters, at: now)
+            let warnings = tracked.fraud.check(
+                update.point, accuracyMeters: update.accuracyMeters, mockLocation: update.isMockLocation == true,
+                integrityFailed: update.deviceIntegrity == .failed, at: now)
             if let speed = update.speedMps {
                 tracked.eta.observe(speedMps: speed)
             } else if let last = tracked.lastSample, now - last.at >= 1000 {
