@@ -95,6 +95,7 @@ extension DispatchService {
             body: "The customer approved \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)). You can start.",
             data: ["job_id": .string(jobID), "event": "volume_approved"], collapseKey: "volume-\(jobID)"))
         let result = try await database.transaction { db -> (JobRecord, AdjustmentRecord, NotificationService.WrittenSend?)? in
+            try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
             guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .approved, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
             let price = (decided.newPriceMinor, decided.priceLines, decided.actualVolumeHundredths)
             guard let updated = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: price, now: now) else { throw Superseded() }
@@ -232,6 +233,7 @@ extension DispatchService {
         let fee = Swift.min(Int64(paymentsConfig.tripFeeMinor), hold?.authorizedMinor ?? Int64(paymentsConfig.tripFeeMinor))
         let prepared = await prepareNotification(draft)
         let result = try await database.transaction { db -> (AdjustmentRecord, JobRecord, NotificationService.WrittenSend?)? in
+            try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
             guard let decided = try await self.adjustments.decide(
                 db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
             else { return nil }

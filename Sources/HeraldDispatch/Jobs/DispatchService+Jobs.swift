@@ -143,6 +143,9 @@ extension DispatchService {
                 data: Self.jobUpdateData(id, to), collapseKey: "job-\(id)"))
         } ?? nil
         let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?)? in
+            // Lock first, then decide in a new statement: `started` must see a proposal committed
+            // while this waited (on PostgreSQL the UPDATE's subquery would not).
+            if to == .started { try await self.jobs.lock(db, id: id) }
             guard let updated = try await self.jobs.transition(db, id: id, from: current, to: to, driverID: driverID, now: now) else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: to, actorID: driverID, actor: .driver, now: now)
             if to == .completed {

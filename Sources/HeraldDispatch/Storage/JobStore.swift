@@ -66,6 +66,17 @@ public struct JobStore: Sendable {
         return try await db.raw(query).first(decoding: JobRecord.self)
     }
 
+    /// Takes the job's row lock for the rest of the transaction (a write that changes nothing).
+    ///
+    /// Why: every transaction that writes a job and its adjustment takes the job first, so two of
+    /// them never wait on each other in opposite orders (a PostgreSQL deadlock, answered 500).
+    /// And under READ COMMITTED the statements after it see whatever the transaction it waited
+    /// for committed: a conditional UPDATE that waited on the row itself re-checks only that
+    /// row, and its subqueries still read the snapshot from before the wait.
+    public func lock(_ db: any SQLDatabase, id: String) async throws {
+        try await db.raw("UPDATE jobs SET version = version WHERE id = \(bind: id)").run()
+    }
+
     /// Locks an arrived job of this driver for an adjustment (a concurrent status step waits
     /// for this transaction); with `price`, also stores the new price and volume.
     public func touchArrived(
