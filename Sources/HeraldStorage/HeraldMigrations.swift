@@ -550,5 +550,13 @@ public enum HeraldMigrations {
                 "ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0",
             ]
         ),
+        Migration(
+            version: 10, name: "driver location sessions",
+            statements: [
+                // The app session a driver's location sequence counts in: a restarted app counts
+                // from 1 again under a new session id.
+                "ALTER TABLE drivers ADD COLUMN location_session TEXT"
+            ]
+        ),
     ]
 }

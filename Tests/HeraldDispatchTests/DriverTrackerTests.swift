@@ -29,6 +29,29 @@ import Testing
         #expect(tracker.apply("nobody", LocationUpdate(point: sf), receivedAt: 1_000) == .unknownDriver)
     }
 
+    /// Seed 002 issue: a driver's app that restarts counts from 1 again; in a new session its
+    /// samples are new (the rider's map would freeze otherwise), within one session older ones
+    /// are still dropped, and the session travels with the write so other nodes agree.
+    @Test func aRestartedAppsNewSessionCountsAgain() {
+        let tracker = DriverTracker()
+        tracker.load(record("a"))
+        let north = GeoPoint(latitude: 37.8, longitude: -122.4194)
+        #expect(tracker.apply("a", LocationUpdate(point: sf, sequence: 500, session: "launch-1"), receivedAt: 1_000) == .accepted)
+        #expect(tracker.apply("a", LocationUpdate(point: north, sequence: 1, session: "launch-1"), receivedAt: 1_100) == .stale(lastSequence: 500))
+        #expect(tracker.apply("a", LocationUpdate(point: north, sequence: 1, session: "launch-2"), receivedAt: 1_200) == .accepted)
+        #expect(tracker.apply("a", LocationUpdate(point: north, sequence: 2, session: "launch-2"), receivedAt: 1_300) == .accepted)
+        #expect(tracker.apply("a", LocationUpdate(point: sf, sequence: 2, session: "launch-2"), receivedAt: 1_400) == .stale(lastSequence: 2))
+        #expect(tracker.index.position(of: "a")?.point.latitude == north.latitude)
+        #expect(tracker.takeDirty().map { [$0.session, $0.sequence.map(String.init)] } == [["launch-2", "2"]])
+        // Another node's stored session and sequence are taken in.
+        let other = DriverTracker()
+        var stored = record("b", lat: 37.7, lng: -122.4, at: 900, seq: 40)
+        stored.locationSession = "s-9"
+        other.load(stored)
+        #expect(other.apply("b", LocationUpdate(point: sf, sequence: 3, session: "s-9"), receivedAt: 1_000) == .stale(lastSequence: 40))
+        #expect(other.apply("b", LocationUpdate(point: sf, sequence: 3, session: "s-10"), receivedAt: 1_000) == .accepted)
+    }
+
     @Test func olderSequencesAreDroppedAndOnlyTheNewestIsWritten() {
         let tracker = DriverTracker()
         tracker.load(record("a"))

@@ -287,6 +287,38 @@ import Testing
         }
     }
 
+    /// A restarted driver app counts its sequence from 1 again under a new `session_id`: the
+    /// sample is accepted and written over the old session's higher sequence; within a session
+    /// an older one is answered as refused.
+    @Test(arguments: TestEngine.allCases)
+    func aRestartedAppsSamplesAreAcceptedInItsNewSession(engine: TestEngine) async throws {
+        try await TestServer.run(engine) { s in
+            let token = try await Self.driver(s, "restart", kilometersNorth: nil)
+            func report(_ sequence: Int, _ session: String) async throws -> TestReply {
+                try await s.request(.post, "/api/v1/drivers/location", token: token,
+                    json: ["lat": 37.78, "lng": -122.41, "sequence": .number(Double(sequence)), "session_id": .string(session)])
+            }
+            #expect(try await report(900, "launch-1").data?["accepted"] == true)
+            await s.runtime.dispatch.indexSync.flush()
+            let stale = try await report(1, "launch-1")
+            #expect(stale.status == 200 && stale.data?["accepted"] == false && stale.data?["reason"] == "stale_sequence" && stale.data?["last_sequence"] == 900)
+            #expect(try await report(1, "launch-2").data?["accepted"] == true)
+            // Written by this flush or by the sync service's own, whichever took it first.
+            await s.runtime.dispatch.indexSync.flush()
+            var stored: (Int64?, String?) = (nil, nil)
+            for _ in 0..<100 {
+                let row = try await s.runtime.database.withConnection { db in
+                    try await db.raw("SELECT location_seq, location_session FROM drivers WHERE user_id = 'restart'").first()
+                }
+                stored = (try row?.decode(column: "location_seq", as: Int64?.self), try row?.decode(column: "location_session", as: String?.self))
+                if stored.1 == "launch-2" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(stored.0 == 1 && stored.1 == "launch-2")
+            #expect(try await report(1, "has space").status == 422)
+        }
+    }
+
     /// The `job:status` events stored for a room (every published dispatch event is kept for replay).
     static func statusEvents(_ s: TestSession, room: String, jobID: String) async throws -> [JSONValue] {
         let stored = try await s.runtime.database.withConnection { db in

@@ -13,6 +13,8 @@ public final class DriverTracker: Sendable {
         var approved: Bool
         var online: Bool
         var sequence: Int64?
+        /// The app session `sequence` counts in.
+        var session: String?
         var receivedAt: Int64?
         var point: GeoPoint?
     }
@@ -43,15 +45,19 @@ public final class DriverTracker: Sendable {
     public func apply(_ driverID: String, _ update: LocationUpdate, receivedAt: Int64) -> LocationOutcome {
         let outcome: (LocationOutcome, Bool) = state.withLock { state in
             guard var driver = state.drivers[driverID] else { return (.unknownDriver, false) }
-            if let sequence = update.sequence, let last = driver.sequence, sequence <= last { return (.stale(lastSequence: last), false) }
+            // A restarted app counts from 1 again in a new session: its first sample is new.
+            let newSession = update.session != nil && update.session != driver.session
+            if !newSession, let sequence = update.sequence, let last = driver.sequence, sequence <= last { return (.stale(lastSequence: last), false) }
             if let last = driver.receivedAt, receivedAt < last, update.sequence == nil { return (.stale(lastSequence: driver.sequence ?? 0), false) }
-            driver.sequence = update.sequence ?? driver.sequence
+            driver.sequence = newSession ? update.sequence : update.sequence ?? driver.sequence
+            if newSession { driver.session = update.session }
             driver.receivedAt = receivedAt
             driver.point = update.point
             state.drivers[driverID] = driver
             state.dirty[driverID] = LocationWrite(
                 driverID: driverID, latitude: update.point.latitude, longitude: update.point.longitude, accuracyM: update.accuracyMeters,
-                heading: update.heading, speedMps: update.speedMps, sequence: update.sequence, receivedAt: receivedAt, clientAt: update.clientTime)
+                heading: update.heading, speedMps: update.speedMps, sequence: update.sequence, receivedAt: receivedAt, clientAt: update.clientTime,
+                session: update.session)
             // Inside the lock, so a concurrent `load` (went offline) cannot be undone by this upsert.
             if driver.approved && driver.online { index.upsert(driverID, at: update.point, time: receivedAt) }
             return (.accepted, true)
@@ -72,6 +78,7 @@ public final class DriverTracker: Sendable {
             {
                 driver.receivedAt = at
                 driver.sequence = record.locationSeq ?? driver.sequence
+                driver.session = record.locationSession ?? driver.session
                 driver.point = point
             }
             state.drivers[record.userID] = driver

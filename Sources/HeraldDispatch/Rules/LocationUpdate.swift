@@ -7,6 +7,8 @@ import HeraldGeo
 /// Why the sequence and not the timestamp orders updates: phone clocks drift and jump, so
 /// `timestamp` is kept for display only; a `sequence` not above the last one is a duplicate
 /// or a late delivery and is dropped. Without a sequence, server receipt order decides.
+/// A sequence counts within an app session (`session_id`, e.g. a UUID the app makes at
+/// launch): a restarted app counts from 1 again in a new session, and its samples are new.
 public struct LocationUpdate: Sendable, Equatable {
     public var point: GeoPoint
     public var accuracyMeters: Double?
@@ -24,6 +26,8 @@ public struct LocationUpdate: Sendable, Equatable {
     public var isMockLocation: Bool?
     /// The app's device-integrity verdict (Play Integrity, App Attest, a jailbreak check).
     public var deviceIntegrity: DeviceIntegrity?
+    /// The app session the sequence counts in (nil: one session for ever).
+    public var session: String?
 
     /// What the app's integrity check concluded; only `failed` is acted on.
     public enum DeviceIntegrity: String, Sendable, Equatable, CaseIterable {
@@ -33,8 +37,9 @@ public struct LocationUpdate: Sendable, Equatable {
     public init(
         point: GeoPoint, accuracyMeters: Double? = nil, heading: Double? = nil, speedMps: Double? = nil, sequence: Int64? = nil, clientTime: Int64? = nil,
         altitudeMeters: Double? = nil, batteryPercent: Double? = nil, isCharging: Bool? = nil, isMockLocation: Bool? = nil,
-        deviceIntegrity: DeviceIntegrity? = nil
+        deviceIntegrity: DeviceIntegrity? = nil, session: String? = nil
     ) {
+        self.session = session
         self.isMockLocation = isMockLocation
         self.deviceIntegrity = deviceIntegrity
         self.altitudeMeters = altitudeMeters
@@ -107,6 +112,13 @@ public struct LocationUpdate: Sendable, Equatable {
         }
         let charging = flag(["is_charging"])
         let mock = flag(["is_mock_location", "is_from_mock_provider"])
+        var session: String?
+        switch object["session_id"] {
+        case nil, .null?: break
+        case .string(let text)? where (1...64).contains(text.utf8.count) && text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }):
+            session = text
+        default: v.fail("session_id", "must be 1 to 64 printable ASCII characters")
+        }
         var integrity: DeviceIntegrity?
         switch object["device_integrity"] {
         case nil, .null?: break
@@ -134,6 +146,6 @@ public struct LocationUpdate: Sendable, Equatable {
         guard let point else { throw APIError.validation(field: "lat", "is required") }
         return LocationUpdate(
             point: point, accuracyMeters: accuracy, heading: heading, speedMps: speed, sequence: sequence, clientTime: clientTime,
-            altitudeMeters: altitude, batteryPercent: battery, isCharging: charging, isMockLocation: mock, deviceIntegrity: integrity)
+            altitudeMeters: altitude, batteryPercent: battery, isCharging: charging, isMockLocation: mock, deviceIntegrity: integrity, session: session)
     }
 }

@@ -24,6 +24,7 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public var locationSeq: Int64?
     public var locationAt: Int64?
     public var locationClientAt: Int64?
+    public var locationSession: String?
     public var createdAt: Int64
     public var updatedAt: Int64
 
@@ -53,6 +54,7 @@ public struct DriverRecord: Sendable, Equatable, Codable {
         case locationSeq = "location_seq"
         case locationAt = "location_at"
         case locationClientAt = "location_client_at"
+        case locationSession = "location_session"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }

@@ -29,11 +29,14 @@ public struct LocationWrite: Sendable, Equatable {
     public var sequence: Int64?
     public var receivedAt: Int64
     public var clientAt: Int64?
+    /// The app session the sequence counts in (`LocationUpdate.session`).
+    public var session: String?
 
     public init(
         driverID: String, latitude: Double, longitude: Double, accuracyM: Double?, heading: Double?, speedMps: Double?, sequence: Int64?,
-        receivedAt: Int64, clientAt: Int64?
+        receivedAt: Int64, clientAt: Int64?, session: String? = nil
     ) {
+        self.session = session
         self.driverID = driverID
         self.latitude = latitude
         self.longitude = longitude
@@ -90,17 +93,20 @@ public struct DriverStore: Sendable {
         ).first(decoding: DriverRecord.self)
     }
 
-    /// Writes the newest position of each driver; an older sequence than the stored one is skipped.
+    /// Writes the newest position of each driver; an older sequence than the stored one of the
+    /// same app session is skipped (a new session starts its count again).
     public func writeLocations(_ db: any SQLDatabase, _ writes: [LocationWrite]) async throws {
         for write in writes {
             try await db.raw(
                 """
                 UPDATE drivers SET latitude = \(bind: write.latitude), longitude = \(bind: write.longitude), accuracy_m = \(bind: write.accuracyM),
                     heading = \(bind: write.heading), speed_mps = \(bind: write.speedMps), location_seq = \(bind: write.sequence),
-                    location_at = \(bind: write.receivedAt), location_client_at = \(bind: write.clientAt), updated_at = \(bind: write.receivedAt)
+                    location_at = \(bind: write.receivedAt), location_client_at = \(bind: write.clientAt), updated_at = \(bind: write.receivedAt),
+                    location_session = COALESCE(\(bind: write.session), location_session)
                 WHERE user_id = \(bind: write.driverID)
                     AND (location_at IS NULL OR location_at <= \(bind: write.receivedAt))
-                    AND (\(bind: write.sequence) IS NULL OR location_seq IS NULL OR location_seq < \(bind: write.sequence))
+                    AND (\(bind: write.sequence) IS NULL OR location_seq IS NULL OR location_seq < \(bind: write.sequence)
+                        OR (\(bind: write.session) IS NOT NULL AND COALESCE(location_session, '') <> \(bind: write.session)))
                 """
             ).run()
         }

@@ -138,6 +138,7 @@ extension DispatchRoutes {
                 "altitude_meters": ["type": "number", "minimum": -1_000, "maximum": 20_000],
                 "battery_percent": ["type": "number", "minimum": 0, "maximum": 100], "is_charging": flag,
                 "is_mock_location": flag, "is_from_mock_provider": flag,
+                "session_id": Schema.string("The app session the sequence counts in (a new one at each launch)", minLength: 1, maxLength: 64, pattern: "^[!-~]+$"),
                 "device_integrity": Schema.enumeration(LocationUpdate.DeviceIntegrity.allCases.map(\.rawValue)),
             ], required: ["lat", "lng"])
         else { return [:] }
