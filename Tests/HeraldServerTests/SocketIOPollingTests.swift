@@ -92,6 +92,31 @@ final class PollingClient: Sendable {
         }
     }
 
+    /// A token is checked at connect, and a socket may live for days: once it expires the
+    /// socket is told `TOKEN_EXPIRED` and disconnected by the server (the native protocol does
+    /// the same), and stops receiving the user's events.
+    @Test func aSocketWhoseTokenExpiresIsToldAndDisconnected() async throws {
+        let clock = ManualClock()
+        // Heartbeats far apart: moving the clock past the token's life must not end the
+        // Engine.IO session first.
+        try await TestServer.run(.sqlite, clock: clock, configure: { $0.realtime.pingIntervalMs = 600_000 }) { session in
+            let client = try await PollingClient.open(session)
+            _ = try #require(try await client.connect(token: try await session.token("ann", ttl: 60)))
+            let expiry = session.runtime.realtime.socketIO.tokenExpiry
+            #expect(expiry.tracked == 1 && session.runtime.realtime.hub.memberCount("user:ann") == 1)
+            clock.advance(by: 30)
+            #expect(expiry.sweep(now: clock.now().timeIntervalSince1970) == 0)
+            clock.advance(by: 31)
+            // The service sweeps every second; a long-poll waits for what it sends.
+            let told = try #require(try await client.poll(until: "42[\"error\""))
+            #expect(told == #"42["error",{"code":"TOKEN_EXPIRED","message":"Your token expired; reconnect with a fresh one."}]"#)
+            #expect(try await client.poll(until: "41") == "41")
+            #expect(expiry.tracked == 0)
+            // Out of the user's room: no more of ann's events reach it.
+            #expect(session.runtime.realtime.hub.memberCount("user:ann") == 0)
+        }
+    }
+
     @Test func refusesABadTokenWithConnectError() async throws {
         try await TestServer.run(.sqlite) { session in
             let client = try await PollingClient.open(session)

@@ -58,6 +58,7 @@ final class SocketIOClient: EngineSessionDelegate {
         }
         let now = server.hub.clock.now().epochMilliseconds
         for socket in sockets {
+            server.tokenExpiry.forget(socket)
             let rooms = socket.closed()
             // A transport loss may be followed by a recovery; save what it needs.
             guard server.configuration.recoveryEnabled, reason != .clientClose else { continue }
@@ -89,6 +90,7 @@ final class SocketIOClient: EngineSessionDelegate {
                 await close()
                 return
             }
+            server.tokenExpiry.forget(socket)
             socket.closed()
         case .event, .binaryEvent:
             // Events for a namespace the client has not joined break the protocol.
@@ -185,6 +187,7 @@ final class SocketIOClient: EngineSessionDelegate {
         }
 
         state.withLock { $0.sockets[namespace] = socket }
+        server.tokenExpiry.track(socket)
         session.setDeadline(nil)
         var reply: [String: SocketValue] = ["sid": .string(socket.id)]
         if server.configuration.recoveryEnabled { reply["pid"] = .string(socket.pid) }

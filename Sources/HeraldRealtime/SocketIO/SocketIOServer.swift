@@ -19,6 +19,8 @@ public final class SocketIOServer: Sendable {
     let verifier: TokenVerifier?
     let logger: Logger
     let sessions: RecoverableSessionStore
+    /// Disconnects sockets whose token expired; run it as a service.
+    public let tokenExpiry: SocketIOTokenExpiry
     private let handlers = Mutex<(connect: [String: [ConnectHandler]], events: [String: [String: EventHandler]])>(([:], [:]))
     private let connectionCounter = Atomic<UInt64>(0)
 
@@ -28,6 +30,7 @@ public final class SocketIOServer: Sendable {
         self.verifier = verifier
         self.logger = logger
         sessions = RecoverableSessionStore(database: hub.database)
+        tokenExpiry = SocketIOTokenExpiry(clock: hub.clock)
     }
 
     /// Runs when a socket connects to `namespace` (also after a recovery, with `recovered` set).

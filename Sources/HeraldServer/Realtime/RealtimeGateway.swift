@@ -76,6 +76,7 @@ public final class RealtimeGateway: Sendable {
         Self.addChannelEvents(to: socketIO, policy: channels, logger: logger)
         let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
         services.append(native)
+        services.append(socketIO.tokenExpiry)
         services.append(
             RealtimeJanitor(
                 hub: hub, retention: .seconds(config.historyRetentionSeconds), maxPerRoom: config.historyMaxPerRoom,
