@@ -376,7 +376,12 @@ public final class NotificationService: Sendable {
             var result: [String: UserNotificationSettings] = [:]
             for user in userIDs {
                 var settings = Self.settings(timeZone: zones[user], stored: stored[user])
-                if let choice = choices[user] { settings.types[type] = (inApp: choice.inAppEnabled, push: choice.pushEnabled) }
+                if let choice = choices[user] {
+                    settings.types[type] = (inApp: choice.inAppEnabled, push: choice.pushEnabled)
+                    if let start = choice.quietStart.flatMap(LocalTime.init(parsing:)), let end = choice.quietEnd.flatMap(LocalTime.init(parsing:)) {
+                        settings.typeQuietHours[type] = QuietHours(start: start, end: end)
+                    }
+                }
                 result[user] = settings
             }
             return result

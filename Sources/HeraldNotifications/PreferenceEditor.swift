@@ -34,6 +34,9 @@ public struct PreferenceEditor: Sendable {
                 "default_enabled": .bool(type.defaultEnabled),
                 "severity": .string(type.severity.rawValue),
                 "delivery": .string(type.delivery.rawValue),
+                "quiet_hours": choice.flatMap { c in
+                    c.quietStart.flatMap { start in c.quietEnd.map { end in ["start": .string(start), "end": .string(end)] } }
+                } ?? .null,
             ])
         }
         return .object([
@@ -51,22 +54,38 @@ public struct PreferenceEditor: Sendable {
 
     public func update(userID: String, role: String, body: [String: JSONValue]) async throws -> JSONValue {
         var r = FieldReader(body)
-        r.refuseUnknown(["type", "in_app_enabled", "push_enabled", "quiet_hours", "severity_floor", "time_sensitive_allowed", "time_zone", "types"])
-        var typeChanges: [(name: String, field: String, inApp: Bool?, push: Bool?)] = []
+        r.refuseUnknown([
+            "type", "in_app_enabled", "push_enabled", "quiet_hours_start", "quiet_hours_end", "quiet_hours", "severity_floor",
+            "time_sensitive_allowed", "time_zone", "types",
+        ])
+        var typeChanges: [TypeChange] = []
         if let single = r.string("type", maxLength: 64) {
-            typeChanges.append((single, "type", r.bool("in_app_enabled"), r.bool("push_enabled")))
-        } else if body["in_app_enabled"] != nil || body["push_enabled"] != nil {
-            r.fail("type", "is required with in_app_enabled / push_enabled")
+            let quiet = Self.typeQuietHours(start: body["quiet_hours_start"], end: body["quiet_hours_end"], field: "quiet_hours_start", &r)
+            typeChanges.append(TypeChange(name: single, field: "type", inApp: r.bool("in_app_enabled"), push: r.bool("push_enabled"), quiet: quiet))
+        } else if body["in_app_enabled"] != nil || body["push_enabled"] != nil || body["quiet_hours_start"] != nil || body["quiet_hours_end"] != nil {
+            r.fail("type", "is required with in_app_enabled / push_enabled / quiet_hours_start / quiet_hours_end")
         }
         if let types = r.object("types") {
             for name in types.keys.sorted() {
                 guard case .object(let entry)? = types[name] else {
-                    r.fail("types.\(name)", "must be an object {in_app_enabled, push_enabled}")
+                    r.fail("types.\(name)", "must be an object {in_app_enabled, push_enabled, quiet_hours}")
                     continue
                 }
+                let prefix = "types.\(name)."
                 var e = FieldReader(entry)
-                e.refuseUnknown(["in_app_enabled", "push_enabled"], prefix: "types.\(name).")
-                typeChanges.append((name, "types.\(name)", e.bool("in_app_enabled", prefix: "types.\(name)."), e.bool("push_enabled", prefix: "types.\(name).")))
+                e.refuseUnknown(["in_app_enabled", "push_enabled", "quiet_hours"], prefix: prefix)
+                var quiet: QuietChange?
+                switch entry["quiet_hours"] {
+                case nil: break
+                case .null?: quiet = .clear
+                case .object(let window)?:
+                    for key in window.keys.sorted() where key != "start" && key != "end" { e.fail("\(prefix)quiet_hours.\(key)", "is not a known field") }
+                    quiet = Self.typeQuietHours(start: window["start"] ?? .null, end: window["end"] ?? .null, field: "\(prefix)quiet_hours", &e)
+                default: e.fail("\(prefix)quiet_hours", "must be {start, end} (HH:MM) or null")
+                }
+                typeChanges.append(TypeChange(
+                    name: name, field: "types.\(name)", inApp: e.bool("in_app_enabled", prefix: prefix), push: e.bool("push_enabled", prefix: prefix),
+                    quiet: quiet))
                 r.merge(e)
             }
         }
@@ -139,7 +158,8 @@ public struct PreferenceEditor: Sendable {
                 let existing = current[change.name]
                 let record = TypePreferenceRecord(
                     type: change.name, inAppEnabled: change.inApp ?? existing?.inAppEnabled ?? type.defaultEnabled,
-                    pushEnabled: change.push ?? existing?.pushEnabled ?? type.defaultEnabled)
+                    pushEnabled: change.push ?? existing?.pushEnabled ?? type.defaultEnabled,
+                    quietStart: change.quiet.map(\.start) ?? existing?.quietStart, quietEnd: change.quiet.map(\.end) ?? existing?.quietEnd)
                 try await prefs.saveTypePreference(db, userID: userID, record, now: now)
             }
             if let timeZone {
@@ -149,4 +169,35 @@ public struct PreferenceEditor: Sendable {
         }
         return try await document(userID: userID)
     }
+
+    /// One type's requested changes (nil: left as it is).
+    struct TypeChange {
+        var name: String
+        var field: String
+        var inApp: Bool?
+        var push: Bool?
+        var quiet: QuietChange?
+    }
+
+    /// A type's quiet hours: set to a window, or cleared (the user's window applies again).
+    enum QuietChange {
+        case clear
+        case set(start: String, end: String)
+
+        var start: String? { if case .set(let start, _) = self { start } else { nil } }
+        var end: String? { if case .set(_, let end) = self { end } else { nil } }
+    }
+
+    /// A type's quiet-hours window: both ends as `HH:MM`, or both null to clear; nil when
+    /// neither was sent.
+    static func typeQuietHours(start: JSONValue?, end: JSONValue?, field: String, _ r: inout FieldReader) -> QuietChange? {
+        if start == nil && end == nil { return nil }
+        if (start ?? .null) == .null && (end ?? .null) == .null { return .clear }
+        guard case .string(let from)? = start, case .string(let to)? = end, LocalTime(parsing: from) != nil, LocalTime(parsing: to) != nil else {
+            r.fail(field, "needs both start and end as local times HH:MM (like 22:00), or both null to clear")
+            return nil
+        }
+        return .set(start: from, end: to)
+    }
+
 }

@@ -558,5 +558,14 @@ public enum HeraldMigrations {
                 "ALTER TABLE drivers ADD COLUMN location_session TEXT"
             ]
         ),
+        Migration(
+            version: 11, name: "quiet hours per notification type",
+            statements: [
+                // Seed 004's notification_preferences has quiet hours per type; they replace the
+                // user's own window for that type (both null: the user's window applies).
+                "ALTER TABLE notification_preferences ADD COLUMN quiet_start TEXT",
+                "ALTER TABLE notification_preferences ADD COLUMN quiet_end TEXT",
+            ]
+        ),
     ]
 }

@@ -69,6 +69,25 @@ import Testing
         }
     }
 
+    /// Seed 004 keeps quiet hours per type: a type's window replaces the user's for that type,
+    /// whether the user has one or not; other types keep the user's.
+    @Test func aTypesQuietHoursReplaceTheUsersForThatType() throws {
+        let evening = QuietHours(start: try #require(LocalTime(parsing: "18:00")), end: try #require(LocalTime(parsing: "20:00")))
+        var settings = UserNotificationSettings(timeZone: sydney, quietHours: quiet)
+        settings.typeQuietHours["trip_update"] = evening
+        let digest = NotificationType(name: "promo", severity: .warning, delivery: .push)
+        // 19:00 local (09:00Z): the type's evening window holds trip_update back; promo follows the user's 22–07.
+        #expect(DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).pushSuppressed == "quiet_hours")
+        #expect(DeliveryPolicy.decide(type: digest, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).push)
+        // 23:00 local (13:00Z): inside the user's window but not the type's: trip_update goes out.
+        #expect(DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T13:00:00Z")).push)
+        #expect(!DeliveryPolicy.decide(type: digest, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T13:00:00Z")).push)
+        // A user without a window of their own: the type's still applies.
+        var typeOnly = UserNotificationSettings(timeZone: sydney)
+        typeOnly.typeQuietHours["trip_update"] = evening
+        #expect(!DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: typeOnly, at: at("2026-07-15T09:00:00Z")).push)
+    }
+
     @Test func quietHoursOnTheDaylightSavingChangeDay() {
         let settings = UserNotificationSettings(timeZone: sydney, quietHours: quiet)
         // Sydney moves to AEDT (UTC+11) at 2026-10-03T16:00Z. 20:30Z is 07:30 local: quiet hours

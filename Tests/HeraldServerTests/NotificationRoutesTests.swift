@@ -93,6 +93,37 @@ import Testing
         }
     }
 
+    /// Seed 004's per-type quiet hours, set in its single-type form and in the document form,
+    /// shown back, applied to a real send in the user's zone, and cleared with null.
+    @Test(arguments: TestEngine.allCases)
+    func quietHoursPerTypeHoldBackThatTypesPushes(engine: TestEngine) async throws {
+        // 23:00 UTC on a Wednesday.
+        let clock = ManualClock(try #require(Timestamp.parse("2026-11-25T23:00:00Z")))
+        try await TestServer.run(engine, clock: clock) { s in
+            let ann = try await s.token("ann")
+            #expect(try await s.request(
+                .post, "/api/v1/push/register", token: ann, json: ["token": .string(Self.apnsToken), "provider": "apns", "platform": "ios"]).status == 201)
+            let single = try await s.request(
+                .put, "/api/v1/notifications/preferences", token: ann, json: ["type": "job_update", "quiet_hours_start": "22:00", "quiet_hours_end": "07:00"])
+            #expect(single.status == 200 && single.data?["types"]?["job_update"]?["quiet_hours"] == ["start": "22:00", "end": "07:00"], "\(single.text)")
+            #expect(single.data?["types"]?["job_update"]?["push_enabled"] == true && single.data?["quiet_hours"]?["enabled"] == false)
+            let held = try await send(s, to: "ann", title: "Job moved", extra: ["type": "job_update"])
+            #expect(held.data?["results"]?[0]?["push_deliveries"] == 0 && held.data?["results"]?[0]?["push_suppressed"] == "quiet_hours", "\(held.text)")
+            // Another type is not muted by job_update's window.
+            let other = try await send(s, to: "ann", title: "Trip update", extra: ["type": "trip_update"])
+            #expect(other.data?["results"]?[0]?["push_deliveries"] == 1, "\(other.text)")
+            // Cleared in the document form: job_update pushes again.
+            let cleared = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["types": ["job_update": ["quiet_hours": .null]]])
+            #expect(cleared.status == 200 && cleared.data?["types"]?["job_update"]?["quiet_hours"] == .null)
+            #expect(try await send(s, to: "ann", title: "Job moved again", extra: ["type": "job_update"]).data?["results"]?[0]?["push_deliveries"] == 1)
+            let half = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["type": "job_update", "quiet_hours_start": "22:00"])
+            #expect(half.status == 422)
+            let bad = try await s.request(
+                .put, "/api/v1/notifications/preferences", token: ann, json: ["types": ["job_update": ["quiet_hours": ["start": "25:00", "end": "07:00"]]]])
+            #expect(bad.status == 422)
+        }
+    }
+
     @Test func badNotificationsAreRefusedNamingEachField() async throws {
         try await TestServer.run(.sqlite) { s in
             let reply = try await s.request(

@@ -9,6 +9,9 @@ public struct UserNotificationSettings: Sendable, Equatable {
     public var timeSensitiveAllowed: Bool
     /// Per type: (in-app, push); a type missing here has its defaults.
     public var types: [String: (inApp: Bool, push: Bool)]
+    /// Quiet hours of a type, replacing `quietHours` for notifications of that type (seed 004
+    /// keeps them per type: a user may mute promotions at night but not trip updates).
+    public var typeQuietHours: [String: QuietHours] = [:]
 
     public init(
         timeZone: TimeZone, quietHours: QuietHours? = nil, severityFloor: Severity = .info, timeSensitiveAllowed: Bool = true,
@@ -25,6 +28,7 @@ public struct UserNotificationSettings: Sendable, Equatable {
         lhs.timeZone == rhs.timeZone && lhs.quietHours == rhs.quietHours && lhs.severityFloor == rhs.severityFloor
             && lhs.timeSensitiveAllowed == rhs.timeSensitiveAllowed
             && lhs.types.mapValues { [$0.inApp, $0.push] } == rhs.types.mapValues { [$0.inApp, $0.push] }
+            && lhs.typeQuietHours == rhs.typeQuietHours
     }
 }
 
@@ -66,7 +70,9 @@ public enum DeliveryPolicy {
             suppressed = "type_disabled"
         } else if !type.critical && severity < settings.severityFloor {
             suppressed = "severity_floor"
-        } else if !type.critical && severity != .alert, let quiet = settings.quietHours, quiet.contains(instant, timeZone: settings.timeZone) {
+        } else if !type.critical && severity != .alert, let quiet = settings.typeQuietHours[type.name] ?? settings.quietHours,
+            quiet.contains(instant, timeZone: settings.timeZone)
+        {
             suppressed = "quiet_hours"
         }
         var level = requested ?? type.interruptionLevel ?? (severity == .alert ? "time-sensitive" : "active")

@@ -26,6 +26,10 @@ extension NotificationRoutes {
             "type": "object",
             "additionalProperties": Schema.object([
                 "in_app_enabled": ["type": "boolean"], "push_enabled": ["type": "boolean"], "critical": ["type": "boolean"],
+                "quiet_hours": [
+                    "type": ["object", "null"], "description": "This type's own quiet hours (HH:MM local), replacing the user's; null: the user's apply",
+                    "properties": ["start": Schema.string(), "end": Schema.string()],
+                ],
             ]),
         ],
     ])
@@ -111,7 +115,7 @@ extension NotificationRoutes {
             access: .authenticated(roles: []), response: preferencesSchema),
         APIOperation(
             "PUT", "/api/v1/notifications/preferences", summary: "Change notification preferences",
-            description: "Any part of the GET document, or seed 004's {type, in_app_enabled, push_enabled}. Critical types cannot be turned off.",
+            description: "Any part of the GET document, or seed 004's {type, in_app_enabled, push_enabled, quiet_hours_start, quiet_hours_end}. A type's quiet hours replace the user's for that type (both ends, or both null to clear). Critical types cannot be turned off.",
             tag: "notifications", access: .authenticated(roles: []), requestBody: preferencesSchema, response: preferencesSchema),
     ] }
 }

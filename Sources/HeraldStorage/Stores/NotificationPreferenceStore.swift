@@ -32,9 +32,14 @@ public struct TypePreferenceRecord: Sendable, Equatable {
     public var type: String
     public var inAppEnabled: Bool
     public var pushEnabled: Bool
+    /// This type's own quiet hours (`HH:MM` local), replacing the user's window; nil: none.
+    public var quietStart: String?
+    public var quietEnd: String?
 
-    public init(type: String, inAppEnabled: Bool, pushEnabled: Bool) {
+    public init(type: String, inAppEnabled: Bool, pushEnabled: Bool, quietStart: String? = nil, quietEnd: String? = nil) {
         self.type = type
+        self.quietStart = quietStart
+        self.quietEnd = quietEnd
         self.inAppEnabled = inAppEnabled
         self.pushEnabled = pushEnabled
     }
@@ -101,9 +106,7 @@ public struct NotificationPreferenceStore: Sendable {
             var query = SQLQueryString("SELECT * FROM notification_preferences WHERE type = \(bind: type) AND user_id IN ")
             query.appendInList(Array(chunk))
             for row in try await db.raw(query).all() {
-                result[try row.decode(column: "user_id", as: String.self)] = TypePreferenceRecord(
-                    type: type, inAppEnabled: try row.decode(column: "in_app_enabled", as: Int.self) != 0,
-                    pushEnabled: try row.decode(column: "push_enabled", as: Int.self) != 0)
+                result[try row.decode(column: "user_id", as: String.self)] = try Self.typePreference(row, type: type)
             }
         }
         return result
@@ -113,20 +116,27 @@ public struct NotificationPreferenceStore: Sendable {
         var result: [String: TypePreferenceRecord] = [:]
         for row in try await db.raw("SELECT * FROM notification_preferences WHERE user_id = \(bind: userID)").all() {
             let type = try row.decode(column: "type", as: String.self)
-            result[type] = TypePreferenceRecord(
-                type: type, inAppEnabled: try row.decode(column: "in_app_enabled", as: Int.self) != 0,
-                pushEnabled: try row.decode(column: "push_enabled", as: Int.self) != 0)
+            result[type] = try Self.typePreference(row, type: type)
         }
         return result
+    }
+
+    static func typePreference(_ row: any SQLRow, type: String) throws -> TypePreferenceRecord {
+        TypePreferenceRecord(
+            type: type, inAppEnabled: try row.decode(column: "in_app_enabled", as: Int.self) != 0,
+            pushEnabled: try row.decode(column: "push_enabled", as: Int.self) != 0,
+            quietStart: try row.decode(column: "quiet_start", as: String?.self), quietEnd: try row.decode(column: "quiet_end", as: String?.self))
     }
 
     public func saveTypePreference(_ db: any SQLDatabase, userID: String, _ p: TypePreferenceRecord, now: Int64) async throws {
         try await db.raw(
             """
-            INSERT INTO notification_preferences (user_id, type, in_app_enabled, push_enabled, updated_at)
-            VALUES (\(bind: userID), \(bind: p.type), \(bind: p.inAppEnabled ? 1 : 0), \(bind: p.pushEnabled ? 1 : 0), \(bind: now))
+            INSERT INTO notification_preferences (user_id, type, in_app_enabled, push_enabled, quiet_start, quiet_end, updated_at)
+            VALUES (\(bind: userID), \(bind: p.type), \(bind: p.inAppEnabled ? 1 : 0), \(bind: p.pushEnabled ? 1 : 0),
+                \(bind: p.quietStart), \(bind: p.quietEnd), \(bind: now))
             ON CONFLICT (user_id, type) DO UPDATE SET in_app_enabled = excluded.in_app_enabled,
-                push_enabled = excluded.push_enabled, updated_at = excluded.updated_at
+                push_enabled = excluded.push_enabled, quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end,
+                updated_at = excluded.updated_at
             """
         ).run()
     }
