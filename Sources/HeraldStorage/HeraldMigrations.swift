@@ -567,5 +567,13 @@ public enum HeraldMigrations {
                 "ALTER TABLE notification_preferences ADD COLUMN quiet_end TEXT",
             ]
         ),
+        Migration(
+            version: 12, name: "user phone",
+            statements: [
+                // E.164; shown to the driver assigned to the user's active job (seed 001's "call
+                // the customer" when a price proposal goes unanswered).
+                "ALTER TABLE users ADD COLUMN phone TEXT"
+            ]
+        ),
     ]
 }

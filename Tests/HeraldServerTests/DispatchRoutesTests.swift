@@ -93,6 +93,15 @@ import Testing
             let told = try await s.request(.get, "/api/v1/notifications", token: cust)
             #expect(told.data?["notifications"]?[0]?["type"] == "driver_assigned")
             #expect(told.data?["notifications"]?[0]?["body"] == "Driver near has accepted your job.")
+            // Seed 001's "call the customer": the assigned driver sees the customer's phone while
+            // the job is active; nobody else does, and not after the end.
+            let phone = try await s.request(.put, "/api/v1/me", token: cust, json: ["phone": "+14155550123", "display_name": "Casey"])
+            #expect(phone.status == 200 && phone.data?["phone"] == "+14155550123")
+            #expect(try await s.request(.put, "/api/v1/me", token: cust, json: ["phone": "0415 555 012"]).status == 422)
+            let driverView = try await s.request(.get, "/api/v1/jobs/\(id)", token: near)
+            #expect(driverView.data?["customer"] == ["id": "cust", "name": "Casey", "phone": "+14155550123"])
+            #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: cust).data?["customer"] == nil)
+            #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("ops", .operator)).data?["customer"] == nil)
             // Steps in order only, by the assigned driver only.
             let skip = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/status", token: near, json: ["status": "arrived"])
             #expect(skip.status == 409 && skip.errorCode == "INVALID_TRANSITION" && skip.json?["error"]?["details"]?["allowed_transitions"] == ["en_route"])
@@ -104,6 +113,7 @@ import Testing
             }
             let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: cust)
             #expect(job.data?["status"] == "completed" && job.data?["completed_at"]?.stringValue != nil)
+            #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: near).data?["customer"] == nil)
             #expect(try await s.request(.get, "/api/v1/drivers/me", token: near).data?["total_jobs"] == 1)
             #expect(try await s.request(.get, "/api/v1/notifications", token: cust).data?["total"] == 5)
             // Strangers cannot read it; the customer's list has it.

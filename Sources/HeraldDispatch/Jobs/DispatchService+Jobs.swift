@@ -68,6 +68,19 @@ extension DispatchService {
         return (job, driver)
     }
 
+    /// The customer's name and phone for the driver assigned to the job while it is active
+    /// (seed 001: an unanswered price proposal leaves the driver the option to call); nil for
+    /// anyone else and once the job is over, so a driver keeps no customer's number.
+    public func customerContact(_ job: JobRecord, for identity: Identity) async throws -> JSONValue? {
+        let active: Set<JobStatus> = [.accepted, .enRoute, .arrived, .started]
+        guard identity.role == .driver, job.driverID == identity.userID, active.contains(job.jobStatus) else { return nil }
+        let user = try await database.withConnection { db in try await UserStore().find(db, id: job.customerID) }
+        return [
+            "id": .string(job.customerID), "name": user?.displayName.map(JSONValue.string) ?? .null,
+            "phone": user?.phone.map(JSONValue.string) ?? .null,
+        ]
+    }
+
     public func listJobs(for identity: Identity, status: JobStatus?, offset: Int, limit: Int) async throws -> (jobs: [JobRecord], total: Int) {
         let owner: JobStore.Owner =
             switch identity.role {

@@ -121,6 +121,7 @@ struct DispatchRoutes {
             if identity.role != .driver {
                 object["payment"] = hold.map(DispatchJSON.payment) ?? .null
             }
+            if let contact = try await dispatch.customerContact(job, for: identity) { object["customer"] = contact }
             return try respond(.object(object), context)
         }
         api.post("/jobs/{id}/cancel") { request, context in

@@ -17,11 +17,12 @@ struct MeRoutes {
         let displayName: String?
         let locale: String?
         let timeZone: String
+        let phone: String?
         let createdAt: String
         let updatedAt: String
 
         enum CodingKeys: String, CodingKey {
-            case id, role, locale
+            case id, role, locale, phone
             case displayName = "display_name"
             case timeZone = "time_zone"
             case createdAt = "created_at"
@@ -34,6 +35,7 @@ struct MeRoutes {
             displayName = record.displayName
             locale = record.locale
             timeZone = record.timeZone
+            phone = record.phone
             createdAt = Timestamp.string(epochMilliseconds: record.createdAt)
             updatedAt = Timestamp.string(epochMilliseconds: record.updatedAt)
         }
@@ -60,7 +62,7 @@ struct MeRoutes {
         }
     }
 
-    static let editableFields: Set<String> = ["display_name", "locale", "time_zone"]
+    static let editableFields: Set<String> = ["display_name", "locale", "time_zone", "phone"]
 
     /// Validates a `PUT /me` body: absent fields stay, `null` clears display name and locale,
     /// unknown fields are refused so a typo (`timezone`) is not silently ignored.
@@ -68,7 +70,7 @@ struct MeRoutes {
         var validator = FieldValidator()
         var changes = UserChanges()
         for key in body.keys.sorted() where !editableFields.contains(key) {
-            validator.fail(key, "is not a field of the user; editable fields are display_name, locale, time_zone")
+            validator.fail(key, "is not a field of the user; editable fields are display_name, locale, time_zone, phone")
         }
         if let value = body["display_name"] {
             switch value {
@@ -103,8 +105,24 @@ struct MeRoutes {
                 validator.fail("time_zone", "must be a string, got \(value.typeName)")
             }
         }
+        if let value = body["phone"] {
+            switch value {
+            case .null: changes.phone = .some(nil)
+            case .string(let phone):
+                validator.check(isPhone(phone), "phone", "must be an E.164 number such as +14155550123")
+                changes.phone = .some(phone)
+            default: validator.fail("phone", "must be a string or null, got \(value.typeName)")
+            }
+        }
         try validator.validate()
         return changes
+    }
+
+    /// E.164: `+`, a country code that does not start with 0, at most 15 digits in all.
+    static func isPhone(_ text: String) -> Bool {
+        let digits = text.utf8.dropFirst()
+        return text.utf8.first == UInt8(ascii: "+") && (8...15).contains(digits.count) && digits.first != UInt8(ascii: "0")
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `en`, `en-AU`, `zh-Hant-TW`, `es-419`: a 2–3 letter language, then subtags of 2–8
@@ -126,6 +144,7 @@ struct MeRoutes {
             "display_name": Schema.string(nullable: true, maxLength: 100),
             "locale": Schema.string("BCP 47 tag", nullable: true),
             "time_zone": Schema.string("IANA time zone"),
+            "phone": Schema.string("E.164; shown only to the driver of the user's active job", nullable: true),
             "created_at": Schema.string(format: "date-time"),
             "updated_at": Schema.string(format: "date-time"),
         ], required: ["id", "role", "time_zone", "created_at", "updated_at"])
@@ -135,13 +154,14 @@ struct MeRoutes {
             "GET", "/api/v1/me", summary: "The caller's user record", tag: "users",
             access: .authenticated(roles: []), response: meSchema),
         APIOperation(
-            "PUT", "/api/v1/me", summary: "Change display name, locale or time zone",
-            description: "Absent fields are left unchanged; null clears display_name or locale.",
+            "PUT", "/api/v1/me", summary: "Change display name, locale, time zone or phone",
+            description: "Absent fields are left unchanged; null clears display_name, locale or phone.",
             tag: "users", access: .authenticated(roles: []),
             requestBody: Schema.object([
                 "display_name": Schema.string(nullable: true, maxLength: 100),
                 "locale": Schema.string("BCP 47 tag", nullable: true),
                 "time_zone": Schema.string("IANA time zone"),
+                "phone": Schema.string("E.164 (null clears); shown only to the driver of the user's active job", nullable: true, pattern: "^\\+[1-9][0-9]{7,14}$"),
             ]),
             response: meSchema),
     ]

@@ -10,10 +10,15 @@ public struct UserRecord: Sendable, Equatable, Codable {
     public var displayName: String?
     public var locale: String?
     public var timeZone: String
+    /// E.164 (`+14155550123`), only shown to the driver of the user's active job.
+    public var phone: String?
     public var createdAt: Int64
     public var updatedAt: Int64
 
-    public init(id: String, role: String, displayName: String?, locale: String?, timeZone: String, createdAt: Int64, updatedAt: Int64) {
+    public init(
+        id: String, role: String, displayName: String?, locale: String?, timeZone: String, phone: String? = nil, createdAt: Int64, updatedAt: Int64
+    ) {
+        self.phone = phone
         self.id = id
         self.role = role
         self.displayName = displayName
@@ -24,7 +29,7 @@ public struct UserRecord: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, role, locale
+        case id, role, locale, phone
         case displayName = "display_name"
         case timeZone = "time_zone"
         case createdAt = "created_at"
@@ -37,8 +42,10 @@ public struct UserChanges: Sendable, Equatable {
     public var displayName: String??
     public var locale: String??
     public var timeZone: String?
+    public var phone: String??
 
-    public init(displayName: String?? = nil, locale: String?? = nil, timeZone: String? = nil) {
+    public init(displayName: String?? = nil, locale: String?? = nil, timeZone: String? = nil, phone: String?? = nil) {
+        self.phone = phone
         self.displayName = displayName
         self.locale = locale
         self.timeZone = timeZone
@@ -86,6 +93,7 @@ public struct UserStore: Sendable {
         if let displayName = changes.displayName { query.appendInterpolation(raw: ", display_name = "); query.appendInterpolation(bind: displayName) }
         if let locale = changes.locale { query.appendInterpolation(raw: ", locale = "); query.appendInterpolation(bind: locale) }
         if let timeZone = changes.timeZone { query.appendInterpolation(raw: ", time_zone = "); query.appendInterpolation(bind: timeZone) }
+        if let phone = changes.phone { query.appendInterpolation(raw: ", phone = "); query.appendInterpolation(bind: phone) }
         query.appendInterpolation(raw: " WHERE id = ")
         query.appendInterpolation(bind: id)
         query.appendInterpolation(raw: " RETURNING *")
