@@ -150,7 +150,16 @@ extension TripService {
         var offered = request
         offered.offerRound = round
         offered.searchRadiusM = Int64(radius)
-        await publish(batch: matches.map { ("ride:new", TripJSON.offer(offered, distanceMeters: $0.distanceMeters), Self.driverRoom($0.driverID)) })
+        var events = matches.map { ("ride:new", TripJSON.offer(offered, distanceMeters: $0.distanceMeters), Self.driverRoom($0.driverID)) }
+        if round > 1 {
+            // The rider's app animates the widening search (seed 002's search_radius_meters).
+            let widened: JSONValue = [
+                "request_id": .string(request.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"],
+                "search_radius_meters": .number(radius.rounded()), "offer_round": .number(Double(round)),
+            ]
+            events.append(("ride_request_updated", widened, Self.userRoom(request.riderID)))
+        }
+        await publish(batch: events)
         await deliver(written)
         logger.info("ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }

@@ -274,17 +274,27 @@ import Testing
     func anUnmatchedRequestExpiresAndADriverCancelSearchesAgain(engine: TestEngine) async throws {
         try await Self.run(engine) { s in
             let lonely = try #require(try await Self.book(s, "lonely").data?["request_id"]?.stringValue)
-            Self.advance(s, 301)
+            // Half-way the search widens to the second radius, and the rider is told (the app
+            // animates the search).
+            Self.advance(s, 151)
+            _ = try await s.runtime.trips.service.runDue()
+            var widened: JSONValue?
+            for _ in 0..<100 where widened == nil {
+                widened = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
+                if widened == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(widened?["state"] == "SEARCHING" && widened?["search_radius_meters"] == 5_000 && widened?["offer_round"] == 2, "\(String(describing: widened))")
+            Self.advance(s, 150)
             _ = try await s.runtime.trips.service.runDue()
             let expired = try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("lonely"))
             #expect(expired.data?["state"] == "EXPIRED")
             // The scheduler may have expired it first; its event follows its commit.
             var told: JSONValue?
             for _ in 0..<100 where told == nil {
-                told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
+                told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" && $0.payload["state"] == "EXPIRED" }?.payload
                 if told == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
-            #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE")
+            #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE", "\(String(describing: told))")
             let cancel = try await s.request(.post, "/api/v1/ride-requests/\(lonely)/cancel", token: try await s.token("lonely"))
             #expect(cancel.status == 409 && cancel.errorCode == "DRIVER_UNAVAILABLE")
             #expect(try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("other")).status == 404)
