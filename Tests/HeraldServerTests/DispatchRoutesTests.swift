@@ -200,6 +200,9 @@ import Testing
             #expect(Set(try await Self.offers(s, id).values.compactMap { $0["outcome"]?.stringValue }) == ["expired"])
             let told = try await s.request(.get, "/api/v1/notifications", token: try await s.token("cust"))
             #expect(told.data?["notifications"]?[0]?["title"] == "No driver available")
+            // Feeds and the job's room hear that it expired.
+            #expect(try await Self.statusEvents(s, room: "driver:a", jobID: id).last?["status"] == "expired")
+            #expect(try await Self.statusEvents(s, room: "job:\(id)", jobID: id).last?["status"] == "expired")
             let late = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: try await s.token("a", .driver))
             #expect(late.status == 409 && late.errorCode == "JOB_NOT_AVAILABLE")
         }

@@ -36,6 +36,12 @@ import Testing
         return Arrived(id: id, driver: driverToken, customer: try await s.token(customer))
     }
 
+    /// The named events stored for a room, oldest first (every dispatch event is kept for replay).
+    static func events(_ s: TestSession, _ room: String, _ name: String) async throws -> [JSONValue] {
+        try await s.runtime.database.withConnection { db in try await RealtimeEventStore().events(db, room: room, after: 0, limit: 1000) }
+            .filter { $0.event == name }.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8)) }
+    }
+
     /// The user's notifications (newest first; with the manual clock many share a time, so
     /// tests look for the one they expect rather than at the first).
     static func notifications(_ s: TestSession, _ token: String) async throws -> [JSONValue] {
@@ -164,11 +170,14 @@ import Testing
             _ = try await s.runtime.dispatch.service.expireDueProposals()
             let told = try await Self.notifications(s, job.driver)
             #expect(told.contains { $0["title"] == "No answer from the customer" })
+            let expired = try await Self.events(s, "driver:d1", "volume:expired")
+            #expect(expired.count == 1 && expired.first?["job_id"]?.stringValue == job.id)
             let view = try await s.request(.get, "/api/v1/jobs/\(job.id)", token: job.customer)
             #expect(view.data?["adjustment"]?["expired"] == true && view.data?["adjustment"]?["status"] == "pending")
             // Told once.
             _ = try await s.runtime.dispatch.service.expireDueProposals()
             #expect(try await Self.notifications(s, job.driver).count == told.count)
+            #expect(try await Self.events(s, "driver:d1", "volume:expired").count == 1)
             // Two extensions, each five more minutes and a reminder to the customer; then no more.
             for round in 1...2 {
                 let extended = try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/volume/extend", token: job.driver)
@@ -176,6 +185,10 @@ import Testing
                 #expect(extended.data?["adjustment"]?["expired"] == false)
                 let reminders = try await Self.notifications(s, job.customer).filter { $0["title"] == "Reminder: Price Adjustment Required" }
                 #expect(reminders.count == round)
+                // The driver hears of the extension; the customer gets the proposal again.
+                #expect(try await Self.events(s, "driver:d1", "volume:extended").count == round)
+                let proposed = try await Self.events(s, "user:cust", "volume:proposed")
+                #expect(proposed.count == round + 1 && proposed.last?["job_id"]?.stringValue == job.id)
                 clock.advance(by: 301)
                 _ = try await s.runtime.dispatch.service.expireDueProposals()
             }
@@ -186,6 +199,8 @@ import Testing
             #expect(ended.status == 200 && ended.data?["job"]?["status"] == "cancelled" && ended.data?["job"]?["cancelled_by"] == "driver")
             #expect(ended.data?["payment"]?["captured_minor"] == 5000)
             #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/cancel-with-trip-fee", token: job.driver).status == 200)
+            let status = try await Self.events(s, "job:\(job.id)", "job:status")
+            #expect(status.last?["status"] == "cancelled" && status.last?["previous_status"] == "arrived")
             let late = try await s.request(.post, "/api/v1/jobs/\(job.id)/volume/approve", token: job.customer)
             #expect(late.status == 409 && late.errorCode == "ADJUSTMENT_ALREADY_DECIDED")
         }
