@@ -17,7 +17,7 @@ public enum DevelopmentSecret {
         let bytes = (0..<48).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let secret = Data(bytes).base64EncodedString()
         // Create with 0600 before writing the secret, so it is never readable by others.
-        FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
         try Data(secret.utf8).write(to: url)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
         return secret

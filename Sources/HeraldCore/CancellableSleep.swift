@@ -8,6 +8,12 @@ import Synchronization
 /// cancelled. `Task.sleep` keeps its timer queued until the original deadline after being
 /// cancelled, so memory grew with calls per second × timeout; NIO's scheduled task leaves
 /// the loop's timer heap when cancelled.
+///
+/// And why every sleep in Herald (and its tests) goes through here: on Linux with Swift 6.3.1,
+/// `Task.sleep` on the continuous clock (libdispatch's CLOCK_BOOTTIME timer) was seen to lose
+/// wakeups under load: a 200 µs sleep that never returned, then a process whose every
+/// continuous-clock sleep stalled, its timerfd expired but never read. Event-loop timers kept
+/// firing throughout, so periodic services built on them cannot stop silently.
 public enum CancellableSleep {
     /// Returns after `duration`, or throws `CancellationError` as soon as the task is cancelled.
     public static func sleep(for duration: Duration, on loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws {

@@ -34,7 +34,7 @@ public final class WakeSignal: Sendable {
     public func wait(for timeout: Duration) async {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await CancellableSleep.sleep(for: timeout)
                 return false
             }
             group.addTask {

@@ -103,6 +103,8 @@ public enum DispatchJSON {
         var object = adjustmentEvent(a)
         object["lines"] = .array(lines.map { ["code": .string($0.code), "amount_minor": .number(Double($0.amountMinor))] })
         object["trip_fee_minor"] = integer(a.tripFeeMinor)
+        // A decline without a trip fee is the one that kept the job at its booked price.
+        object["proceed_at_original_price"] = .bool(a.adjustmentStatus == .declined && a.tripFeeMinor == nil)
         object["expired_at"] = time(a.expiredAt)
         object["decided_at"] = time(a.decidedAt)
         object["decided_by"] = a.decidedBy.map(JSONValue.string) ?? .null

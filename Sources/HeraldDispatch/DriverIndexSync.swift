@@ -33,7 +33,7 @@ public struct DriverIndexSync: Service {
         }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
             } catch {
                 break
             }

@@ -102,13 +102,17 @@ public final class MockPushServer: Sendable {
                 box.connections.add(1, ordering: .relaxed)
                 let http2: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
                     channel.configureHTTP2Pipeline(mode: .server) { stream in
-                        stream.pipeline.addHandlers([
-                            HTTP2FramePayloadToHTTP1ServerCodec(),
-                            MockRequestHandler(protocolName: "h2", box: box, handler: handler),
-                        ])
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandlers([
+                                HTTP2FramePayloadToHTTP1ServerCodec(),
+                                MockRequestHandler(protocolName: "h2", box: box, handler: handler),
+                            ])
+                        }
                     }.map { _ in }
                 }
-                return channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                }.flatMap {
                     if http2Only { return http2(channel) }
                     return channel.configureHTTP2SecureUpgrade(
                         h2ChannelConfigurator: http2,
@@ -178,7 +182,11 @@ final class MockRequestHandler: ChannelInboundHandler, @unchecked Sendable {
             let bound = NIOLoopBound(context, eventLoop: loop)
             let future = loop.makeFutureWithTask { () -> MockPushServer.Response in
                 let response = await handler(request)
-                if let delay = response.delay { try? await Task.sleep(for: delay) }
+                if let delay = response.delay {
+                    // An event-loop timer, not `Task.sleep` (see HeraldCore's CancellableSleep).
+                    let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+                    try? await MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(nanoseconds)) {}.futureResult.get()
+                }
                 return response
             }
             future.whenSuccess { response in

@@ -159,7 +159,7 @@ public struct AckFallbackService: Service {
                 service.logger.warning("ack fallback round failed", metadata: ["error": "\(String(reflecting: error))"])
             }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
             } catch {
                 return
             }

@@ -41,7 +41,8 @@ public struct LedgerGateway: PaymentGateway {
         }
     }
 
-    public func changeAmount(_ hold: HoldState, to amountMinor: Int64, idempotencyKey: String) async throws -> HoldState {
+    /// The ledger keeps no reason: its events table already records every change.
+    public func changeAmount(_ hold: HoldState, to amountMinor: Int64, reason: String, idempotencyKey: String) async throws -> HoldState {
         guard amountMinor > 0 else { throw PaymentError(.invalid, "The amount must be positive.") }
         return try await book(key: idempotencyKey, reference: hold.reference, operation: "change", amount: amountMinor) { db, now in
             let changed = try await db.raw(

@@ -16,13 +16,23 @@ public protocol PaymentGateway: Sendable {
     func authorize(_ request: HoldRequest) async throws -> HoldState
 
     /// Makes `amountMinor` the amount a later capture takes (raising or lowering the hold).
-    func changeAmount(_ hold: HoldState, to amountMinor: Int64, idempotencyKey: String) async throws -> HoldState
+    /// `reason` is kept on the provider's record (Stripe metadata `adjusted`, `reason`), so
+    /// whoever reads the payment there sees why its amount differs from the booking. The
+    /// answer may name a new `reference` when the provider could only re-authorise.
+    func changeAmount(_ hold: HoldState, to amountMinor: Int64, reason: String, idempotencyKey: String) async throws -> HoldState
 
     /// Captures `amountMinor` (at most the hold's amount) and releases the rest.
     func capture(_ hold: HoldState, amountMinor: Int64, idempotencyKey: String) async throws -> HoldState
 
     /// Releases the whole hold.
     func cancel(_ hold: HoldState, idempotencyKey: String) async throws -> HoldState
+}
+
+extension PaymentGateway {
+    /// A change with the generic reason `amount_changed`.
+    public func changeAmount(_ hold: HoldState, to amountMinor: Int64, idempotencyKey: String) async throws -> HoldState {
+        try await changeAmount(hold, to: amountMinor, reason: "amount_changed", idempotencyKey: idempotencyKey)
+    }
 }
 
 /// What to authorise at booking.

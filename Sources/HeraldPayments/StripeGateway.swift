@@ -11,8 +11,11 @@ import NIOHTTP1
 /// authorisation now and a capture at the end of the job, and one create call both attaches
 /// the saved card and authorises it, so there is no half-created intent to clean up.
 /// Raising the amount uses incremental authorisation (requested at creation, because Stripe
-/// only allows it on intents that asked for it); lowering it needs no call at all, since
-/// Stripe cannot shrink an authorisation but captures less with `amount_to_capture`.
+/// only allows it on intents that asked for it); where the card or merchant is not eligible,
+/// a new authorisation for the new amount replaces the old one, which is released. Lowering
+/// it changes nothing on the card, since Stripe cannot shrink an authorisation but captures
+/// less with `amount_to_capture`. Either way the intent's metadata gets `adjusted` and
+/// `reason`, as seed 001 keeps them.
 ///
 /// Errors never carry Stripe's own `message`: for a bad key Stripe echoes part of the key,
 /// and for other errors the text is written for developers, not for Herald's clients. The
@@ -71,9 +74,14 @@ public struct StripeGateway: PaymentGateway {
         form.add("metadata[customer_id]", request.customerID)
 
         let intent = try await post("/v1/payment_intents", form, idempotencyKey: request.idempotencyKey, operation: "authorize")
+        return try authorization(intent, currency: request.currency.uppercased())
+    }
+
+    /// A new authorisation's outcome: the hold, or why the card gave none.
+    private func authorization(_ intent: StripePaymentIntent, currency: String) throws -> HoldState {
         switch intent.status {
         case "requires_capture", "succeeded", "canceled":
-            return try holdState(intent, currency: request.currency.uppercased())
+            return try holdState(intent, currency: currency)
         case "requires_action":
             throw PaymentError(.declined, "The card needs the customer's authentication.", providerCode: intent.status)
         case "requires_payment_method":
@@ -83,22 +91,88 @@ public struct StripeGateway: PaymentGateway {
         }
     }
 
-    public func changeAmount(_ hold: HoldState, to amountMinor: Int64, idempotencyKey: String) async throws -> HoldState {
+    public func changeAmount(_ hold: HoldState, to amountMinor: Int64, reason: String, idempotencyKey: String) async throws -> HoldState {
         guard hold.status == .authorized else { throw Self.closed() }
         guard amountMinor > 0 else { throw PaymentError(.invalid, "The amount must be positive.") }
+        let path = try Self.path(hold.reference, nil)
         guard amountMinor > hold.authorizedMinor else {
+            try await annotate(path, reason: reason, idempotencyKey: idempotencyKey)
             var lowered = hold
             lowered.amountMinor = amountMinor
             return lowered
         }
         var form = StripeForm()
         form.add("amount", amountMinor)
-        let intent = try await post(
-            try Self.path(hold.reference, "increment_authorization"), form, idempotencyKey: idempotencyKey,
-            operation: "increment_authorization")
+        let intent: StripePaymentIntent
+        do {
+            intent = try await post(path + "/increment_authorization", form, idempotencyKey: idempotencyKey, operation: "increment_authorization")
+        } catch let error as PaymentError where error.kind == .invalid && error.providerCode != "idempotency_error" {
+            // Not every card and merchant can be incremented; Stripe says which on the charge
+            // (`incremental_authorization.status`). Where it cannot, Stripe's documented way is
+            // a new authorisation for the whole new amount, then releasing the old one.
+            // A cancelled intent here is one this change already replaced (a retry: the calls
+            // below replay) or one that lapsed, which a new authorisation replaces as well.
+            let current = try await retrieve(path)
+            guard ["requires_capture", "canceled"].contains(current.status), current.incrementalAuthorization != "available" else { throw error }
+            return try await reauthorize(current, to: amountMinor, reason: reason, currency: hold.currency, idempotencyKey: idempotencyKey)
+        }
         var raised = try holdState(intent, currency: hold.currency)
         if raised.status == .authorized { raised.amountMinor = min(amountMinor, raised.authorizedMinor) }
+        try await annotate(path, reason: reason, idempotencyKey: idempotencyKey)
         return raised
+    }
+
+    /// Writes the seed's `adjusted` and `reason` on the PaymentIntent (after the amount
+    /// changed, so the metadata never claims a change that did not happen).
+    private func annotate(_ path: String, reason: String, idempotencyKey: String) async throws {
+        var form = StripeForm()
+        form.add("metadata[adjusted]", "true")
+        form.add("metadata[reason]", reason)
+        _ = try await post(path, form, idempotencyKey: idempotencyKey + ":metadata", operation: "update_metadata")
+    }
+
+    /// The PaymentIntent with its latest charge, whose card details say whether it can be
+    /// incremented.
+    private func retrieve(_ path: String) async throws -> StripePaymentIntent {
+        var request = HTTPClientRequest(url: baseURL + path + "?expand%5B%5D=latest_charge")
+        request.method = .GET
+        return try await send(request, operation: "retrieve")
+    }
+
+    /// A new authorisation for `amountMinor` on the same card, customer and metadata (plus
+    /// `replaces`), then the old one released. Each call has its own key derived from the
+    /// change's, so a retry after any failure replays what was done and finishes the rest.
+    private func reauthorize(
+        _ current: StripePaymentIntent, to amountMinor: Int64, reason: String, currency: String, idempotencyKey: String
+    ) async throws -> HoldState {
+        guard let paymentMethod = current.paymentMethod, !paymentMethod.isEmpty else {
+            throw PaymentError(.invalid, "The card cannot take a higher amount and its payment method is unknown.")
+        }
+        var form = StripeForm()
+        form.add("amount", amountMinor)
+        form.add("currency", currency.lowercased())
+        form.add("capture_method", "manual")
+        form.add("confirm", "true")
+        form.add("payment_method", paymentMethod)
+        if let customer = current.customer, !customer.isEmpty { form.add("customer", customer) }
+        form.add("payment_method_types[]", "card")
+        form.add("payment_method_options[card][request_incremental_authorization]", "if_available")
+        let replaced: Set<String> = ["adjusted", "reason", "replaces"]
+        for (key, value) in (current.metadata ?? [:]).sorted(by: { $0.key < $1.key }) where !replaced.contains(key) {
+            form.add("metadata[\(key)]", value)
+        }
+        form.add("metadata[adjusted]", "true")
+        form.add("metadata[reason]", reason)
+        form.add("metadata[replaces]", current.id)
+        let intent = try await post("/v1/payment_intents", form, idempotencyKey: idempotencyKey + ":reauthorize", operation: "reauthorize")
+        let state = try authorization(intent, currency: currency)
+        if current.status == "requires_capture" {
+            _ = try await post(try Self.path(current.id, "cancel"), StripeForm(), idempotencyKey: idempotencyKey + ":release", operation: "cancel")
+        }
+        logger.info("Stripe could not increment the authorisation; re-authorised and released the old one", metadata: [
+            "stripe.intent": loggable(intent.id), "stripe.replaced": loggable(current.id),
+        ])
+        return state
     }
 
     public func capture(_ hold: HoldState, amountMinor: Int64, idempotencyKey: String) async throws -> HoldState {
@@ -158,12 +232,12 @@ public struct StripeGateway: PaymentGateway {
         PaymentError(.holdClosed, "The payment was already captured or cancelled.", providerCode: code)
     }
 
-    /// `/v1/payment_intents/{reference}/{action}`, refusing references that could change the path.
-    private static func path(_ reference: String, _ action: String) throws -> String {
+    /// `/v1/payment_intents/{reference}[/{action}]`, refusing references that could change the path.
+    private static func path(_ reference: String, _ action: String?) throws -> String {
         guard !reference.isEmpty, reference.count <= 255,
             reference.utf8.allSatisfy({ isWordByte($0, upperCase: true) })
         else { throw PaymentError(.invalid, "The payment reference is not a Stripe PaymentIntent id.") }
-        return "/v1/payment_intents/\(reference)/\(action)"
+        return "/v1/payment_intents/\(reference)" + (action.map { "/\($0)" } ?? "")
     }
 
     // MARK: - HTTP
@@ -326,11 +400,47 @@ struct StripePaymentIntent: Decodable, Sendable {
     var amount: Int64
     var amountCapturable: Int64?
     var amountReceived: Int64?
+    var paymentMethod: String?
+    var customer: String?
+    var metadata: [String: String]?
+    /// `available` or `unavailable` when `latest_charge` was expanded, else nil.
+    var incrementalAuthorization: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, status, amount
+        case id, status, amount, customer, metadata
         case amountCapturable = "amount_capturable"
         case amountReceived = "amount_received"
+        case paymentMethod = "payment_method"
+        case latestCharge = "latest_charge"
+    }
+
+    /// `latest_charge.payment_method_details.card.incremental_authorization.status`.
+    struct Charge: Decodable {
+        struct Details: Decodable {
+            struct Card: Decodable {
+                struct Incremental: Decodable { var status: String? }
+                var incrementalAuthorization: Incremental?
+                enum CodingKeys: String, CodingKey { case incrementalAuthorization = "incremental_authorization" }
+            }
+            var card: Card?
+        }
+        var paymentMethodDetails: Details?
+        enum CodingKeys: String, CodingKey { case paymentMethodDetails = "payment_method_details" }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        status = try container.decode(String.self, forKey: .status)
+        amount = try container.decode(Int64.self, forKey: .amount)
+        amountCapturable = try container.decodeIfPresent(Int64.self, forKey: .amountCapturable)
+        amountReceived = try container.decodeIfPresent(Int64.self, forKey: .amountReceived)
+        // Ids unless expanded; Herald expands only the charge, so anything else is ignored.
+        paymentMethod = try? container.decodeIfPresent(String.self, forKey: .paymentMethod)
+        customer = try? container.decodeIfPresent(String.self, forKey: .customer)
+        metadata = try? container.decodeIfPresent([String: String].self, forKey: .metadata)
+        let charge = try? container.decodeIfPresent(Charge.self, forKey: .latestCharge)
+        incrementalAuthorization = charge?.paymentMethodDetails?.card?.incrementalAuthorization?.status
     }
 }
 

@@ -109,4 +109,4 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
     return response
 }
 FileHandle.standardOutput.write(Data("mock-apns listening on \(server.port) ca=\(server.caFile)\n".utf8))
-while true { try await Task.sleep(for: .seconds(3600)) }
+while true { try await Task.sleep(for: .seconds(3600)) }  // only ever ended by a signal

@@ -90,7 +90,7 @@ struct Serve: AsyncParsableCommand {
             tasks.addTask { try await services.run() }
             tasks.addTask {
                 for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
-                    try await Task.sleep(for: .seconds(8))
+                    try await CancellableSleep.sleep(for: .seconds(8))
                     logger.error("shutdown did not finish within 8 s of the signal (a database call is stuck); exiting")
                     Foundation.exit(0)
                 }

@@ -11,7 +11,7 @@ import Testing
         let start = ContinuousClock.now
         await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(.milliseconds(50)) {
-                try await Task.sleep(for: .seconds(30))
+                try await CancellableSleep.sleep(for: .seconds(30))
                 return 1
             }
         }
@@ -33,7 +33,7 @@ import Testing
     @Test func cancellingACancellableSleepEndsItAtOnce() async throws {
         let start = ContinuousClock.now
         let sleeper = Task { try await CancellableSleep.sleep(for: .seconds(60)) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await CancellableSleep.sleep(for: .milliseconds(20))
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         // A task cancelled before it started sleeping ends too.

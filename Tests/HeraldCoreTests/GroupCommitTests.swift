@@ -7,7 +7,7 @@ import Testing
         let batches = Mutex<[[Int]]>([])
         let commit = GroupCommit<Int, Int>(maxBatch: 50) { items in
             batches.withLock { $0.append(items) }
-            try await Task.sleep(for: .milliseconds(5))  // a statement's round trip
+            try await CancellableSleep.sleep(for: .milliseconds(5))  // a statement's round trip
             return items.map { $0 * 10 }
         }
         let results = try await withThrowingTaskGroup(of: (Int, Int).self) { group in

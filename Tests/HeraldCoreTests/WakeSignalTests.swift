@@ -37,7 +37,7 @@ import Testing
     @Test func aWaiterIsWokenFromElsewhere() async {
         let wake = WakeSignal()
         async let waited = Self.elapsed { await wake.wait(for: .seconds(60)) }
-        try? await Task.sleep(for: .milliseconds(100))
+        try? await CancellableSleep.sleep(for: .milliseconds(100))
         wake.signal()
         #expect(await waited < .seconds(30))
         #expect(await Self.elapsed { await wake.wait(for: .milliseconds(300)) } >= .milliseconds(250))

@@ -34,7 +34,7 @@ final class ScriptedSender: PushSender {
     }
 
     func send(_ message: PushMessage) async throws -> PushResult {
-        if let delay { try await Task.sleep(for: delay) }
+        if let delay { try await CancellableSleep.sleep(for: delay) }
         return state.withLock { state in
             state.sent.append(message)
             return state.script.isEmpty ? .delivered(providerMessageID: "pm-\(message.deliveryID)") : state.script.removeFirst()

@@ -58,7 +58,7 @@ struct FakeStripe: Sendable {
             }
             await services.triggerGracefulShutdown()
             // A request stalled on purpose may hold the shutdown for its stall; cancel after that.
-            group.addTask { try? await Task.sleep(for: .seconds(10)) }
+            group.addTask { try? await CancellableSleep.sleep(for: .seconds(10)) }
             _ = try? await group.next()
             group.cancelAll()
             return try result.get()
@@ -71,7 +71,8 @@ struct FakeStripe: Sendable {
         let headers = Dictionary(
             request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { first, _ in first })
         let recorded = RecordedRequest(
-            method: request.method.rawValue, path: request.uri.path, headers: headers, body: String(buffer: bytes))
+            method: request.method.rawValue, path: request.uri.path, headers: headers, body: String(buffer: bytes),
+            query: request.uri.query ?? "")
         var reply: FakeReply
         switch await state.begin(recorded) {
         case .reply(let answer):
@@ -79,7 +80,7 @@ struct FakeStripe: Sendable {
         case .stall(let duration):
             // Whether the sleep ends or is cancelled (shutdown), the request then completes, as
             // Stripe finishes work whose client has gone.
-            try? await Task.sleep(for: duration)
+            try? await CancellableSleep.sleep(for: duration)
             reply = await state.finishStalled(recorded)
         }
         var fields = HTTPFields()
@@ -97,7 +98,7 @@ struct FakeStripe: Sendable {
             status: .init(code: reply.status), headers: fields,
             body: ResponseBody { writer in
                 try await writer.write(answer.getSlice(at: answer.readerIndex, length: split)!)
-                try await Task.sleep(for: bodyStall)
+                try await CancellableSleep.sleep(for: bodyStall)
                 try await writer.write(answer.getSlice(at: answer.readerIndex + split, length: answer.readableBytes - split)!)
                 try await writer.finish(nil)
             })
@@ -124,14 +125,22 @@ struct RecordedRequest: Sendable {
     /// Canonical (lower-case) header names.
     var headers: [String: String]
     var body: String
+    /// The raw query string (`expand%5B%5D=latest_charge`), empty without one.
+    var query: String
     /// The decoded form body, in order; nil if the body was not a valid form.
     var form: [(name: String, value: String)]? = nil
 
-    init(method: String, path: String, headers: [String: String], body: String) {
+    init(method: String, path: String, headers: [String: String], body: String, query: String = "") {
         self.method = method
         self.path = path
         self.headers = headers.reduce(into: [:]) { $0[$1.key.lowercased()] = $1.value }
         self.body = body
+        self.query = query
+    }
+
+    /// Whether the query asks to expand `field` (`expand[]=field`, encoded or not).
+    func expands(_ field: String) -> Bool {
+        (FakeStripeState.decodeForm(query) ?? []).contains { $0.name == "expand[]" && $0.value == field }
     }
 
     func header(_ name: String) -> String? { headers[name.lowercased()] }
@@ -179,16 +188,35 @@ struct FakeIntent: Sendable {
     var currency: String
     var captureMethod: String
     var paymentMethod: String?
+    var customer: String?
     var metadata: [String: String]
+    /// Requested at creation (`request_incremental_authorization=if_available`).
     var incrementalAuthorization: Bool
+    /// Whether the card and merchant allow increments (Stripe decides; the fake by card).
+    var incrementable: Bool
+    /// Set once the intent was confirmed (a charge exists).
+    var chargeID: String?
 
-    var json: JSONValue {
-        [
+    /// What Stripe reports on the charge: available only when requested and allowed.
+    var incrementalStatus: String { incrementalAuthorization && incrementable ? "available" : "unavailable" }
+
+    var json: JSONValue { json(expandingCharge: false) }
+
+    func json(expandingCharge: Bool) -> JSONValue {
+        var charge: JSONValue = .null
+        if let chargeID {
+            charge = expandingCharge
+                ? ["id": .string(chargeID), "object": "charge",
+                   "payment_method_details": ["type": "card", "card": ["incremental_authorization": ["status": .string(incrementalStatus)]]]]
+                : .string(chargeID)
+        }
+        return [
             "id": .string(id), "object": "payment_intent", "status": .string(status),
             "amount": .number(Double(amount)), "amount_capturable": .number(Double(amountCapturable)),
             "amount_received": .number(Double(amountReceived)), "currency": .string(currency),
             "capture_method": .string(captureMethod), "payment_method": paymentMethod.map(JSONValue.string) ?? .null,
-            "metadata": .object(metadata.mapValues(JSONValue.string)),
+            "customer": customer.map(JSONValue.string) ?? .null,
+            "metadata": .object(metadata.mapValues(JSONValue.string)), "latest_charge": charge,
         ]
     }
 }
@@ -201,6 +229,9 @@ actor FakeStripeState {
     /// Payment methods with scripted outcomes, named after Stripe's test payment methods.
     static let declinedCard = "pm_card_chargeDeclinedInsufficientFunds"
     static let authenticationCard = "pm_card_authenticationRequired"
+    /// A card that authorises but whose issuer or network allows no increments (the fake's
+    /// own name: Stripe's test cards are all eligible in test mode).
+    static let noIncrementCard = "pm_card_visa_noIncrementalAuthorization"
 
     private(set) var requests: [RecordedRequest] = []
     private(set) var intents: [String: FakeIntent] = [:]
@@ -344,7 +375,12 @@ actor FakeStripeState {
         guard parts.count >= 2, parts[0] == "v1", parts[1] == "payment_intents" else { return unknownURL(request) }
         switch (request.method, parts.count) {
         case ("POST", 2): return create(request)
-        case ("GET", 3): return intents[parts[2]].map { .json(200, $0.json) } ?? missing(parts[2])
+        case ("GET", 3): return intents[parts[2]].map { .json(200, $0.json(expandingCharge: request.expands("latest_charge"))) } ?? missing(parts[2])
+        case ("POST", 3):
+            guard var intent = intents[parts[2]] else { return missing(parts[2]) }
+            let reply = update(&intent, request)
+            intents[intent.id] = intent
+            return reply
         case ("POST", 4):
             guard var intent = intents[parts[2]] else { return missing(parts[2]) }
             let reply: FakeReply
@@ -365,7 +401,7 @@ actor FakeStripeState {
     private func create(_ request: RecordedRequest) -> FakeReply {
         if let unknown = unknownParameter(request, allowed: [
             "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
-            "payment_method_options[card][request_incremental_authorization]", "description",
+            "payment_method_options[card][request_incremental_authorization]", "description", "customer",
         ]) { return unknown }
         guard let amount = request.field("amount").flatMap(Int64.init), amount > 0 else {
             return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Invalid integer.")
@@ -388,8 +424,10 @@ actor FakeStripeState {
         }
         var intent = FakeIntent(
             id: String(format: "pi_fake%06d", nextID), status: "requires_confirmation", amount: amount, currency: currency,
-            captureMethod: manual ? "manual" : "automatic", paymentMethod: paymentMethod, metadata: metadata,
-            incrementalAuthorization: request.field("payment_method_options[card][request_incremental_authorization]") == "if_available")
+            captureMethod: manual ? "manual" : "automatic", paymentMethod: paymentMethod, customer: request.field("customer"),
+            metadata: metadata,
+            incrementalAuthorization: request.field("payment_method_options[card][request_incremental_authorization]") == "if_available",
+            incrementable: paymentMethod != Self.noIncrementCard)
         nextID += 1
         guard confirm else {
             intents[intent.id] = intent
@@ -405,6 +443,7 @@ actor FakeStripeState {
         case Self.authenticationCard:
             intent.status = "requires_action"
         default:
+            intent.chargeID = String(format: "ch_fake%06d", nextID)
             if manual {
                 intent.status = "requires_capture"
                 intent.amountCapturable = amount
@@ -420,8 +459,9 @@ actor FakeStripeState {
     private func increment(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {
         if let unknown = unknownParameter(request, allowed: ["amount", "description"]) { return unknown }
         guard intent.status == "requires_capture" else { return unexpectedState(intent, "increment") }
-        // The code is the fake's own: Stripe refuses intents created without the request.
-        guard intent.incrementalAuthorization else {
+        // The code is the fake's own: Stripe refuses intents created without the request, and
+        // cards or merchants that are not eligible, with an invalid-request error.
+        guard intent.incrementalStatus == "available" else {
             return .error(400, type: "invalid_request_error", code: "incremental_authorization_unavailable", message: "Not requested at creation.")
         }
         guard let amount = request.field("amount").flatMap(Int64.init), amount > intent.amount else {
@@ -432,6 +472,15 @@ actor FakeStripeState {
         }
         intent.amount = amount
         intent.amountCapturable = amount
+        return .json(200, intent.json)
+    }
+
+    /// `POST /v1/payment_intents/{id}`: Herald only ever updates metadata there.
+    private func update(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["description"]) { return unknown }
+        for field in request.form ?? [] where field.name.hasPrefix("metadata[") && field.name.hasSuffix("]") {
+            intent.metadata[String(field.name.dropFirst("metadata[".count).dropLast())] = field.value
+        }
         return .json(200, intent.json)
     }
 

@@ -34,74 +34,106 @@ struct StripeFlowTests {
         }
     }
 
-    @Test func stripeSeesTheHoldItsRaiseAndTheCapturesOfTheWholeFlow() async throws {
+    /// The application with `payments.provider: stripe` against a fresh fake Stripe.
+    static func withStripe(_ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
         try await FakeStripe.run(secretKey: Self.key) { fake in
             try await TestServer.run(.sqlite, clock: ManualClock(Self.start), configure: { config in
                 config.payments.provider = "stripe"
                 config.payments.stripe.baseURL = fake.baseURL
                 config.payments.stripe.secretKey = Self.key
                 config.payments.stripe.timeoutSeconds = 5
-            }) { s in
-                let driver = try await Self.driver(s, "dan")
-                // No card, or a card that is refused: no job.
-                let noCard = try await Self.book(s, "ann", card: nil)
-                #expect(noCard.status == 422 && noCard.json?["error"]?["details"]?["fields"]?[0]?["field"] == "payment_method_id")
-                let refused = try await Self.book(s, "ann", card: "pm_card_chargeDeclinedInsufficientFunds")
-                #expect(refused.status == 402 && refused.errorCode == "PAYMENT_DECLINED")
-                #expect(try await s.request(.get, "/api/v1/jobs", token: try await s.token("ann")).data?["total"] == 0)
+            }) { s in try await body(fake, s) }
+        }
+    }
 
-                // 1. Booked (23400 held), raised to 32150 on approval (a first refusal keeps the proposal open), captured at completion.
-                let booked = try await Self.book(s, "ann", card: "pm_card_visa")
-                #expect(booked.status == 201)
-                let jobID = try #require(booked.data?["id"]?.stringValue)
-                try await Self.arrive(s, jobID, driver)
-                #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/volume", token: driver, json: ["actual_volume": 6.5]).status == 201)
-                await fake.state.declineIncrements(above: 30_000)
-                let ann = try await s.token("ann")
-                let declinedRaise = try await s.request(.post, "/api/v1/jobs/\(jobID)/volume/approve", token: ann)
-                #expect(declinedRaise.status == 402 && declinedRaise.errorCode == "PAYMENT_DECLINED")
-                #expect(try await s.request(.get, "/api/v1/jobs/\(jobID)", token: ann).data?["adjustment"]?["status"] == "pending")
-                await fake.state.declineIncrements(above: 1_000_000)
-                let approved = try await s.request(.post, "/api/v1/jobs/\(jobID)/volume/approve", token: ann)
-                #expect(approved.status == 200 && approved.data?["payment"]?["authorized_minor"] == 32_150)
-                for step in ["started", "completed"] {
-                    #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/status", token: driver, json: ["status": .string(step)]).status == 200)
-                }
-                let reference = try #require(approved.data?["payment"]?["provider"] == "stripe" ? await s.runtime.dispatch.service.payments.hold(jobID)?.reference : nil)
-                let (_, intent) = try await fake.retrieve(reference, secretKey: Self.key)
-                #expect(intent?["status"] == "succeeded" && intent?["amount_received"] == 32_150)
+    @Test func stripeSeesTheHoldItsRaiseAndTheCapturesOfTheWholeFlow() async throws {
+        try await Self.withStripe { fake, s in
+            let driver = try await Self.driver(s, "dan")
+            // No card, or a card that is refused: no job.
+            let noCard = try await Self.book(s, "ann", card: nil)
+            #expect(noCard.status == 422 && noCard.json?["error"]?["details"]?["fields"]?[0]?["field"] == "payment_method_id")
+            let refused = try await Self.book(s, "ann", card: "pm_card_chargeDeclinedInsufficientFunds")
+            #expect(refused.status == 402 && refused.errorCode == "PAYMENT_DECLINED")
+            #expect(try await s.request(.get, "/api/v1/jobs", token: try await s.token("ann")).data?["total"] == 0)
 
-                // 2. Declined: only the trip fee is taken.
-                let second = try await Self.book(s, "ann", card: "pm_card_visa")
-                let secondID = try #require(second.data?["id"]?.stringValue)
-                try await Self.arrive(s, secondID, driver)
-                #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(secondID)/volume", token: driver, json: ["actual_volume": 8]).status == 201)
-                let declined = try await s.request(.post, "/api/v1/jobs/\(secondID)/volume/decline", token: ann)
-                #expect(declined.status == 200 && declined.data?["payment"]?["captured_minor"] == 5_000)
-                let secondReference = try #require(await s.runtime.dispatch.service.payments.hold(secondID)?.reference)
-                let (_, declinedIntent) = try await fake.retrieve(secondReference, secretKey: Self.key)
-                #expect(declinedIntent?["status"] == "succeeded" && declinedIntent?["amount_received"] == 5_000)
-
-                // What Stripe saw, call by call.
-                let posts = await fake.state.posts
-                let calls = posts.map { post in
-                    post.path.replacingOccurrences(of: reference, with: "{1}").replacingOccurrences(of: secondReference, with: "{2}")
-                }
-                #expect(calls == [
-                    "/v1/payment_intents",  // the refused card
-                    "/v1/payment_intents", "/v1/payment_intents/{1}/increment_authorization", "/v1/payment_intents/{1}/increment_authorization",
-                    "/v1/payment_intents/{1}/capture",
-                    "/v1/payment_intents", "/v1/payment_intents/{2}/capture",
-                ])
-                #expect(posts.allSatisfy { $0.header("Idempotency-Key") != nil && $0.header("Authorization") == "Bearer \(Self.key)" })
-                #expect(posts[1].field("capture_method") == "manual" && posts[1].field("amount") == "23400" && posts[1].field("currency") == "usd")
-                #expect(posts[1].field("metadata[job_id]") == jobID && posts[1].field("payment_method") == "pm_card_visa")
-                #expect(posts[3].field("amount") == "32150" && posts[4].field("amount_to_capture") == "32150")
-                #expect(posts[6].field("amount_to_capture") == "5000")
-                // The raise tried again after the card's refusal carried a new key (Stripe would
-                // replay the refusal for the old one).
-                #expect(posts[2].header("Idempotency-Key") != posts[3].header("Idempotency-Key"))
+            // 1. Booked (23400 held), raised to 32150 on approval (a first refusal keeps the proposal open), captured at completion.
+            let booked = try await Self.book(s, "ann", card: "pm_card_visa")
+            #expect(booked.status == 201)
+            let jobID = try #require(booked.data?["id"]?.stringValue)
+            try await Self.arrive(s, jobID, driver)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/volume", token: driver, json: ["actual_volume": 6.5]).status == 201)
+            await fake.state.declineIncrements(above: 30_000)
+            let ann = try await s.token("ann")
+            let declinedRaise = try await s.request(.post, "/api/v1/jobs/\(jobID)/volume/approve", token: ann)
+            #expect(declinedRaise.status == 402 && declinedRaise.errorCode == "PAYMENT_DECLINED")
+            #expect(try await s.request(.get, "/api/v1/jobs/\(jobID)", token: ann).data?["adjustment"]?["status"] == "pending")
+            await fake.state.declineIncrements(above: 1_000_000)
+            let approved = try await s.request(.post, "/api/v1/jobs/\(jobID)/volume/approve", token: ann)
+            #expect(approved.status == 200 && approved.data?["payment"]?["authorized_minor"] == 32_150)
+            for step in ["started", "completed"] {
+                #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/status", token: driver, json: ["status": .string(step)]).status == 200)
             }
+            let reference = try #require(approved.data?["payment"]?["provider"] == "stripe" ? await s.runtime.dispatch.service.payments.hold(jobID)?.reference : nil)
+            let (_, intent) = try await fake.retrieve(reference, secretKey: Self.key)
+            #expect(intent?["status"] == "succeeded" && intent?["amount_received"] == 32_150)
+
+            // 2. Declined: only the trip fee is taken.
+            let second = try await Self.book(s, "ann", card: "pm_card_visa")
+            let secondID = try #require(second.data?["id"]?.stringValue)
+            try await Self.arrive(s, secondID, driver)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(secondID)/volume", token: driver, json: ["actual_volume": 8]).status == 201)
+            let declined = try await s.request(.post, "/api/v1/jobs/\(secondID)/volume/decline", token: ann)
+            #expect(declined.status == 200 && declined.data?["payment"]?["captured_minor"] == 5_000)
+            let secondReference = try #require(await s.runtime.dispatch.service.payments.hold(secondID)?.reference)
+            let (_, declinedIntent) = try await fake.retrieve(secondReference, secretKey: Self.key)
+            #expect(declinedIntent?["status"] == "succeeded" && declinedIntent?["amount_received"] == 5_000)
+
+            // What Stripe saw, call by call.
+            let posts = await fake.state.posts
+            let calls = posts.map { post in
+                post.path.replacingOccurrences(of: reference, with: "{1}").replacingOccurrences(of: secondReference, with: "{2}")
+            }
+            #expect(calls == [
+                "/v1/payment_intents",  // the refused card
+                "/v1/payment_intents", "/v1/payment_intents/{1}/increment_authorization", "/v1/payment_intents/{1}/increment_authorization",
+                "/v1/payment_intents/{1}",  // adjusted=true, reason=volume_increase
+                "/v1/payment_intents/{1}/capture",
+                "/v1/payment_intents", "/v1/payment_intents/{2}/capture",
+            ])
+            #expect(posts.allSatisfy { $0.header("Idempotency-Key") != nil && $0.header("Authorization") == "Bearer \(Self.key)" })
+            #expect(posts[1].field("capture_method") == "manual" && posts[1].field("amount") == "23400" && posts[1].field("currency") == "usd")
+            #expect(posts[1].field("metadata[job_id]") == jobID && posts[1].field("payment_method") == "pm_card_visa")
+            #expect(posts[3].field("amount") == "32150" && posts[5].field("amount_to_capture") == "32150")
+            #expect(posts[4].field("metadata[adjusted]") == "true" && posts[4].field("metadata[reason]") == "volume_increase")
+            #expect(posts[7].field("amount_to_capture") == "5000")
+            // The raise tried again after the card's refusal carried a new key (Stripe would
+            // replay the refusal for the old one).
+            #expect(posts[2].header("Idempotency-Key") != posts[3].header("Idempotency-Key"))
+        }
+    }
+
+    /// A card that cannot be incremented: approving the higher price authorises it anew and
+    /// releases the booking's hold; the job's payment follows the new PaymentIntent to the end.
+    @Test func anIneligibleCardIsReauthorisedAndTheJobCapturesTheNewHold() async throws {
+        try await Self.withStripe { fake, s in
+            let driver = try await Self.driver(s, "dan")
+            let booked = try await Self.book(s, "ann", card: FakeStripeState.noIncrementCard)
+            let jobID = try #require(booked.data?["id"]?.stringValue)
+            let first = try #require(await s.runtime.dispatch.service.payments.hold(jobID)?.reference)
+            try await Self.arrive(s, jobID, driver)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/volume", token: driver, json: ["actual_volume": 6.5]).status == 201)
+            let approved = try await s.request(.post, "/api/v1/jobs/\(jobID)/volume/approve", token: try await s.token("ann"))
+            #expect(approved.status == 200 && approved.data?["payment"]?["authorized_minor"] == 32_150)
+            let second = try #require(await s.runtime.dispatch.service.payments.hold(jobID)?.reference)
+            #expect(second != first)
+            #expect(await fake.state.intents[first]?.status == "canceled")
+            #expect(await fake.state.intents[second]?.metadata["replaces"] == first)
+            for step in ["started", "completed"] {
+                #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/status", token: driver, json: ["status": .string(step)]).status == 200)
+            }
+            let (_, intent) = try await fake.retrieve(second, secretKey: Self.key)
+            #expect(intent?["status"] == "succeeded" && intent?["amount_received"] == 32_150)
+            #expect(await fake.state.violations.isEmpty)
         }
     }
 }

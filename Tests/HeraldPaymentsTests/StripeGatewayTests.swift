@@ -37,7 +37,7 @@ struct StripeGatewayTests {
             #expect(hold.authorizedMinor == 1500 && hold.amountMinor == 1500 && hold.capturedMinor == 0)
             #expect(hold.currency == "USD")
 
-            let raised = try await gateway.changeAmount(hold, to: 2000, idempotencyKey: "raise-1")
+            let raised = try await gateway.changeAmount(hold, to: 2000, reason: "volume_increase", idempotencyKey: "raise-1")
             #expect(raised == HoldState(reference: hold.reference, status: .authorized, authorizedMinor: 2000, amountMinor: 2000, capturedMinor: 0, currency: "USD"))
 
             let captured = try await gateway.capture(raised, amountMinor: 1800, idempotencyKey: "capture-1")
@@ -55,25 +55,34 @@ struct StripeGatewayTests {
             #expect(posts.map(\.path) == [
                 "/v1/payment_intents",
                 "/v1/payment_intents/\(hold.reference)/increment_authorization",
+                "/v1/payment_intents/\(hold.reference)",
                 "/v1/payment_intents/\(hold.reference)/capture",
             ])
-            #expect(posts.count == 3)
-            if posts.count == 3 {
+            #expect(posts.count == 4)
+            if posts.count == 4 {
                 #expect(posts[1].field("amount") == "2000")
-                #expect(posts[2].field("amount_to_capture") == "1800")
+                // The seed's metadata, written once the raise went through.
+                #expect(posts[2].form?.map(\.name) == ["metadata[adjusted]", "metadata[reason]"])
+                #expect(posts[2].field("metadata[adjusted]") == "true" && posts[2].field("metadata[reason]") == "volume_increase")
+                #expect(posts[3].field("amount_to_capture") == "1800")
             }
+            #expect(intent?["metadata"]?["adjusted"] == "true" && intent?["metadata"]?["reason"] == "volume_increase")
         }
     }
 
-    @Test func loweringCallsNothingAndCaptureTakesTheLowerAmount() async throws {
+    @Test func loweringOnlyRecordsWhyAndCaptureTakesTheLowerAmount() async throws {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let gateway = Self.gateway(fake)
             let hold = try await gateway.authorize(Self.booking(2000))
-            let lowered = try await gateway.changeAmount(hold, to: 1200, idempotencyKey: "lower-1")
+            let lowered = try await gateway.changeAmount(hold, to: 1200, reason: "volume_decrease", idempotencyKey: "lower-1")
             #expect(lowered.authorizedMinor == 2000)
             #expect(lowered.amountMinor == 1200)
             #expect(lowered.status == .authorized)
-            #expect(await fake.state.requests.count == 1)
+            // Nothing on the card changes: the one call writes the metadata.
+            let requests = await fake.state.requests
+            #expect(requests.count == 2 && requests.last?.path == "/v1/payment_intents/\(hold.reference)")
+            #expect(await fake.state.intents[hold.reference]?.metadata["reason"] == "volume_decrease")
+            #expect(await fake.state.intents[hold.reference]?.amount == 2000)
 
             let captured = try await gateway.capture(lowered, amountMinor: lowered.amountMinor, idempotencyKey: "capture-1")
             #expect(captured.capturedMinor == 1200)
@@ -175,6 +184,54 @@ struct StripeGatewayTests {
             let (_, intent) = try await fake.retrieve(hold.reference, secretKey: Self.secretKey)
             #expect(intent?["amount_capturable"] == 2000)
             #expect(try await gateway.capture(hold, amountMinor: 2000, idempotencyKey: "capture-1").capturedMinor == 2000)
+        }
+    }
+
+    /// A card or merchant without incremental authorisation: Stripe refuses the increment, the
+    /// charge says `unavailable`, so a new authorisation for the whole new amount replaces the
+    /// old one (same card, customer and metadata), which is released. A retry replays it all.
+    @Test func anIneligibleCardIsAuthorisedAgainAndTheOldHoldReleased() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(2000, paymentMethod: FakeStripeState.noIncrementCard))
+            let raised = try await gateway.changeAmount(hold, to: 3100, reason: "volume_increase", idempotencyKey: "raise-1")
+            #expect(raised.reference != hold.reference && raised.reference.hasPrefix("pi_"))
+            #expect(raised.status == .authorized && raised.authorizedMinor == 3100 && raised.amountMinor == 3100)
+            let old = await fake.state.intents[hold.reference]
+            let new = try #require(await fake.state.intents[raised.reference])
+            #expect(old?.status == "canceled" && old?.amountCapturable == 0)
+            #expect(new.status == "requires_capture" && new.amountCapturable == 3100 && new.captureMethod == "manual")
+            #expect(new.paymentMethod == FakeStripeState.noIncrementCard)
+            #expect(new.metadata == ["job_id": "job_1", "customer_id": "cust_1", "adjusted": "true", "reason": "volume_increase", "replaces": hold.reference])
+            let requests = await fake.state.requests
+            #expect(requests.map { "\($0.method) \($0.path)" } == [
+                "POST /v1/payment_intents",
+                "POST /v1/payment_intents/\(hold.reference)/increment_authorization",
+                "GET /v1/payment_intents/\(hold.reference)",
+                "POST /v1/payment_intents",
+                "POST /v1/payment_intents/\(hold.reference)/cancel",
+            ])
+            #expect(requests[2].expands("latest_charge"))
+            // The same change again (a retry after a lost answer) is the same new hold.
+            let again = try await gateway.changeAmount(hold, to: 3100, reason: "volume_increase", idempotencyKey: "raise-1")
+            #expect(again == raised)
+            #expect(await fake.state.intentCount == 2)
+            #expect(await fake.state.violations.isEmpty)
+            // The new hold captures as any other.
+            #expect(try await gateway.capture(raised, amountMinor: 3000, idempotencyKey: "capture-1").capturedMinor == 3000)
+        }
+    }
+
+    /// An eligible card whose increment is refused by its bank is a decline, never a second
+    /// authorisation.
+    @Test func aRefusedIncrementOnAnEligibleCardIsNotRetriedAsANewHold() async throws {
+        try await FakeStripe.run(secretKey: Self.secretKey) { fake in
+            await fake.state.declineIncrements(above: 2500)
+            let gateway = Self.gateway(fake)
+            let hold = try await gateway.authorize(Self.booking(2000))
+            await #expect(throws: PaymentError.self) { try await gateway.changeAmount(hold, to: 3000, idempotencyKey: "raise-1") }
+            #expect(await fake.state.intentCount == 1)
+            #expect(await fake.state.requests.allSatisfy { $0.method == "POST" })
         }
     }
 
@@ -293,7 +350,7 @@ struct StripeGatewayTests {
             // (Under a loaded machine the stalled request can reach the fake after the client
             // gave up on it: wait for it to arrive, then to finish.)
             while await fake.state.pendingStalls + fake.state.stalledInFlight > 0, clock.now - started < .seconds(30) {
-                try await Task.sleep(for: .milliseconds(100))
+                try await CancellableSleep.sleep(for: .milliseconds(100))
             }
             // (A gateway with a roomier timeout: under the full parallel suite one second is not
             // always enough for an answer, and this part is about the key, not the timeout.)
@@ -356,7 +413,7 @@ struct StripeGatewayTests {
             let state = fake.state
             #expect(await state.violations.isEmpty)
             let posts = await state.posts
-            #expect(posts.map { $0.header("Idempotency-Key") } == ["authorize-a", "raise-a", "capture-a", "authorize-b", "cancel-b"])
+            #expect(posts.map { $0.header("Idempotency-Key") } == ["authorize-a", "raise-a", "raise-a:metadata", "capture-a", "authorize-b", "cancel-b"])
             for post in posts {
                 #expect(post.header("Authorization") == "Bearer \(Self.secretKey)")
                 #expect(post.header("Stripe-Version") == "2024-06-20")

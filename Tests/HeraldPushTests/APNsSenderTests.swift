@@ -223,7 +223,7 @@ final class Script: Sendable {
         try await APNsFixture.with({ _ in script.next() }) { f in
             let sent5 = try await f.sender.send(APNsFixture.message())
             #expect(sent5 == .delivered(providerMessageID: "X"))
-            try await Task.sleep(for: .milliseconds(100))
+            try await CancellableSleep.sleep(for: .milliseconds(100))
             var delivered = false
             for _ in 0..<3 where !delivered {
                 if case .delivered? = try? await f.sender.send(APNsFixture.message()) { delivered = true }

@@ -307,7 +307,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
         try await FCMFixture.with(script: { $0.tokenDelay = .seconds(1) }) { f in
             let sender = f.sender
             async let patient = sender.send(FCMFixture.message())
-            try await Task.sleep(for: .milliseconds(50))
+            try await CancellableSleep.sleep(for: .milliseconds(50))
             await #expect(throws: DeadlineExceeded.self) {
                 _ = try await withDeadline(.milliseconds(150)) { try await sender.send(FCMFixture.message()) }
             }

@@ -59,7 +59,7 @@ import Testing
             let subscription = WebPushTestSubscription()
             let server = try await Self.startServer(subscription: subscription, teardown: teardown)
             let clock = ManualClock(Self.start)
-            let (sender, http, key) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
+            let (sender, _, key) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
             #expect(sender.vapidPublicKey == key.publicKeyBase64URL)
             let endpoint = server.baseURL + "/push/ok"
             let message = Self.message(
@@ -110,7 +110,7 @@ import Testing
             let subscription = WebPushTestSubscription()
             let server = try await Self.startServer(subscription: subscription, teardown: teardown)
             let clock = ManualClock(Self.start)
-            let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
+            let (sender, _, _) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
             let message = Self.message(endpoint: server.baseURL + "/push/ok", subscription: subscription)
             #expect(try await sender.send(message) == .delivered(providerMessageID: "https://push.example/m/abc123"))
             clock.advance(by: 600)
@@ -128,7 +128,7 @@ import Testing
         try await withTeardown { teardown in
             let subscription = WebPushTestSubscription()
             let server = try await Self.startServer(subscription: subscription, teardown: teardown)
-            let (sender, http, _) = try Self.makeSender(caFile: server.caFile, clock: ManualClock(Self.start), teardown: teardown)
+            let (sender, _, _) = try Self.makeSender(caFile: server.caFile, clock: ManualClock(Self.start), teardown: teardown)
             func send(_ status: String) async throws -> PushResult {
                 try await sender.send(Self.message(endpoint: server.baseURL + "/push/\(status)", subscription: subscription))
             }

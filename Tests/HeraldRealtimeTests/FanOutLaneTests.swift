@@ -1,3 +1,4 @@
+import HeraldCore
 import Dispatch
 import Synchronization
 import Testing
@@ -38,7 +39,7 @@ import Testing
             await lane.post(Self.event(6), fanOut: fanOut)
             returned.set()
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await CancellableSleep.sleep(for: .milliseconds(200))
         #expect(!returned.isSet)
         release.signal()
         await poster.value

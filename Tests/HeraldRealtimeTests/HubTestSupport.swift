@@ -30,7 +30,7 @@ final class RecordingSubscriber: RealtimeSubscriber {
         while ContinuousClock.now < deadline {
             let current = events
             if current.count >= count { return current }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await CancellableSleep.sleep(for: .milliseconds(10))
         }
         return events
     }

@@ -55,7 +55,7 @@ func withHub<T: Sendable>(
                 #expect(got.map(\.payloadJSON) == (1...5).map { #"{"n":\#($0)}"# })
                 #expect(got.allSatisfy { $0.name == "tick" && $0.room == "trip:1" })
                 #expect(await b.waitFor(5).count == 5)
-                try await Task.sleep(for: .milliseconds(50))
+                try await CancellableSleep.sleep(for: .milliseconds(50))
                 #expect(outsider.events.isEmpty)
             }
         }
@@ -151,7 +151,7 @@ func withHub<T: Sendable>(
                 #expect(try await hub.replay(room: "job:none", after: 0) == .recovered([]))
 
                 // Trim history: a client behind the trimmed part gets `unavailable`, never a partial replay.
-                try await database.withConnection { db in
+                _ = try await database.withConnection { db in
                     try await RealtimeEventStore().trim(db, before: 0, keepPerRoom: 2)
                 }
                 // This node still holds them in its recent history: complete from memory.

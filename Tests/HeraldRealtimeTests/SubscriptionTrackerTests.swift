@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldRealtime
 import Testing
 
@@ -104,7 +105,7 @@ private func event(_ seq: Int64?, room: String = "r") -> RealtimeEvent {
     @Test func aWaitingReaderIsWokenByTheNextFrame() async {
         let queue = OutboundQueue(limitBytes: 1000)
         async let frame = queue.next()
-        try? await Task.sleep(for: .milliseconds(20))
+        try? await CancellableSleep.sleep(for: .milliseconds(20))
         queue.enqueue(.text("late"))
         #expect(await frame == .text("late"))
     }

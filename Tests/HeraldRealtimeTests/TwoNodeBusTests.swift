@@ -51,7 +51,7 @@ import Testing
             nodeB.join(watcher, room: "trip:9")
             try await nodeB.publish("e", payload: 5, to: "trip:9")
             _ = await watcher.waitFor(1)
-            try await Task.sleep(for: .milliseconds(200))
+            try await CancellableSleep.sleep(for: .milliseconds(200))
             // The rider comes back to A: rejoin, then replay after what it had.
             let back = RecordingSubscriber(4)
             nodeA.join(back, room: "trip:9")

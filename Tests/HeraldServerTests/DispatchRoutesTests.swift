@@ -214,7 +214,7 @@ import Testing
         let jobID: String = try await Self.withApp(config, clock) { s in
             try await Self.driver(s, "a", kilometersNorth: 5)
             try await Self.driver(s, "b", kilometersNorth: 40)
-            try await s.runtime.dispatch.indexSync.flush()
+            await s.runtime.dispatch.indexSync.flush()
             return try await Self.book(s).id
         }
         clock.advance(by: 125)
@@ -288,7 +288,7 @@ import Testing
                         .decode(column: "location_seq", as: Int.self)
                 }
                 if stored != nil { break }
-                try await Task.sleep(for: .milliseconds(50))
+                try await CancellableSleep.sleep(for: .milliseconds(50))
             }
             #expect(stored == 1)
             // Online and approved but no position sent yet: seed 000 broadcasts to them too.
@@ -325,7 +325,7 @@ import Testing
                 }
                 stored = (try row?.decode(column: "location_seq", as: Int64?.self), try row?.decode(column: "location_session", as: String?.self))
                 if stored.1 == "launch-2" { break }
-                try await Task.sleep(for: .milliseconds(50))
+                try await CancellableSleep.sleep(for: .milliseconds(50))
             }
             #expect(stored.0 == 1 && stored.1 == "launch-2")
             #expect(try await report(1, "has space").status == 422)

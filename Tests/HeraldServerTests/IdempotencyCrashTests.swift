@@ -145,6 +145,6 @@ func waitUntil(timeout: Duration = .seconds(20), _ condition: () async throws ->
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else { throw CancellationError() }
-        try await Task.sleep(for: .milliseconds(10))
+        try await CancellableSleep.sleep(for: .milliseconds(10))
     }
 }

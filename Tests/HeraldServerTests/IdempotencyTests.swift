@@ -23,7 +23,7 @@ final class WorkCounter: Sendable {
                     value += 1
                     return value
                 }
-                if delay > .zero { try await Task.sleep(for: delay) }
+                if delay > .zero { try await CancellableSleep.sleep(for: delay) }
                 if body["fail"] == "conflict" { throw APIError.conflict("Sold out.", code: "SOLD_OUT") }
                 if body["fail"] == "crash" { throw CancellationError() }
                 return try Envelope.response(

@@ -22,10 +22,10 @@ final class LogCapture: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            let all = metadata.merging(explicit ?? [:]) { _, new in new }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
             let rendered = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.lines.withLock { $0.append("\(level) \(message) \(rendered)") }
+            capture.lines.withLock { $0.append("\(event.level) \(event.message) \(rendered)") }
         }
     }
 }

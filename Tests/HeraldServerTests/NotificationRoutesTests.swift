@@ -44,7 +44,7 @@ import Testing
             for index in 0..<5 {
                 let reply = try await send(s, to: "ann", title: "n\(index)")
                 ids.append(try #require(reply.data?["results"]?[0]?["notification"]?["id"]?.stringValue))
-                try await Task.sleep(for: .milliseconds(3))
+                try await CancellableSleep.sleep(for: .milliseconds(3))
             }
             let bulk = try await s.request(.post, "/api/v1/notifications/bulk-read", token: ann, json: ["notification_ids": [.string(ids[0]), .string(ids[1]), "ntf_nope"]])
             #expect(bulk.data?["updated"] == 2 && bulk.data?["unread_count"] == 3)
@@ -85,7 +85,7 @@ import Testing
                 let text = (try? String(contentsOfFile: pushLog, encoding: .utf8)) ?? ""
                 titles = text.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))["title"]?.stringValue }
                 if !titles.isEmpty { break }
-                try await Task.sleep(for: .milliseconds(50))
+                try await CancellableSleep.sleep(for: .milliseconds(50))
             }
             #expect(titles == ["Job moved"])
             let inbox = try await s.request(.get, "/api/v1/notifications", token: ann)
@@ -318,7 +318,7 @@ import Testing
                         let log = try await s.request(.get, "/api/v1/deliveries?notification_id=\(id)", token: operatorToken)
                         status = log.data?["deliveries"]?[0]?["status"]?.stringValue
                         if status == "acknowledged" { break }
-                        try await Task.sleep(for: .milliseconds(20))
+                        try await CancellableSleep.sleep(for: .milliseconds(20))
                     }
                     #expect(status == "acknowledged")
 

@@ -153,6 +153,8 @@ final class PollingClient: Sendable {
                 try await hub.publish("tick", payload: ["i": .number(Double(index)), "pad": .string(filler)], to: "user:slow")
                 try await hub.publish("tick", payload: ["i": .number(Double(index)), "pad": .string(filler)], to: "user:fast")
                 if index % 10 == 9 {
+                    // Fan-out is asynchronous: what was published is queued before the poll reads it.
+                    await hub.localDeliveriesSettled()
                     received += try await fast.poll().packets.filter { $0.hasPrefix("42[\"tick\"") }.count
                 }
             }
@@ -186,7 +188,7 @@ final class PollingClient: Sendable {
             clock.advance(by: 5)
             var gone = false
             for _ in 0..<100 where !gone {
-                try await Task.sleep(for: .milliseconds(20))
+                try await CancellableSleep.sleep(for: .milliseconds(20))
                 gone = try await first.poll().status == 400
             }
             #expect(gone)

@@ -140,7 +140,7 @@ import HeraldTransit
             // Polled every 250 ms, under the 600-a-minute rate limit (every 50 ms, a slow import
             // on a loaded machine was answered 429 and the loop read no status).
             for _ in 0..<480 where status == "running" {
-                try await Task.sleep(for: .milliseconds(250))
+                try await CancellableSleep.sleep(for: .milliseconds(250))
                 status = try await s.request(.get, "/api/v1/transit/imports/\(id)", token: ops).data?["status"]?.stringValue
             }
             #expect(status == "succeeded")
@@ -150,7 +150,7 @@ import HeraldTransit
             let badID = try #require(bad.data?["id"]?.stringValue)
             var record = bad.data
             for _ in 0..<480 where record?["status"] == "running" {
-                try await Task.sleep(for: .milliseconds(250))
+                try await CancellableSleep.sleep(for: .milliseconds(250))
                 record = try await s.request(.get, "/api/v1/transit/imports/\(badID)", token: ops).data
             }
             #expect(record?["status"] == "failed")

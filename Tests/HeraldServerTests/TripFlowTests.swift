@@ -1,4 +1,5 @@
 import Foundation
+import HeraldGeo
 import HeraldCore
 import HeraldServer
 import HeraldStorage
@@ -176,7 +177,7 @@ import Testing
             for _ in 0..<400 {
                 pushes = Dictionary(Self.recordedPushes(pushLog, user: "rider").compactMap { line in line["title"]?.stringValue.map { ($0, line) } }) { a, _ in a }
                 if Set(pushes.keys).isSuperset(of: expected) { break }
-                try await Task.sleep(for: .milliseconds(50))
+                try await CancellableSleep.sleep(for: .milliseconds(50))
             }
             #expect(Set(pushes.keys).isSuperset(of: expected), "\(pushes.keys)")
             let arrived = try #require(pushes["Driver arrived"]?["request"])
@@ -230,6 +231,14 @@ import Testing
             #expect(shared.last?["interpolation_hint"]?["duration_ms"] == 1000 && shared.first?["heading"] == 180)
             let eta = try await Self.events(s, "trip:\(tripID)").first { $0.name == "eta_update" }?.payload
             #expect(eta?["pickup_eta"]?["seconds"]?.doubleValue.map { $0 > 0 && $0 < 200 } == true && eta?["dropoff_eta"]?["confidence"] != nil)
+            // The seed's route and traffic fields: the straight segment from a shared position to the pickup.
+            let pickup = GeoPoint(latitude: 37.7749, longitude: -122.4194)
+            let segments = shared.compactMap { p -> JSONValue? in
+                guard let lat = p["latitude"]?.doubleValue, let lng = p["longitude"]?.doubleValue else { return nil }
+                return .string(Polyline.encode([GeoPoint(latitude: lat, longitude: lng), pickup]))
+            }
+            #expect(eta?["route_polyline"].map { segments.contains($0) } == true, "\(String(describing: eta))")
+            #expect(["LIGHT", "MODERATE", "HEAVY", "UNKNOWN"].contains(eta?["traffic_conditions"]?.stringValue ?? "-"))
             let warnings = try await Self.events(s, "user:alex").filter { $0.name == "location_warning" }.map(\.payload)
             #expect(warnings.map { $0["warning_code"] } == ["TELEPORTATION"] && warnings.first?["action"] == "SAMPLE_NOT_SHARED")
             let ops = try await s.token("ops", .operator)
@@ -281,7 +290,7 @@ import Testing
             var widened: JSONValue?
             for _ in 0..<100 where widened == nil {
                 widened = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
-                if widened == nil { try await Task.sleep(for: .milliseconds(20)) }
+                if widened == nil { try await CancellableSleep.sleep(for: .milliseconds(20)) }
             }
             #expect(widened?["state"] == "SEARCHING" && widened?["search_radius_meters"] == 5_000 && widened?["offer_round"] == 2, "\(String(describing: widened))")
             Self.advance(s, 150)
@@ -292,7 +301,7 @@ import Testing
             var told: JSONValue?
             for _ in 0..<100 where told == nil {
                 told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" && $0.payload["state"] == "EXPIRED" }?.payload
-                if told == nil { try await Task.sleep(for: .milliseconds(20)) }
+                if told == nil { try await CancellableSleep.sleep(for: .milliseconds(20)) }
             }
             #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE", "\(String(describing: told))")
             let cancel = try await s.request(.post, "/api/v1/ride-requests/\(lonely)/cancel", token: try await s.token("lonely"))
@@ -355,6 +364,42 @@ import Testing
             }
             #expect(statuses.filter { $0.0 == 200 }.count == 1)
             #expect(statuses.filter { $0.0 == 409 }.allSatisfy { $0.1 == "RIDE_ALREADY_ACCEPTED" })
+        }
+    }
+
+    /// Seed 002's LOCATION_REQUIRED (an arrival is confirmed by a fresh position) and its
+    /// limit of 30 trip reads a minute.
+    @Test func anArrivalNeedsAFreshLocationAndTripReadsAreLimited() async throws {
+        try await Self.run(.sqlite) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let booked = try await Self.book(s, "rider")
+            let requestID = try #require(booked.data?["request_id"]?.stringValue)
+            let accepted = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex)
+            let tripID = try #require(accepted.data?["trip_id"]?.stringValue)
+            // The last position is older than dispatch.location_max_age_seconds.
+            Self.advance(s, Double(s.runtime.config.dispatch.locationMaxAgeSeconds) + 1)
+            let stale = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "ARRIVED"])
+            #expect(stale.status == 409 && stale.errorCode == "LOCATION_REQUIRED")
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: alex).data?["state"] == "ACCEPTED")
+            let fresh = try await s.request(
+                .post, "/api/v1/drivers/location", token: alex, json: ["latitude": 37.7749, "longitude": -122.4194, "accuracy_meters": 5, "sequence": 2])
+            #expect(fresh.status == 200 && fresh.data?["accepted"] == true)
+            let arrived = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "ARRIVED"])
+            #expect(arrived.status == 200 && arrived.data?["state"] == "ARRIVED")
+
+            // 30 reads a minute for the rider; the 31st is refused with when to come back.
+            let rider = try await s.token("rider")
+            for read in 1...30 {
+                let reply = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider)
+                #expect(reply.status == 200, "read \(read)")
+            }
+            let limited = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider)
+            #expect(limited.status == 429 && limited.errorCode == "RATE_LIMIT_EXCEEDED")
+            #expect(limited.json?["error"]?["details"]?["limit"] == 30 && limited.json?["error"]?["details"]?["window"] == "1 minute")
+            // The driver's own reads are counted apart, and a minute later the rider reads again.
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: alex).status == 200)
+            Self.advance(s, 61)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider).status == 200)
         }
     }
 

@@ -134,6 +134,45 @@ import Testing
         }
     }
 
+    /// Seed 001, open question 3: after a decline the customer may keep the job at its booked
+    /// price instead of ending it with the trip fee. One adjustment per job, so the driver
+    /// cannot propose again; they are told and may start.
+    @Test func aDeclineCanKeepTheJobAtItsOriginalPrice() async throws {
+        try await TestServer.run(.sqlite, clock: ManualClock(Self.start)) { s in
+            let job = try await Self.arrivedJob(s)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/volume", token: job.driver, json: ["actual_volume": 6.5]).status == 201)
+            let path = "/api/v1/jobs/\(job.id)/volume/decline"
+            // Bad choices are refused and decide nothing.
+            for bad: JSONValue in [["proceed_at_original_price": "yes"], ["proceed_at_original_price": 1], ["proceed": true]] {
+                let refused = try await s.request(.post, path, token: job.customer, json: bad)
+                #expect(refused.status == 422 && refused.errorCode == "VALIDATION_FAILED", "\(bad)")
+            }
+            #expect(try await s.request(.get, "/api/v1/jobs/\(job.id)", token: job.customer).data?["adjustment"]?["status"] == "pending")
+
+            let kept = try await s.request(.post, path, token: job.customer, json: ["proceed_at_original_price": true])
+            #expect(kept.status == 200, "\(kept.text)")
+            #expect(kept.data?["adjustment"]?["status"] == "declined" && kept.data?["adjustment"]?["proceed_at_original_price"] == true)
+            #expect(kept.data?["adjustment"]?["trip_fee_minor"] == .null)
+            #expect(kept.data?["job"]?["status"] == "arrived" && kept.data?["job"]?["price"]?["amount_minor"]?.doubleValue == Self.booked)
+            #expect(kept.data?["payment"]?["status"] == "authorized" && kept.data?["payment"]?["amount_minor"]?.doubleValue == Self.booked)
+            let told = try await Self.events(s, "driver:d1", "volume:declined")
+            #expect(told.count == 1 && told.first?["proceed_at_original_price"] == true && told.first?["trip_fee_minor"] == 0)
+            #expect(try await Self.notification(s, job.driver, title: "Proceed at the original price") != nil)
+            // The same decision again answers the same; the opposite one and a new proposal are refused.
+            let again = try await s.request(.post, path, token: job.customer, json: ["proceed_at_original_price": true])
+            #expect(again.status == 200 && again.data?["job"]?["status"] == "arrived")
+            let approve = try await s.request(.post, "/api/v1/jobs/\(job.id)/volume/approve", token: job.customer)
+            #expect(approve.status == 409 && approve.errorCode == "ADJUSTMENT_ALREADY_DECIDED")
+            let second = try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/volume", token: job.driver, json: ["actual_volume": 7])
+            #expect(second.status == 409 && second.errorCode == "ADJUSTMENT_ALREADY_MADE")
+            // The work goes ahead and the booked price is what is taken.
+            for step in ["started", "completed"] {
+                #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/status", token: job.driver, json: ["status": .string(step)]).status == 200)
+            }
+            #expect(try await Self.ledger(s, job.id).hold?.capturedMinor == Int64(Self.booked))
+        }
+    }
+
     @Test func aLowerPriceIsApprovedWithoutAsking() async throws {
         try await TestServer.run(.sqlite, clock: ManualClock(Self.start)) { s in
             let job = try await Self.arrivedJob(s)

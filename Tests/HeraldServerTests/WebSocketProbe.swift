@@ -57,7 +57,7 @@ final class WebSocketProbe: Sendable {
             }
             if let text { return try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
             if ended { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await CancellableSleep.sleep(for: .milliseconds(5))
         }
         return nil
     }

@@ -88,7 +88,7 @@ struct Boom: Error {}
     @Test(arguments: TestEngine.allCases)
     func conditionalUpdateWithReturningHasExactlyOneWinner(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
-            try await database.withConnection { db in try await UserStore().ensure(db, id: "job", role: "customer", now: 1) }
+            _ = try await database.withConnection { db in try await UserStore().ensure(db, id: "job", role: "customer", now: 1) }
             let winners = try await withThrowingTaskGroup(of: String?.self) { group in
                 for contender in 0..<50 {
                     group.addTask {
@@ -118,7 +118,7 @@ struct Boom: Error {}
         // Each transaction reads a counter and writes it back plus one; lost updates would
         // show as a final value below the number of transactions.
         try await TestDatabase.with(engine) { database in
-            try await database.withConnection { db in try await UserStore().ensure(db, id: "counter", role: "0", now: 0) }
+            _ = try await database.withConnection { db in try await UserStore().ensure(db, id: "counter", role: "0", now: 0) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 {
                     group.addTask {

@@ -20,7 +20,7 @@ import Testing
     func updatesOnlyTheGivenFieldsAndClearsWithNull(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
             let store = UserStore()
-            try await database.withConnection { db in try await store.ensure(db, id: "u1", role: "customer", now: 1) }
+            _ = try await database.withConnection { db in try await store.ensure(db, id: "u1", role: "customer", now: 1) }
             let first = try await database.withConnection { db in
                 try await store.update(db, id: "u1", changes: UserChanges(displayName: "Ann", locale: "en-AU", timeZone: "Australia/Sydney"), now: 5)
             }

@@ -35,6 +35,16 @@ import Testing
         #expect(abs(seconds - exact) < 1e-9)
     }
 
+    /// `traffic_conditions` from the smoothed speed against the city speed (8.3 m/s here).
+    @Test func trafficConditionsFollowTheObservedSpeed() {
+        #expect(Self.estimator().trafficConditions == "UNKNOWN")
+        #expect(Self.estimator(observed: 8.3, count: 2).trafficConditions == "LIGHT")
+        #expect(Self.estimator(observed: 12, count: 2).trafficConditions == "LIGHT")
+        #expect(Self.estimator(observed: 5, count: 2).trafficConditions == "MODERATE")  // 60 % of 8.3 is 4.98
+        #expect(Self.estimator(observed: 4.9, count: 2).trafficConditions == "HEAVY")
+        #expect(Self.estimator(observed: 0, count: 3).trafficConditions == "HEAVY")
+    }
+
     @Test func secondsUseTheObservedSpeed() {
         let e = Self.estimator(observed: 10, count: 1)
         #expect(e.effectiveSpeed == 10)

@@ -240,6 +240,8 @@ def test_a_ride_end_to_end_over_both_protocols_with_a_killed_socket_and_lost_upd
         assert all("battery_percent" not in m["payload"] and "accuracy_meters" not in m["payload"] for m in seen)
         eta = rider_native.next("eta_update")["payload"]
         assert eta["pickup_eta"]["seconds"] > 0 and eta["pickup_eta"]["confidence"] in ("HIGH", "MEDIUM", "LOW")
+        assert isinstance(eta["route_polyline"], str) and eta["route_polyline"]
+        assert eta["traffic_conditions"] in ("LIGHT", "MODERATE", "HEAVY", "UNKNOWN")
         assert rider_sio.next("driver_location")["latitude"] == pytest.approx(seen[0]["payload"]["latitude"])
 
         # A tunnel: the rider's socket dies. Meanwhile 20% of the driver's updates are lost on

@@ -70,9 +70,7 @@ extension DispatchService {
     public func availableJobs(for driverID: String, limit: Int = 50) async throws -> [(job: JobRecord, distance: Double?)] {
         let driver = try await requireProfile(driverID)
         guard driver.approval == .approved else { throw DispatchError.notApproved(driver.approval) }
-        guard let position = tracker.index.position(of: driverID)?.point
-            ?? driver.latitude.flatMap({ lat in driver.longitude.flatMap { GeoPoint.validated(latitude: lat, longitude: $0) } })
-        else { throw DispatchError.locationRequired }
+        guard let position = tracker.index.position(of: driverID)?.point ?? driver.point else { throw DispatchError.locationRequired }
         let radius = feedRadiusMeters
         let degrees = radius / 111_000
         let candidates = try await database.withConnection { db in
@@ -81,7 +79,7 @@ extension DispatchService {
         var located: [(JobRecord, Double?)] = []
         var unlocated: [(JobRecord, Double?)] = []
         for job in candidates {
-            if let lat = job.latitude, let lng = job.longitude, let point = GeoPoint.validated(latitude: lat, longitude: lng) {
+            if let point = job.point {
                 let distance = Haversine.distanceMeters(position, point)
                 if distance <= radius { located.append((job, distance)) }
             } else {

@@ -110,10 +110,13 @@ extension DispatchService {
     }
 
     /// `POST /jobs/{id}/volume/decline` (the job's customer): the job is cancelled and the
-    /// trip fee captured from the hold (the rest released). Declining again returns the same.
-    public func declineVolume(_ jobID: String, customerID: String) async throws -> AdjustmentOutcome {
+    /// trip fee captured from the hold (the rest released); or, with `proceed`, the job goes on
+    /// at its booked price and hold (seed 001, open question 3: the only two outcomes of a
+    /// decline, one adjustment per job). Declining again returns the same.
+    public func declineVolume(_ jobID: String, customerID: String, proceed: Bool = false) async throws -> AdjustmentOutcome {
         let (_, current) = try await customerProposal(jobID, customerID: customerID, deciding: .declined)
         if current.adjustmentStatus == .declined { return try await outcome(jobID) }
+        if proceed { return try await declineAndProceed(current, customerID: customerID) }
         let draft = NotificationDraft(
             userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
             body: "The job is cancelled; you get the \(DisplayFormat.money(Int64(paymentsConfig.tripFeeMinor), currency: current.currency)) trip fee.",
@@ -124,8 +127,38 @@ extension DispatchService {
         await publish(
             "volume:declined",
             ["job_id": .string(jobID), "trip_fee": .number(Double(decided.tripFeeMinor ?? 0) / 100), "trip_fee_minor": DispatchJSON.integer(decided.tripFeeMinor),
-             "currency": .string(decided.currency)],
+             "currency": .string(decided.currency), "proceed_at_original_price": false],
             to: Self.driverRoom(decided.driverID))
+        return try await outcome(jobID)
+    }
+
+    /// The decline that keeps the job: the proposal is declined without a trip fee, the job
+    /// stays `arrived` at its booked price and hold, and the driver is told to go ahead.
+    private func declineAndProceed(_ current: AdjustmentRecord, customerID: String) async throws -> AdjustmentOutcome {
+        let jobID = current.jobID
+        let now = self.now
+        let prepared = await prepareNotification(NotificationDraft(
+            userIDs: [current.driverID], type: "job_update", title: "Proceed at the original price",
+            body: "The customer declined \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)) and keeps \(DisplayFormat.money(current.originalPriceMinor, currency: current.currency)). You can start.",
+            data: ["job_id": .string(jobID), "event": "volume_declined_proceed"], collapseKey: "volume-\(jobID)"))
+        let result: (JobRecord, AdjustmentRecord, NotificationService.WrittenSend?)?
+        do {
+            result = try await database.transaction { db in
+                try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
+                guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
+                guard let job = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: nil, now: now) else { throw Superseded() }
+                return (job, decided, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            }
+        } catch is Superseded {
+            result = nil
+        }
+        guard let (job, decided, written) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .declined) }
+        await publish(
+            "volume:declined",
+            ["job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency), "proceed_at_original_price": true,
+             "price_minor": .number(Double(job.priceMinor))],
+            to: Self.driverRoom(decided.driverID))
+        if let written { _ = await notifications.deliver(written) }
         return try await outcome(jobID)
     }
 

@@ -4,7 +4,8 @@ public enum AdjustmentStatus: String, Sendable, Codable, CaseIterable {
     case pending
     /// The new price holds: approved by the customer, or at once because it was not higher.
     case approved
-    /// The customer said no: the job was cancelled with the trip fee.
+    /// The customer said no: the job was cancelled with the trip fee, or (no trip fee) goes on
+    /// at its booked price.
     case declined
     /// The driver ended an unanswered proposal with the trip fee, or an operator cancelled the job.
     case cancelled

@@ -70,7 +70,13 @@ public final class JobPayments: Sendable {
         }
         let key = operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
         do {
-            let state = try await gateway.changeAmount(hold.state, to: amountMinor, idempotencyKey: key)
+            let state = try await gateway.changeAmount(hold.state, to: amountMinor, reason: Self.reason(hold.state, amountMinor), idempotencyKey: key)
+            if state.reference != hold.reference {
+                // A re-authorisation: the old hold is gone, so the new one is stored now,
+                // whatever the decision waiting for it turns out to be.
+                let now = self.now
+                try await database.withConnection { db in try await self.holds.applied(db, jobID: jobID, state, settling: nil, now: now) }
+            }
             await record(jobID: jobID, operation: operation.name, amount: amountMinor, error: nil, key: key)
             return state
         } catch let error as PaymentError {
@@ -98,7 +104,7 @@ public final class JobPayments: Sendable {
         do {
             let state: HoldState
             switch operation {
-            case .change(let amount): state = try await gateway.changeAmount(hold.state, to: amount, idempotencyKey: key)
+            case .change(let amount): state = try await gateway.changeAmount(hold.state, to: amount, reason: Self.reason(hold.state, amount), idempotencyKey: key)
             case .capture(let amount): state = try await gateway.capture(hold.state, amountMinor: min(amount, hold.authorizedMinor), idempotencyKey: key)
             case .cancel: state = try await gateway.cancel(hold.state, idempotencyKey: key)
             }
@@ -110,7 +116,8 @@ public final class JobPayments: Sendable {
             }
         } catch {
             let paymentError = error as? PaymentError
-            let retryable = paymentError?.isRetryable ?? true
+            let wasReplaced = await replaced(hold, closedBy: paymentError)
+            let retryable = (paymentError?.isRetryable ?? true) || wasReplaced
             let attempts = hold.attempts + 1
             let retryAt = retryable && attempts < Self.maxAttempts ? now + Self.backoffMilliseconds(attempt: attempts) : nil
             let code = paymentError?.code ?? "error"
@@ -131,6 +138,19 @@ public final class JobPayments: Sendable {
                 logger.warning("recording a payment failure failed", metadata: ["job_id": "\(hold.jobID)", "error": "\(String(reflecting: error))"])
             }
         }
+    }
+
+    /// Seed 001's `reason` on the provider's record of an amount change.
+    static func reason(_ hold: HoldState, _ amountMinor: Int64) -> String {
+        amountMinor > hold.amountMinor ? "volume_increase" : "volume_decrease"
+    }
+
+    /// A hold found closed because a re-authorisation replaced it meanwhile: the call is
+    /// retried (on the new hold), not given up.
+    private func replaced(_ hold: HoldRecord, closedBy error: PaymentError?) async -> Bool {
+        guard error?.kind == .holdClosed else { return false }
+        let current = try? await database.withConnection { db in try await self.holds.find(db, jobID: hold.jobID) }
+        return current.flatMap { $0 }.map { $0.reference != hold.reference } ?? false
     }
 
     /// Makes the owed calls that are due; returns how many were attempted.

@@ -48,7 +48,7 @@ public struct HoldStore: Sendable {
     public func applied(_ db: any SQLDatabase, jobID: String, _ state: HoldState, settling operation: HoldOperation?, now: Int64) async throws {
         var query = SQLQueryString(
             """
-            UPDATE payment_holds SET status = \(bind: state.status.rawValue), authorized_minor = \(bind: state.authorizedMinor),
+            UPDATE payment_holds SET reference = \(bind: state.reference), status = \(bind: state.status.rawValue), authorized_minor = \(bind: state.authorizedMinor),
                 amount_minor = \(bind: state.amountMinor), captured_minor = \(bind: state.capturedMinor), updated_at = \(bind: now)
             """)
         if let operation {

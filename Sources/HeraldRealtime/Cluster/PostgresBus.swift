@@ -144,7 +144,7 @@ public final class PostgresBus: ClusterBus, Service {
                 markListening(false)
                 if Task.isShuttingDownGracefully || Task.isCancelled { break }
                 logger.warning("realtime LISTEN connection lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(500)) }
+                try? await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: .milliseconds(500)) }
             }
         }
         markListening(false)

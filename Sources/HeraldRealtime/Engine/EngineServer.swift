@@ -129,7 +129,7 @@ public final class EngineServer: Service, Sendable {
             // Mid-upgrade: the WebSocket is about to take over. Wait briefly for its `5`; if
             // it comes, this poll is refused, otherwise it is released with a noop.
             for _ in 0..<10 where session.isUpgrading {
-                try? await Task.sleep(for: .milliseconds(10))
+                try? await CancellableSleep.sleep(for: .milliseconds(10))
             }
             if session.transport == .websocket { return .error(3, "Bad request") }
             return EngineHTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: "6")
@@ -251,7 +251,7 @@ public final class EngineServer: Service, Sendable {
         let interval = configuration.sweepInterval
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
             } catch {
                 break
             }

@@ -136,7 +136,7 @@ public final class PresenceService: Service, Sendable {
                 sinceSync = .zero
             }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: tick) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: tick) }
             } catch {
                 break
             }

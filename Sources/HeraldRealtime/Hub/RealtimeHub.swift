@@ -64,7 +64,7 @@ public final class RealtimeHub: Sendable {
     public func waitUntilReady() async -> Bool {
         while !readiness.load(ordering: .acquiring) {
             if Task.isShuttingDownGracefully || Task.isCancelled { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await CancellableSleep.sleep(for: .milliseconds(20))
         }
         return true
     }
@@ -223,7 +223,7 @@ public final class RealtimeHub: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await CancellableSleep.sleep(for: timeout)
                 self.resolveAckWaiter(token, acknowledged: false)
                 return false
             }

@@ -268,12 +268,7 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     /// Closes connections whose token has expired (the client refreshes it and reconnects).
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
-            } catch {
-                break
-            }
+        await everySecondUntilShutdown {
             let now = hub.clock.now().timeIntervalSince1970
             let expired = connections.withLock { $0.values.filter { $0.identity.expiresAt <= now } }
             for connection in expired {

@@ -208,9 +208,9 @@ final class SocketIOClient: EngineSessionDelegate {
     private func letTheAcknowledgementGoFirst() async {
         guard session.transport == .websocket else { return }
         for _ in 0..<20 where !session.queue.isEmpty {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await CancellableSleep.sleep(for: .milliseconds(1))
         }
-        try? await Task.sleep(for: .milliseconds(1))
+        try? await CancellableSleep.sleep(for: .milliseconds(1))
     }
 
     private func freshSocket(namespace: String, identity: Identity?, auth: SocketValue?) async -> SocketIOSocket {

@@ -260,7 +260,7 @@ public final class SocketIOSocket: RoomFollower {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await CancellableSleep.sleep(for: timeout)
                 self.resolveAck(id, with: nil)
                 return nil
             }

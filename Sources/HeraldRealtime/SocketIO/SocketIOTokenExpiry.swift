@@ -55,13 +55,6 @@ public final class SocketIOTokenExpiry: Service, Sendable {
     }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
-            } catch {
-                break
-            }
-            sweep(now: clock.now().timeIntervalSince1970)
-        }
+        await everySecondUntilShutdown { sweep(now: clock.now().timeIntervalSince1970) }
     }
 }

@@ -50,10 +50,12 @@ extension DispatchRoutes {
             errors: [402: "The card refused the new amount (`PAYMENT_DECLINED`)", 404: "`JOB_NOT_FOUND`", 409: "`NO_PENDING_ADJUSTMENT` or `ADJUSTMENT_ALREADY_DECIDED`", 503: "`PAYMENT_UNAVAILABLE`"],
             parameters: idParameter),
         APIOperation(
-            "POST", "/api/v1/jobs/{id}/volume/decline", summary: "Decline the higher price; the job ends with the trip fee",
-            description: "The job's customer. The job is cancelled, payments.trip_fee_minor is captured from the hold (the rest released) and the driver gets `volume:declined` {trip_fee}. Declining again answers the same; after an approval it is 409.",
-            tag: "dispatch", access: customerOnly, response: adjustmentResult,
-            errors: [404: "`JOB_NOT_FOUND`", 409: "`NO_PENDING_ADJUSTMENT` or `ADJUSTMENT_ALREADY_DECIDED`"], parameters: idParameter),
+            "POST", "/api/v1/jobs/{id}/volume/decline", summary: "Decline the higher price: end the job with the trip fee, or proceed at the original price",
+            description: "The job's customer. Without a body the job is cancelled, payments.trip_fee_minor is captured from the hold (the rest released) and the driver gets `volume:declined` {trip_fee}. With `{\"proceed_at_original_price\": true}` the job stays `arrived` at its booked price and hold, the driver gets `volume:declined` {proceed_at_original_price: true} and may start (seed 001: one adjustment per job, so no new proposal). Declining again answers the same; after an approval it is 409.",
+            tag: "dispatch", access: customerOnly,
+            requestBody: Schema.object(["proceed_at_original_price": ["type": "boolean"]]),
+            response: adjustmentResult,
+            errors: [404: "`JOB_NOT_FOUND`", 409: "`NO_PENDING_ADJUSTMENT` or `ADJUSTMENT_ALREADY_DECIDED`", 422: "`VALIDATION_FAILED`"], parameters: idParameter),
         APIOperation(
             "GET", "/api/v1/operators/jobs/{id}/payment", summary: "A job's payment hold and every provider call made for it",
             tag: "dispatch", access: operatorOnly, response: Schema.object(["payment": paymentSchema, "events": ["type": "array"]]),

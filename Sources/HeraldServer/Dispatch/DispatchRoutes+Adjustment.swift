@@ -30,8 +30,10 @@ extension DispatchRoutes {
         }
         api.post("/jobs/{id}/volume/decline") { request, context in
             let identity = try context.require(.customer)
-            try await Self.emptyBody(request, context)
-            return try respond(adjustmentResponse(try await dispatch.declineVolume(try context.parameters.require("id"), customerID: identity.userID)), context)
+            let proceed = try Self.declineChoice(try await Self.optionalBody(request, context))
+            return try respond(
+                adjustmentResponse(try await dispatch.declineVolume(try context.parameters.require("id"), customerID: identity.userID, proceed: proceed)),
+                context)
         }
         api.get("/operators/jobs/{id}/payment") { _, context in
             _ = try context.require(.operator, .service)
@@ -85,6 +87,21 @@ extension DispatchRoutes {
     }
 
     /// These actions take no fields: an empty body or `{}`; anything else is named.
+    /// `{"proceed_at_original_price": true}` keeps the job at its booked price (seed 001, open
+    /// question 3); no body, or `false`, ends it with the trip fee.
+    static func declineChoice(_ body: [String: JSONValue]) throws -> Bool {
+        var v = FieldValidator()
+        var proceed = false
+        for key in body.keys.sorted() where key != "proceed_at_original_price" { v.fail(key, "is not a known field") }
+        switch body["proceed_at_original_price"] {
+        case nil, .null: break
+        case .bool(let value): proceed = value
+        default: v.fail("proceed_at_original_price", "must be true or false")
+        }
+        try v.validate()
+        return proceed
+    }
+
     static func emptyBody(_ request: Request, _ context: HeraldRequestContext) async throws {
         var v = FieldValidator()
         for key in try await optionalBody(request, context).keys.sorted() { v.fail(key, "is not a known field") }

@@ -87,7 +87,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                         code: .idempotencyRequestInProgress
                     )
                 }
-                try await Task.sleep(for: Self.pollInterval)
+                try await CancellableSleep.sleep(for: Self.pollInterval)
             }
         }
     }

@@ -275,7 +275,7 @@ struct RealtimeJanitor: Service {
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
             } catch {
                 return
             }

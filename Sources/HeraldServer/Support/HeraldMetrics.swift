@@ -14,13 +14,25 @@ public final class HeraldMetrics: Sendable {
         .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
     ]
 
+    // Computed: `MetricNameDescriptor` is not Sendable, so it cannot be a stored static.
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", metricName: "http_requests", unitName: "total",
+            helpText: "HTTP requests answered, by method, route and status.")
+    }
+    static var requestDuration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", metricName: "http_request_duration", unitName: "seconds",
+            helpText: "Time from a request's arrival to its answer, by method and route.")
+    }
+
     public init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let labels = [("method", method), ("route", route), ("status", String(status))]
-        registry.makeCounter(name: "herald_http_requests_total", labels: labels).increment()
+        registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
         registry.makeDurationHistogram(
-            name: "herald_http_request_duration_seconds",
+            descriptor: Self.requestDuration,
             labels: [("method", method), ("route", route)],
             buckets: Self.durationBuckets
         ).recordNanoseconds(duration.nanoseconds)

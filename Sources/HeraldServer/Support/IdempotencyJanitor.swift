@@ -14,7 +14,7 @@ struct IdempotencyJanitor: Service {
         let store = IdempotencyStore()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
             } catch {
                 return
             }

@@ -19,18 +19,15 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-        source: String, file: String, function: String, line: UInt
-    ) {
+    public func log(event: LogEvent) {
         var object: [String: String] = [:]
-        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { _, new in new }) {
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
             object[key] = "\(value)"
         }
         object["ts"] = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        object["level"] = level.rawValue
+        object["level"] = event.level.rawValue
         object["label"] = label
-        object["msg"] = message.description
+        object["msg"] = event.message.description
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var data = try? encoder.encode(object) else { return }

@@ -22,7 +22,7 @@ final class UserDirectory: Sendable {
     func ensureKnown(userID: String, role: String) async throws {
         if known.withLock({ $0.contains(userID) }) { return }
         let now = clock.now().epochMilliseconds
-        try await database.withConnection { [store] db in
+        _ = try await database.withConnection { [store] db in
             try await store.ensure(db, id: userID, role: role, now: now)
         }
         known.withLock { set in

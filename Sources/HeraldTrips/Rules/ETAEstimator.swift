@@ -34,6 +34,15 @@ public struct ETAEstimator: Sendable, Equatable {
 
     public var effectiveSpeed: Double { max(minimumSpeedMps, speedMps ?? defaultSpeedMps) }
 
+    /// Seed 002's `traffic_conditions`, without a traffic feed: the driver's smoothed speed
+    /// against the configured city speed. At least that speed is LIGHT, at least 60 % of it
+    /// MODERATE, slower HEAVY; UNKNOWN until a speed was observed.
+    public var trafficConditions: String {
+        guard let speedMps, samples > 0 else { return "UNKNOWN" }
+        if speedMps >= defaultSpeedMps { return "LIGHT" }
+        return speedMps >= defaultSpeedMps * 0.6 ? "MODERATE" : "HEAVY"
+    }
+
     public func confidence(staleSeconds: Double) -> String {
         if staleSeconds > 30 { return "LOW" }
         return samples >= 3 ? "HIGH" : "MEDIUM"

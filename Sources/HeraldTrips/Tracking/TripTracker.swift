@@ -224,7 +224,14 @@ public final class TripTracker: RealtimeSubscriber {
                     || ETAEstimator.moved(tracked.sharedETA?.dropoff, etas.dropoff, threshold: threshold)
                 {
                     tracked.sharedETA = etas
-                    judgement.eta = ["pickup_eta": TripJSON.eta(etas.pickup, at: now), "dropoff_eta": TripJSON.eta(etas.dropoff, at: now)]
+                    // No routing engine: the route drawn is the straight segment to the next stop
+                    // (pickup until the ride starts, then the dropoff).
+                    let next = tracked.trip.state == .inProgress ? tracked.trip.dropoff : tracked.trip.pickup
+                    judgement.eta = [
+                        "pickup_eta": TripJSON.eta(etas.pickup, at: now), "dropoff_eta": TripJSON.eta(etas.dropoff, at: now),
+                        "route_polyline": .string(Polyline.encode([update.point, next])),
+                        "traffic_conditions": .string(tracked.eta.trafficConditions),
+                    ]
                 }
                 let push = config.etaPushThresholdSeconds
                 if let pushed = tracked.pushedETA {
