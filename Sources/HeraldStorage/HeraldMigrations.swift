@@ -575,5 +575,26 @@ public enum HeraldMigrations {
                 "ALTER TABLE users ADD COLUMN phone TEXT"
             ]
         ),
+        Migration(
+            version: 13, name: "trip fares and ratings",
+            statements: [
+                // Seed 002: the fare is final at COMPLETED, and each side rates the other once.
+                "ALTER TABLE trips ADD COLUMN final_fare_minor BIGINT",
+                "ALTER TABLE trips ADD COLUMN travelled_distance_m BIGINT",
+                "ALTER TABLE trips ADD COLUMN travelled_duration_s BIGINT",
+                "ALTER TABLE trips ADD COLUMN rider_rating INTEGER",
+                "ALTER TABLE trips ADD COLUMN rider_comment TEXT",
+                "ALTER TABLE trips ADD COLUMN driver_rating INTEGER",
+                "ALTER TABLE trips ADD COLUMN driver_comment TEXT",
+                // Riders' ratings by their drivers (drivers keep theirs on `drivers`).
+                """
+                CREATE TABLE rider_ratings (
+                    user_id TEXT PRIMARY KEY,
+                    rating_total BIGINT NOT NULL DEFAULT 0,
+                    rating_count BIGINT NOT NULL DEFAULT 0
+                )
+                """,
+            ]
+        ),
     ]
 }

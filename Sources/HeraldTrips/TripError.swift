@@ -11,6 +11,8 @@ extension ErrorCode {
     public static let driverBusy: ErrorCode = "DRIVER_BUSY"
     public static let vehicleNotEligible: ErrorCode = "VEHICLE_NOT_ELIGIBLE"
     public static let idempotencyKeyRequired: ErrorCode = "IDEMPOTENCY_KEY_REQUIRED"
+    public static let tripNotCompleted: ErrorCode = "TRIP_NOT_COMPLETED"
+    public static let tripAlreadyRated: ErrorCode = "TRIP_ALREADY_RATED"
 }
 
 /// The trips module's client errors (seed 002's domain error table plus the request's own).
@@ -22,6 +24,9 @@ public enum TripError {
     public static let driverBusy = APIError(status: 409, code: .driverBusy, message: "Finish or cancel your current trip first.")
     public static let idempotencyKeyRequired = APIError(
         status: 400, code: .idempotencyKeyRequired, message: "Send an Idempotency-Key header, so a retried request cannot book two rides.")
+    public static let notCompleted = APIError(status: 409, code: .tripNotCompleted, message: "A trip can be rated once it is completed.")
+    public static let alreadyRated = APIError(status: 409, code: .tripAlreadyRated, message: "You already rated this trip.")
+    public static let notAParty = APIError(status: 403, code: .forbidden, message: "Only the trip's rider and driver rate it.")
     public static let locationRequired = APIError(
         status: 409, code: .locationRequired, message: "Your location is unknown or stale; share your location to confirm the pickup.")
 

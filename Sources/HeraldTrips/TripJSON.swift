@@ -8,6 +8,7 @@ public enum TripJSON {
     static func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
     static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
+    static func integer<T: BinaryInteger>(_ value: T?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
 
     static func place(_ lat: Double, _ lng: Double, _ address: String?, _ placeID: String?) -> JSONValue {
         ["latitude": .number(lat), "longitude": .number(lng), "address": text(address), "place_id": text(placeID)]
@@ -68,18 +69,32 @@ public enum TripJSON {
             "pickup": place(t.pickupLatitude, t.pickupLongitude, t.pickupAddress, t.pickupPlaceID),
             "dropoff": place(t.dropoffLatitude, t.dropoffLongitude, t.dropoffAddress, t.dropoffPlaceID),
             "route": ["polyline": .string(Polyline.encode([pickup, dropoff])), "distance_meters": integer(t.distanceM), "duration_seconds": integer(t.durationS)],
-            "fare": [
-                "estimate_min_minor": integer(t.fareMinMinor), "estimate_max_minor": integer(t.fareMaxMinor), "currency": .string(t.currency),
-                "surge_multiplier": .number(t.surgeMultiplier),
-            ],
+            "fare": fare(t),
+            "ratings": ["by_rider": integer(t.riderRating), "by_driver": integer(t.driverRating)],
             "ride_type": .string(t.rideType), "passenger_count": integer(t.passengerCount),
             "accepted_at": time(t.acceptedAt), "arrived_at": time(t.arrivedAt), "started_at": time(t.startedAt),
             "completed_at": time(t.completedAt), "cancelled_at": time(t.cancelledAt), "cancelled_by": text(t.cancelledBy),
             "created_at": time(t.createdAt), "updated_at": time(t.updatedAt), "etag": .string("trip-v\(t.version)"),
         ]
         if forOperator {
+            object["rating_comments"] = ["by_rider": text(t.riderComment), "by_driver": text(t.driverComment)]
             object["flags"] = ["count": integer(t.flags), "last": text(t.lastFlag)]
             object["cancel_reason"] = text(t.cancelReason)
+        }
+        return .object(object)
+    }
+
+    /// The estimate, and once COMPLETED what was charged: `final_amount_minor` for
+    /// `distance_meters` driven in `duration_seconds`.
+    public static func fare(_ t: TripRecord) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "estimate_min_minor": integer(t.fareMinMinor), "estimate_max_minor": integer(t.fareMaxMinor), "currency": .string(t.currency),
+            "surge_multiplier": .number(t.surgeMultiplier),
+        ]
+        if let final = t.finalFareMinor {
+            object["final_amount_minor"] = integer(final)
+            object["distance_meters"] = integer(t.travelledDistanceM)
+            object["duration_seconds"] = integer(t.travelledDurationS)
         }
         return .object(object)
     }

@@ -140,11 +140,16 @@ extension TripService {
         // A driver who drops a rider before the ride starts: the rider's request searches again.
         let research = to == .cancelled && actor == .driver && (current == .accepted || current == .arrived)
         let contextJSON: JSONValue = .object(context)
+        // The fare is priced from the trail: what the writer still holds goes to the database first.
+        if to == .completed { _ = await writer.flushOnce() }
         let result = try await database.transaction { db -> (TripRecord, [NotificationService.WrittenSend], RideRequestRecord?)? in
             guard
-                let updated = try await self.trips.transition(
+                var updated = try await self.trips.transition(
                     db, id: tripID, from: current, to: to, now: now, cancelledBy: to == .cancelled ? actor.rawValue : nil, reason: reason)
             else { return nil }
+            if to == .completed, let priced = try await self.trips.setFinalFare(db, id: tripID, try await self.finalFare(updated, db, now: now)) {
+                updated = priced
+            }
             try await self.trips.recordEvent(
                 db, tripID: tripID, from: current, to: to, by: actor, actorID: identity.userID, context: SocketPacketEncoder.json(contextJSON), now: now)
             var again: RideRequestRecord?
@@ -161,6 +166,7 @@ extension TripService {
         }
         var eventContext = context
         if let again { eventContext["new_request_id"] = .string(again.id) }
+        if updated.finalFareMinor != nil { eventContext["fare"] = TripJSON.fare(updated) }
         await publish("trip_state_changed", TripJSON.stateChanged(updated, previous: current, by: actor, context: .object(eventContext), at: now), to: Self.tripRoom(tripID))
         await announce(updated)
         await deliver(written)
@@ -173,6 +179,53 @@ extension TripService {
         }
         logger.info("trip changed", metadata: ["trip_id": "\(tripID)", "from": "\(current.rawValue)", "to": "\(to.rawValue)", "by": "\(actor.rawValue)"])
         return updated
+    }
+
+    /// The fare of `trip`, completing at `now`: its shown samples since the ride started (from
+    /// the last one shown before it, where the rider got in).
+    func finalFare(_ trip: TripRecord, _ db: any SQLDatabase, now: Int64) async throws -> FinalFare {
+        let started = trip.startedAt ?? trip.acceptedAt
+        let shown = try await trail.list(db, tripID: trip.id, afterOrdinal: -1, limit: 1_000_000).filter { $0.shared != 0 }
+        // From where the ride started: the last position shown before it, then every one after.
+        let before = shown.last { $0.receivedAt < started }
+        let points = ([before].compactMap { $0 } + shown.filter { $0.receivedAt >= started }).map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
+        let rates = config.rideTypes[trip.rideType] ?? RideTypeConfig()
+        return FinalFare(
+            trail: points, startedAt: started, completedAt: now, estimatedDistanceMeters: trip.distanceM,
+            model: FareModel(rates: rates, trafficFactor: config.trafficFactor), surge: trip.surgeMultiplier)
+    }
+
+    // MARK: Ratings
+
+    /// `POST /trips/{id}/rating`: the rider rates the driver, or the driver the rider, once,
+    /// after COMPLETED; the rating joins the other side's average. The same rating again (a
+    /// retried request) answers with the trip; a different one is 409 `TRIP_ALREADY_RATED`.
+    public func rate(_ tripID: String, by identity: Identity, rating: Int, comment: String?) async throws -> TripRecord {
+        let trip = try await trip(tripID, for: identity)
+        let byRider: Bool
+        if identity.userID == trip.riderID {
+            byRider = true
+        } else if identity.userID == trip.driverID {
+            byRider = false
+        } else {
+            throw TripError.notAParty
+        }
+        guard trip.tripState == .completed else { throw TripError.notCompleted }
+        let now = self.now
+        let rated = try await database.transaction { db -> TripRecord? in
+            guard let updated = try await self.trips.rate(db, id: tripID, byRider: byRider, rating: rating, comment: comment, now: now) else { return nil }
+            if byRider {
+                try await DriverStore().addRating(db, userID: trip.driverID, rating: rating)
+            } else {
+                try await self.trips.addRiderRating(db, riderID: trip.riderID, rating: rating)
+            }
+            return updated
+        }
+        if let rated { return rated }
+        let fresh = try await self.trip(tripID, for: identity)
+        let (given, said) = byRider ? (fresh.riderRating, fresh.riderComment) : (fresh.driverRating, fresh.driverComment)
+        if given == rating && said == comment { return fresh }
+        throw TripError.alreadyRated
     }
 
     /// A copy of the request, searching again from the first round, never offered to the

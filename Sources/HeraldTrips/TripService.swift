@@ -149,11 +149,14 @@ public final class TripService: Sendable {
 
     /// The trip's full JSON for `identity`.
     public func tripJSON(_ trip: TripRecord, for identity: Identity) async throws -> JSONValue {
-        let (user, driver, vehicle) = try await database.withConnection { db in
-            (try await UserStore().find(db, id: trip.riderID), try await DriverStore().find(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID))
+        let (user, riderRating, driver, vehicle) = try await database.withConnection { db in
+            (
+                try await UserStore().find(db, id: trip.riderID), try await self.trips.riderRating(db, riderID: trip.riderID),
+                try await DriverStore().find(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID)
+            )
         }
         return TripJSON.trip(
-            trip, rider: (user?.displayName, nil), driver: driver, vehicle: vehicle,
+            trip, rider: (user?.displayName, riderRating), driver: driver, vehicle: vehicle,
             forOperator: identity.role == .operator || identity.role == .service)
     }
 

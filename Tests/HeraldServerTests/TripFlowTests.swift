@@ -367,6 +367,105 @@ import Testing
         }
     }
 
+    /// Seed 002: the fare is final at COMPLETED, priced from the trail driven (3 km north in
+    /// 200 s of samples, 15 minutes from start to end: 250 + 120 × 3 + 30 × 15 = 1,060), and
+    /// each side rates the other once.
+    @Test(arguments: TestEngine.allCases)
+    func aCompletedTripIsPricedFromItsTrailAndEachSideRatesTheOther(engine: TestEngine) async throws {
+        try await Self.run(engine) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 300)
+            let tripID = try await Self.acceptedTrip(s, driver: alex)
+            var sequence = 1
+            func at(_ metersNorth: Double, after seconds: Double) async throws {
+                sequence += 1
+                Self.advance(s, seconds)
+                let reply = try await s.request(
+                    .post, "/api/v1/drivers/location", token: alex,
+                    json: ["latitude": .number(37.7749 + metersNorth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "sequence": .number(Double(sequence))])
+                #expect(reply.data?["accepted"] == true, "\(reply.text)")
+            }
+            let rider = try await s.token("rider")
+            func transition(_ to: String) async throws -> TestReply {
+                try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": .string(to)])
+            }
+            try await at(0, after: 5)
+            #expect(try await transition("ARRIVED").status == 200)
+            let early = try await s.request(.post, "/api/v1/trips/\(tripID)/rating", token: rider, json: ["rating": 5])
+            #expect(early.status == 409 && early.errorCode == "TRIP_NOT_COMPLETED")
+            #expect(try await transition("IN_PROGRESS").status == 200)
+            for step in 1...10 { try await at(Double(step) * 300, after: 20) }
+            Self.advance(s, 700)
+            let completed = try await transition("COMPLETED")
+            #expect(completed.status == 200)
+            let fare = completed.data?["fare"]
+            #expect(fare?["final_amount_minor"] == 1_060, "\(String(describing: fare))")
+            #expect(fare?["duration_seconds"] == 900)
+            #expect(fare?["distance_meters"]?.doubleValue.map { abs($0 - 3_000) <= 2 } == true)
+            let changed = try await Self.events(s, "trip:\(tripID)").last { $0.name == "trip_state_changed" }?.payload
+            #expect(changed?["state"] == "COMPLETED" && changed?["context"]?["fare"]?["final_amount_minor"] == 1_060)
+
+            // Bad ratings name their field; strangers and operators cannot rate.
+            let path = "/api/v1/trips/\(tripID)/rating"
+            let longComment = String(repeating: "x", count: 501)
+            for bad: JSONValue in [["rating": 0], ["rating": 6], ["rating": 4.5], ["rating": "5"], [:], ["rating": 5, "comment": .string(longComment)], ["rating": 5, "stars": 5]] {
+                let refused = try await s.request(.post, path, token: rider, json: bad)
+                #expect(refused.status == 422 && refused.errorCode == "VALIDATION_FAILED", "\(bad)")
+            }
+            #expect(try await s.request(.post, path, token: try await s.token("stranger"), json: ["rating": 1]).status == 404)
+            let ops = try await s.token("ops", .operator)
+            #expect(try await s.request(.post, path, token: ops, json: ["rating": 1]).status == 403)
+            // Each side once; the same again answers the same, a different one is refused.
+            let byRider = try await s.request(.post, path, token: rider, json: ["rating": 5, "comment": "Great driver"])
+            #expect(byRider.status == 200 && byRider.data?["ratings"]?["by_rider"] == 5 && byRider.data?["ratings"]?["by_driver"] == .null)
+            #expect(try await s.request(.post, path, token: rider, json: ["rating": 5, "comment": "Great driver"]).status == 200)
+            let changedMind = try await s.request(.post, path, token: rider, json: ["rating": 1])
+            #expect(changedMind.status == 409 && changedMind.errorCode == "TRIP_ALREADY_RATED")
+            #expect(try await s.request(.post, path, token: alex, json: ["rating": 4]).data?["ratings"]?["by_driver"] == 4)
+            // The averages show on the trip; the comments only to operators.
+            let seen = try await s.request(.get, "/api/v1/trips/\(tripID)", token: rider)
+            #expect(seen.data?["driver"]?["rating"] == 5 && seen.data?["rider"]?["rating"] == 4 && seen.data?["rating_comments"] == nil)
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)", token: ops).data?["rating_comments"]?["by_rider"] == "Great driver")
+        }
+    }
+
+    /// The rider's booking, accepted by `driver`: the trip's id.
+    static func acceptedTrip(_ s: TestSession, driver: String) async throws -> String {
+        let booked = try await Self.book(s, "rider")
+        let requestID = try #require(booked.data?["request_id"]?.stringValue)
+        let accepted = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: driver)
+        return try #require(accepted.data?["trip_id"]?.stringValue)
+    }
+
+    /// The rider's push when the pickup ETA moves by more than trips.eta_push_threshold_seconds
+    /// (5 minutes): the driver drives away at 8.3 m/s, 500 m a minute, from 800 m out; the ETA
+    /// (distance × 1.3 / speed) goes 125 s, 204, 282, 360, 438 (+313 s: one push), 517, 595.
+    @Test func anETAThatMovesByMoreThanFiveMinutesIsPushedOnce() async throws {
+        try await Self.run(.sqlite) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let tripID = try await Self.acceptedTrip(s, driver: alex)
+            var sequence = 1
+            func at(_ metersNorth: Double) async throws {
+                sequence += 1
+                Self.advance(s, 60)
+                let reply = try await s.request(
+                    .post, "/api/v1/drivers/location", token: alex,
+                    json: [
+                        "latitude": .number(37.7749 + metersNorth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "speed_mps": 8.3,
+                        "sequence": .number(Double(sequence)),
+                    ])
+                #expect(reply.data?["accepted"] == true, "\(reply.text)")
+            }
+            func etaPushes() async throws -> [String] {
+                try await Self.inboxBodies(s, "rider").filter { $0.hasPrefix("Your driver is now about") }
+            }
+            for meters in [800.0, 1_300, 1_800, 2_300] { try await at(meters) }
+            #expect(try await etaPushes().isEmpty)
+            #expect(try await Self.events(s, "trip:\(tripID)").contains { $0.name == "eta_update" })
+            for meters in [2_800.0, 3_300, 3_800] { try await at(meters) }
+            #expect(try await etaPushes() == ["Your driver is now about 7 min away."])
+        }
+    }
+
     /// Seed 002's LOCATION_REQUIRED (an arrival is confirmed by a fresh position) and its
     /// limit of 30 trip reads a minute.
     @Test func anArrivalNeedsAFreshLocationAndTripReadsAreLimited() async throws {

@@ -91,7 +91,7 @@ def test_price_adjustment_between_a_driver_and_a_customer(deployment):
         declined = d.front.request("POST", f"/api/v1/jobs/{job_id}/volume/decline", customer_token)
         assert declined.status_code == 200, declined.text
         no = clients[driver].next("volume:declined", where=lambda p: p["job_id"] == job_id)
-        assert no == {"job_id": job_id, "trip_fee": 50.0, "trip_fee_minor": 5000, "currency": "USD"}, no
+        assert no == {"job_id": job_id, "trip_fee": 50.0, "trip_fee_minor": 5000, "currency": "USD", "proceed_at_original_price": False}, no
         gone = clients[customer].next("job:status", where=lambda p: p["job_id"] == job_id and p["status"] == "cancelled")
         assert gone["previous_status"] == "arrived", gone
         view = d.front.get(f"/api/v1/jobs/{job_id}", token=customer_token).json()["data"]

@@ -4,6 +4,7 @@ fragments, pings, close handshakes, over-size and invalid messages, refused upgr
 from __future__ import annotations
 
 import json
+import signal
 import socket
 
 import pytest
@@ -154,3 +155,18 @@ def test_refused_upgrades_say_why(server):
                                      header=[f"Authorization: Bearer {token}"], timeout=TIMEOUT)
     assert json.loads(ws.recv())["type"] == "connected"
     ws.close()
+
+
+def test_a_server_shutting_down_tells_native_clients_to_reconnect(herald):
+    """Seed 002's SERVER_CLOSING: on SIGTERM a connected native client is told to reconnect
+    (then closed) instead of seeing its socket vanish, and the server exits cleanly."""
+    server = herald.start()
+    ws = native(server, issue_token(server.data_dir, user="ann"))
+    server.proc.send_signal(signal.SIGTERM)
+    message = next_of_type(ws, "error")
+    assert message["code"] == "SERVER_CLOSING" and "reconnect" in message["message"]
+    frame = recv_frame(ws)
+    while frame.opcode == ABNF.OPCODE_TEXT:
+        frame = recv_frame(ws)
+    assert frame.opcode == ABNF.OPCODE_CLOSE
+    assert server.stop() == 0

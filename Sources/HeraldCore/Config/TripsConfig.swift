@@ -180,6 +180,9 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
     public var teleportWindowSeconds = 5.0
     /// This many samples in a row with accuracy exactly 0.0 m look synthetic.
     public var zeroAccuracyRun = 3
+    /// During a ride, farther than this (or half the trip's straight length, if more) from
+    /// the pickup–dropoff segment flags ROUTE_DEVIATION.
+    public var routeDeviationMeters = 2_000.0
 
     enum CodingKeys: String, CodingKey {
         case burst
@@ -190,6 +193,7 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
         case teleportMeters = "teleport_meters"
         case teleportWindowSeconds = "teleport_window_seconds"
         case zeroAccuracyRun = "zero_accuracy_run"
+        case routeDeviationMeters = "route_deviation_meters"
     }
 
     public init() {}
@@ -205,6 +209,7 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
         teleportMeters = try c.decodeIfPresent(Double.self, forKey: .teleportMeters) ?? d.teleportMeters
         teleportWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .teleportWindowSeconds) ?? d.teleportWindowSeconds
         zeroAccuracyRun = try c.decodeIfPresent(Int.self, forKey: .zeroAccuracyRun) ?? d.zeroAccuracyRun
+        routeDeviationMeters = try c.decodeIfPresent(Double.self, forKey: .routeDeviationMeters) ?? d.routeDeviationMeters
     }
 
     func validationErrors() -> [FieldError] {
@@ -220,6 +225,7 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
         check(teleportMeters.isFinite && (10...100_000).contains(teleportMeters), "teleport_meters", "must be between 10 and 100000")
         check(teleportWindowSeconds.isFinite && (0.1...600).contains(teleportWindowSeconds), "teleport_window_seconds", "must be between 0.1 and 600")
         check((2...100).contains(zeroAccuracyRun), "zero_accuracy_run", "must be between 2 and 100")
+        check(routeDeviationMeters.isFinite && (100...100_000).contains(routeDeviationMeters), "route_deviation_meters", "must be between 100 and 100000")
         return errors
     }
 }

@@ -74,6 +74,13 @@ public struct DriverStore: Sendable {
         try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: userID)").first(decoding: DriverRecord.self)
     }
 
+    /// Adds a rider's rating of the driver to their average (`averageRating`).
+    public func addRating(_ db: any SQLDatabase, userID: String, rating: Int) async throws {
+        try await db.raw(
+            "UPDATE drivers SET rating_total = rating_total + \(bind: rating), rating_count = rating_count + 1 WHERE user_id = \(bind: userID)"
+        ).run()
+    }
+
     public func setApproval(_ db: any SQLDatabase, userID: String, status: DriverApproval, reason: String?, by: String, now: Int64) async throws -> DriverRecord? {
         try await db.raw(
             """

@@ -27,7 +27,11 @@ extension TripRoutes {
         "driver": ["type": "object", "description": "{id, first_name, rating, photo_url, vehicle {make, model, color, license_plate}}"],
         "pickup": place, "dropoff": place,
         "route": Schema.object(["polyline": Schema.string(), "distance_meters": Schema.integer(), "duration_seconds": Schema.integer()]),
-        "fare": Schema.object(["estimate_min_minor": Schema.integer(), "estimate_max_minor": Schema.integer(), "currency": Schema.string()]),
+        "fare": Schema.object([
+            "estimate_min_minor": Schema.integer(), "estimate_max_minor": Schema.integer(), "currency": Schema.string(),
+            "final_amount_minor": Schema.integer(), "distance_meters": Schema.integer(), "duration_seconds": Schema.integer(),
+        ]),
+        "ratings": Schema.object(["by_rider": ["type": ["integer", "null"]], "by_driver": ["type": ["integer", "null"]]]),
         "created_at": Schema.string(format: "date-time"), "etag": Schema.string(),
     ])
     static let vehicleSchema = Schema.object([
@@ -91,6 +95,16 @@ extension TripRoutes {
             errors: [
                 403: "Not this party's move (`FORBIDDEN`)", 404: notFound,
                 409: "Not allowed from this state (`INVALID_TRANSITION`, details.allowed_transitions), already cancelled (`TRIP_ALREADY_CANCELLED`), no driver location (`LOCATION_REQUIRED`)",
+            ], parameters: id),
+        APIOperation(
+            "POST", "/api/v1/trips/{id}/rating", summary: "Rate the other side of a completed trip",
+            description: "The rider rates the driver, the driver the rider: once each, after COMPLETED; the rating joins the other's average (`driver.rating`, `rider.rating`). The same rating again answers with the trip.",
+            tag: "trips", access: parties,
+            requestBody: Schema.object(["rating": Schema.integer(minimum: 1, maximum: 5), "comment": Schema.string(maxLength: 500)], required: ["rating"]),
+            response: tripSchema,
+            errors: [
+                403: "Not the trip's rider or driver (`FORBIDDEN`)", 404: notFound,
+                409: "Not completed (`TRIP_NOT_COMPLETED`) or already rated differently (`TRIP_ALREADY_RATED`)", 422: "`VALIDATION_FAILED`",
             ], parameters: id),
         APIOperation(
             "GET", "/api/v1/trips/{id}/locations", summary: "The trip's location audit trail",

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldDispatch
 import HeraldRealtime
 import HeraldTrips
 import HTTPTypes
@@ -122,6 +123,24 @@ struct TripRoutes {
             try v.validate()
             if to == TripState.cancelled.rawValue { _ = try rateLimits.take(Self.cancelRoute, context) }
             let trip = try await trips.transition(try context.parameters.require("id"), to: to!, by: identity, context: tripContext)
+            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
+        }
+        api.post("/trips/{id}/rating") { request, context in
+            let identity = try context.requireIdentity()
+            let body = try await request.jsonObject(context: context)
+            var v = FieldValidator()
+            for key in body.keys.sorted() where key != "rating" && key != "comment" { v.fail(key, "is not a known field") }
+            var rating = 0
+            switch body["rating"] {
+            case .number(let value)? where value.rounded() == value && (1...5).contains(value): rating = Int(value)
+            case nil, .null?: v.fail("rating", "is required: a whole number from 1 to 5")
+            default: v.fail("rating", "must be a whole number from 1 to 5")
+            }
+            // A blank comment is no comment (the app's empty text box).
+            let blank = body["comment"]?.stringValue.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } ?? false
+            let comment = blank ? nil : v.text(body, "comment", max: 500, required: false)
+            try v.validate()
+            let trip = try await trips.rate(try context.parameters.require("id"), by: identity, rating: rating, comment: comment)
             return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
         }
         api.get("/trips/{id}/locations") { request, context in

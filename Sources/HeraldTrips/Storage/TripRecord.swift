@@ -34,6 +34,15 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var cancelledAt: Int64?
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// Set at COMPLETED (`FinalFare`).
+    public var finalFareMinor: Int64? = nil
+    public var travelledDistanceM: Int64? = nil
+    public var travelledDurationS: Int64? = nil
+    /// The rider's rating of the driver (1–5) and the driver's of the rider, once each.
+    public var riderRating: Int? = nil
+    public var riderComment: String? = nil
+    public var driverRating: Int? = nil
+    public var driverComment: String? = nil
 
     public var tripState: TripState { TripState(rawValue: state) ?? .cancelled }
     public var etag: String { "\"trip-v\(version)\"" }
@@ -68,6 +77,13 @@ public struct TripRecord: Sendable, Equatable, Codable {
         case cancelledAt = "cancelled_at"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case finalFareMinor = "final_fare_minor"
+        case travelledDistanceM = "travelled_distance_m"
+        case travelledDurationS = "travelled_duration_s"
+        case riderRating = "rider_rating"
+        case riderComment = "rider_comment"
+        case driverRating = "driver_rating"
+        case driverComment = "driver_comment"
     }
 }
 

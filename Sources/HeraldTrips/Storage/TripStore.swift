@@ -66,6 +66,58 @@ public struct TripStore: Sendable {
         return try await db.raw(query).first(decoding: TripRecord.self)
     }
 
+    /// Stores the fare of a trip that just completed.
+    public func setFinalFare(_ db: any SQLDatabase, id: String, _ fare: FinalFare) async throws -> TripRecord? {
+        try await db.raw(
+            """
+            UPDATE trips SET final_fare_minor = \(bind: fare.amountMinor), travelled_distance_m = \(bind: fare.distanceMeters),
+                travelled_duration_s = \(bind: fare.durationSeconds)
+            WHERE id = \(bind: id) AND state = 'COMPLETED' RETURNING *
+            """
+        ).first(decoding: TripRecord.self)
+    }
+
+    /// Records one side's rating of the other on a completed trip; nil when the trip is not
+    /// completed or that side already rated.
+    public func rate(_ db: any SQLDatabase, id: String, byRider: Bool, rating: Int, comment: String?, now: Int64) async throws -> TripRecord? {
+        let (ratingColumn, commentColumn) = byRider ? ("rider_rating", "rider_comment") : ("driver_rating", "driver_comment")
+        var query = SQLQueryString("UPDATE trips SET ")
+        query.appendInterpolation(unsafeRaw: "\(ratingColumn) = ")
+        query.appendInterpolation(bind: rating)
+        query.appendInterpolation(unsafeRaw: ", \(commentColumn) = ")
+        query.appendInterpolation(bind: comment)
+        query.appendInterpolation(" , version = version + 1, updated_at = \(bind: now) WHERE id = \(bind: id) AND state = 'COMPLETED' AND " as SQLQueryString)
+        query.appendInterpolation(unsafeRaw: "\(ratingColumn) IS NULL RETURNING *")
+        return try await db.raw(query).first(decoding: TripRecord.self)
+    }
+
+    /// Adds a driver's rating of `riderID` to the rider's average.
+    public func addRiderRating(_ db: any SQLDatabase, riderID: String, rating: Int) async throws {
+        try await db.raw(
+            """
+            INSERT INTO rider_ratings (user_id, rating_total, rating_count) VALUES (\(bind: riderID), \(bind: rating), 1)
+            ON CONFLICT (user_id) DO UPDATE SET rating_total = rider_ratings.rating_total + excluded.rating_total,
+                rating_count = rider_ratings.rating_count + 1
+            """
+        ).run()
+    }
+
+    /// A rider's average rating (one decimal), nil before the first.
+    public func riderRating(_ db: any SQLDatabase, riderID: String) async throws -> Double? {
+        struct Row: Decodable {
+            var ratingTotal: Int64
+            var ratingCount: Int64
+            enum CodingKeys: String, CodingKey {
+                case ratingTotal = "rating_total"
+                case ratingCount = "rating_count"
+            }
+        }
+        guard let row = try await db.raw("SELECT rating_total, rating_count FROM rider_ratings WHERE user_id = \(bind: riderID)").first(decoding: Row.self),
+            row.ratingCount > 0
+        else { return nil }
+        return (Double(row.ratingTotal) / Double(row.ratingCount) * 10).rounded() / 10
+    }
+
     public func recordEvent(
         _ db: any SQLDatabase, tripID: String, from: TripState, to: TripState, by actor: TripActor, actorID: String?, context: String, now: Int64
     ) async throws {

@@ -66,6 +66,7 @@ public final class TripTracker: RealtimeSubscriber {
     struct Tracked {
         var trip: TripSnapshot
         var fraud: LocationFraudCheck
+        var deviation: RouteDeviationCheck
         var eta: ETAEstimator
         var lastSample: (point: GeoPoint, at: Int64)?
         var lastShared: (at: Int64, sequence: Int64?)?
@@ -131,6 +132,7 @@ public final class TripTracker: RealtimeSubscriber {
     func makeTracked(_ trip: TripSnapshot) -> Tracked {
         Tracked(
             trip: trip, fraud: LocationFraudCheck(rules: config.location),
+            deviation: RouteDeviationCheck(pickup: trip.pickup, dropoff: trip.dropoff, minimumCorridorMeters: config.location.routeDeviationMeters),
             eta: ETAEstimator(detourFactor: config.routeDetourFactor, minimumSpeedMps: config.minimumSpeedMps, defaultSpeedMps: config.averageSpeedMps))
     }
 
@@ -184,9 +186,10 @@ public final class TripTracker: RealtimeSubscriber {
         let rules = config.location
         return state.withLock { drivers -> Judgement? in
             guard var driver = drivers[driverID], var tracked = driver.tracked, tracked.trip.state.isActive else { return nil }
-            let warnings = tracked.fraud.check(
+            var warnings = tracked.fraud.check(
                 update.point, accuracyMeters: update.accuracyMeters, mockLocation: update.isMockLocation == true,
                 integrityFailed: update.deviceIntegrity == .failed, at: now)
+            if tracked.trip.state == .inProgress, let deviation = tracked.deviation.check(update.point) { warnings.append(deviation) }
             if let speed = update.speedMps {
                 tracked.eta.observe(speedMps: speed)
             } else if let last = tracked.lastSample, now - last.at >= 1000 {
