@@ -31,8 +31,12 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public var isOnline: Bool { online != 0 }
     public var approval: DriverApproval { DriverApproval(rawValue: approvalStatus) ?? .pending }
     /// The average rating (1–5) with one decimal, nil before the first rating.
-    public var averageRating: Double? {
-        ratingCount > 0 ? (Double(ratingTotal) / Double(ratingCount) * 10).rounded() / 10 : nil
+    public var averageRating: Double? { Self.averageRating(total: ratingTotal, count: ratingCount) }
+
+    /// A 1–5 average with one decimal from a running total, nil before the first rating
+    /// (riders' averages use it too).
+    public static func averageRating(total: Int64, count: Int64) -> Double? {
+        count > 0 ? (Double(total) / Double(count) * 10).rounded() / 10 : nil
     }
 
     enum CodingKeys: String, CodingKey {

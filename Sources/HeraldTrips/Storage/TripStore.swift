@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDispatch
 import HeraldStorage
 import SQLKit
 
@@ -112,10 +113,8 @@ public struct TripStore: Sendable {
                 case ratingCount = "rating_count"
             }
         }
-        guard let row = try await db.raw("SELECT rating_total, rating_count FROM rider_ratings WHERE user_id = \(bind: riderID)").first(decoding: Row.self),
-            row.ratingCount > 0
-        else { return nil }
-        return (Double(row.ratingTotal) / Double(row.ratingCount) * 10).rounded() / 10
+        let row = try await db.raw("SELECT rating_total, rating_count FROM rider_ratings WHERE user_id = \(bind: riderID)").first(decoding: Row.self)
+        return row.flatMap { DriverRecord.averageRating(total: $0.ratingTotal, count: $0.ratingCount) }
     }
 
     public func recordEvent(
