@@ -122,6 +122,8 @@ public enum DispatchJSON {
             "authorized_minor": .number(Double(hold.authorizedMinor)), "amount_minor": .number(Double(hold.amountMinor)),
             "captured_minor": .number(Double(hold.capturedMinor)), "pending_operation": hold.pendingOp.map(JSONValue.string) ?? .null,
             "last_error": hold.lastError.map(JSONValue.string) ?? .null,
+            // A job booked past an authorisation's lifetime: when its hold will be taken.
+            "hold_at": hold.isScheduled && hold.pendingOp != nil ? time(hold.nextAttemptAt) : .null,
         ]
     }
 }

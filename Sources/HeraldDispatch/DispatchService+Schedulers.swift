@@ -14,7 +14,7 @@ extension DispatchService {
     public func adjustmentScheduler(interval: Duration = .seconds(1), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
         DuePoller("adjustment scheduler", interval: interval, wake: adjustmentsChanged, logger: logger, ready: ready) {
             while try await self.expireDueProposals(limit: 100) == 100 {}
-            while try await self.payments.runDue(limit: 50) == 50 {}
+            while try await self.runDuePayments(limit: 50) == 50 {}
         }
     }
 }

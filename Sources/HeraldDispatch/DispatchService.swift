@@ -47,7 +47,9 @@ public final class DispatchService: Sendable {
         gateway: (any PaymentGateway)? = nil
     ) {
         self.paymentsConfig = paymentsConfig
-        self.payments = JobPayments(gateway: gateway ?? LedgerGateway(database: database, clock: clock), database: database, clock: clock, logger: logger)
+        self.payments = JobPayments(
+            gateway: gateway ?? LedgerGateway(database: database, clock: clock), database: database, clock: clock, logger: logger,
+            timing: HoldTiming(lifetimeHours: paymentsConfig.authorizationLifetimeHours, allowanceHours: paymentsConfig.jobAllowanceHours))
         self.database = database
         self.hub = hub
         self.notifications = notifications

@@ -45,14 +45,22 @@ public struct HoldRequest: Sendable, Equatable {
     /// The provider's payment method (Stripe `pm_…`); the ledger ignores it.
     public var paymentMethodID: String?
     public var idempotencyKey: String
+    /// The customer is not in the app while this is authorised (a scheduled hold taken days
+    /// after booking): the provider must not ask for authentication it cannot get (Stripe
+    /// `off_session`), and refuses instead.
+    public var offSession: Bool
 
-    public init(jobID: String, customerID: String, amountMinor: Int64, currency: String, paymentMethodID: String?, idempotencyKey: String) {
+    public init(
+        jobID: String, customerID: String, amountMinor: Int64, currency: String, paymentMethodID: String?, idempotencyKey: String,
+        offSession: Bool = false
+    ) {
         self.jobID = jobID
         self.customerID = customerID
         self.amountMinor = amountMinor
         self.currency = currency
         self.paymentMethodID = paymentMethodID
         self.idempotencyKey = idempotencyKey
+        self.offSession = offSession
     }
 }
 

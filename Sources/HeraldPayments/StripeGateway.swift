@@ -65,6 +65,7 @@ public struct StripeGateway: PaymentGateway {
         form.add("currency", request.currency.lowercased())
         form.add("capture_method", "manual")
         form.add("confirm", "true")
+        if request.offSession { form.add("off_session", "true") }
         form.add("payment_method", paymentMethod)
         // Cards only: with automatic payment methods Stripe would demand a return_url for
         // redirect-based methods that a dispatch booking cannot complete.

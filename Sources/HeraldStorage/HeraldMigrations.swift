@@ -596,5 +596,14 @@ public enum HeraldMigrations {
                 """,
             ]
         ),
+        Migration(
+            version: 14, name: "scheduled payment holds",
+            statements: [
+                // A job booked past an authorisation's lifetime takes its hold later (status
+                // `scheduled`, owed call `authorize`): the card and customer to take it from.
+                "ALTER TABLE payment_holds ADD COLUMN payment_method TEXT",
+                "ALTER TABLE payment_holds ADD COLUMN customer_id TEXT",
+            ]
+        ),
     ]
 }

@@ -5,6 +5,19 @@ import HeraldGeo
 import Testing
 
 @Suite struct JobRulesTests {
+    /// Stripe's 7 days, a day for the job: a hold taken at booking covers jobs up to 6 days
+    /// ahead; a later job's is taken as soon as it covers the job.
+    @Test func aHoldIsTakenWhenItStillCoversTheJob() {
+        let timing = HoldTiming(lifetimeHours: 168, allowanceHours: 24)
+        let now: Int64 = 1_000_000_000
+        let hour: Int64 = 3_600_000
+        #expect(timing.holdAt(scheduledAt: nil, now: now) == nil)
+        #expect(timing.holdAt(scheduledAt: now - hour, now: now) == nil)
+        #expect(timing.holdAt(scheduledAt: now + 144 * hour, now: now) == nil)
+        #expect(timing.holdAt(scheduledAt: now + 144 * hour + 1, now: now) == now + 1)
+        #expect(timing.holdAt(scheduledAt: now + 240 * hour, now: now) == now + 96 * hour)
+    }
+
     @Test func theStateMachineGivesEachPartyItsOwnMoves() {
         #expect(JobStateMachine.check(from: .accepted, to: .enRoute, by: .driver) == .allowed)
         #expect(JobStateMachine.check(from: .accepted, to: .arrived, by: .driver) == .invalid(allowed: [.enRoute]))
@@ -14,7 +27,10 @@ import Testing
         #expect(JobStateMachine.check(from: .arrived, to: .cancelled, by: .customer) == .invalid(allowed: []))
         #expect(JobStateMachine.check(from: .arrived, to: .cancelled, by: .operator) == .allowed)
         #expect(JobStateMachine.check(from: .pending, to: .expired, by: .system) == .allowed)
-        #expect(JobStateMachine.check(from: .accepted, to: .expired, by: .system) == .invalid(allowed: []))
+        #expect(JobStateMachine.check(from: .accepted, to: .expired, by: .system) == .invalid(allowed: [.cancelled]))
+        // An unpaid job booked ahead is cancelled by the system before the work starts, never after.
+        #expect(JobStateMachine.check(from: .arrived, to: .cancelled, by: .system) == .allowed)
+        #expect(JobStateMachine.check(from: .started, to: .cancelled, by: .system) == .invalid(allowed: []))
         #expect(JobStateMachine.check(from: .enRoute, to: .cancelled, by: .driver) == .invalid(allowed: [.arrived]))
         for final in [JobStatus.completed, .cancelled, .expired] {
             for actor in [JobActor.customer, .driver, .operator, .system] { #expect(JobStateMachine.allowedTransitions(from: final, by: actor).isEmpty) }

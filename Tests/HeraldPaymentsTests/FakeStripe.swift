@@ -401,7 +401,7 @@ actor FakeStripeState {
     private func create(_ request: RecordedRequest) -> FakeReply {
         if let unknown = unknownParameter(request, allowed: [
             "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
-            "payment_method_options[card][request_incremental_authorization]", "description", "customer",
+            "payment_method_options[card][request_incremental_authorization]", "description", "customer", "off_session",
         ]) { return unknown }
         guard let amount = request.field("amount").flatMap(Int64.init), amount > 0 else {
             return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Invalid integer.")
@@ -412,6 +412,11 @@ actor FakeStripeState {
             return violation("currency must be three lower-case letters, got \(request.field("currency") ?? "nothing")")
         }
         let confirm = request.field("confirm") == "true"
+        let offSession = request.field("off_session") == "true"
+        if offSession, !confirm {
+            // Stripe: off_session is only allowed with confirm=true.
+            return .error(400, type: "invalid_request_error", code: "parameter_invalid_empty", param: "off_session", message: "off_session requires confirm.")
+        }
         let manual = request.field("capture_method") == "manual"
         let paymentMethod = request.field("payment_method")
         if confirm, paymentMethod == nil {
@@ -440,6 +445,13 @@ actor FakeStripeState {
             return .error(
                 402, type: "card_error", code: "card_declined", declineCode: "insufficient_funds",
                 message: "Your card has insufficient funds.", paymentIntent: intent.json)
+        case Self.authenticationCard where offSession:
+            // Off session the customer cannot authenticate: Stripe refuses instead of asking.
+            intent.status = "requires_payment_method"
+            intents[intent.id] = intent
+            return .error(
+                402, type: "card_error", code: "authentication_required", declineCode: "authentication_required",
+                message: "Your card was declined. This transaction requires authentication.", paymentIntent: intent.json)
         case Self.authenticationCard:
             intent.status = "requires_action"
         default:

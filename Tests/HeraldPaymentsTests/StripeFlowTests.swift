@@ -35,9 +35,9 @@ struct StripeFlowTests {
     }
 
     /// The application with `payments.provider: stripe` against a fresh fake Stripe.
-    static func withStripe(_ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
+    static func withStripe(clock: ManualClock = ManualClock(start), _ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
         try await FakeStripe.run(secretKey: Self.key) { fake in
-            try await TestServer.run(.sqlite, clock: ManualClock(Self.start), configure: { config in
+            try await TestServer.run(.sqlite, clock: clock, configure: { config in
                 config.payments.provider = "stripe"
                 config.payments.stripe.baseURL = fake.baseURL
                 config.payments.stripe.secretKey = Self.key
@@ -133,6 +133,61 @@ struct StripeFlowTests {
             }
             let (_, intent) = try await fake.retrieve(second, secretKey: Self.key)
             #expect(intent?["status"] == "succeeded" && intent?["amount_received"] == 32_150)
+            #expect(await fake.state.violations.isEmpty)
+        }
+    }
+
+    /// Jobs booked ten days ahead: nothing reaches Stripe at booking; four days later (when a
+    /// hold covers the job) each is authorised off session. The card that refuses cancels its
+    /// job, and its customer and driver are told.
+    @Test func aJobBookedAheadIsAuthorisedOffSessionWhenDueAndCancelledIfTheCardRefuses() async throws {
+        let clock = ManualClock(Self.start)
+        try await Self.withStripe(clock: clock) { fake, s in
+            let dan = try await Self.driver(s, "dan")
+            let eve = try await Self.driver(s, "eve")
+            let scheduled = Timestamp.string(epochMilliseconds: Self.start.addingTimeInterval(10 * 86_400).epochMilliseconds)
+            var ids: [String] = []
+            for (customer, card) in [("ann", "pm_card_visa"), ("bob", FakeStripeState.authenticationCard)] {
+                let body: JSONValue = [
+                    "address": "1 Market St", "lat": 37.7749, "lng": -122.4194, "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]],
+                    "payment_method_id": .string(card), "scheduled_at": .string(scheduled),
+                ]
+                let booked = try await s.request(.post, "/api/v1/jobs", token: try await s.token(customer), json: body)
+                #expect(booked.status == 201)
+                ids.append(try #require(booked.data?["id"]?.stringValue))
+            }
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(ids[0])/accept", token: dan).status == 200)
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(ids[1])/accept", token: eve).status == 200)
+            #expect(await fake.state.posts.isEmpty)
+
+            clock.advance(by: 4 * 86_400)
+            var statuses: [String?] = []
+            for _ in 0..<100 {
+                _ = try await s.runtime.dispatch.service.runDuePayments()
+                statuses = [
+                    try await s.runtime.dispatch.service.payments.hold(ids[0])?.status,
+                    try await s.request(.get, "/api/v1/jobs/\(ids[1])", token: try await s.token("bob")).data?["status"]?.stringValue,
+                ]
+                if statuses == ["authorized", "cancelled"] { break }
+                try await CancellableSleep.sleep(for: .milliseconds(50))
+            }
+            #expect(statuses == ["authorized", "cancelled"])
+            let posts = await fake.state.posts
+            #expect(posts.map(\.path) == ["/v1/payment_intents", "/v1/payment_intents"])
+            #expect(posts.allSatisfy { $0.field("off_session") == "true" && $0.field("capture_method") == "manual" })
+            #expect(Set(posts.compactMap { $0.field("metadata[job_id]") }) == Set(ids))
+
+            // The refused job: cancelled by the system, its hold never taken, both parties told.
+            let eveNow = try await s.token("eve", .driver)  // the first expired in the four days
+            let refused = try await s.request(.get, "/api/v1/jobs/\(ids[1])", token: try await s.token("bob"))
+            #expect(refused.data?["cancelled_by"] == "system" && refused.data?["payment"]?["status"] == "cancelled")
+            let toBob = try await s.request(.get, "/api/v1/notifications?limit=20", token: try await s.token("bob")).data?["notifications"]?[0]
+            #expect(toBob?["title"] == "Booking cancelled" && toBob?["data"]?["reason"] == "payment_declined" && toBob?["data"]?["job_id"] == .string(ids[1]))
+            let toEve = try await s.request(.get, "/api/v1/notifications?limit=20", token: eveNow).data?["notifications"]?[0]
+            #expect(toEve?["title"] == "Job cancelled" && toEve?["data"]?["status"] == "cancelled")
+            let events = try await s.runtime.dispatch.service.payments.events(ids[1]).map { "\($0.operation):\($0.outcome):\($0.errorCode ?? "")" }
+            #expect(events == ["authorize:failed:authentication_required"])
+            #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(ids[1])/status", token: eveNow, json: ["status": "en_route"]).status == 409)
             #expect(await fake.state.violations.isEmpty)
         }
     }

@@ -466,6 +466,55 @@ import Testing
         }
     }
 
+    /// Seed 002's route-deviation check through the application: a ride 1 km east, the
+    /// driver heads south instead at 20 m/s; past the 2 km corridor (trips.location.
+    /// route_deviation_meters) the driver is warned once and the trip flagged once, the
+    /// samples still shared (action NONE); before the ride starts nothing is checked.
+    @Test func aRideThatLeavesItsCorridorIsFlaggedOncePerExcursion() async throws {
+        try await Self.run(.sqlite) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 0)
+            let body: JSONValue = [
+                "pickup": Self.pickup, "ride_type": "STANDARD", "passenger_count": 1, "payment_method_id": "pm_xyz",
+                "dropoff": ["latitude": 37.7749, "longitude": .number(-122.4194 + 1_000 / 88_000.0), "address": "1 km east"],
+            ]
+            let booked = try await Self.book(s, "rider", body: body)
+            let requestID = try #require(booked.data?["request_id"]?.stringValue)
+            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            var sequence = 1
+            func at(metersSouth: Double) async throws {
+                sequence += 1
+                Self.advance(s, 10)
+                let reply = try await s.request(
+                    .post, "/api/v1/drivers/location", token: alex,
+                    json: ["latitude": .number(37.7749 - metersSouth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "speed_mps": 20,
+                           "sequence": .number(Double(sequence))])
+                #expect(reply.data?["accepted"] == true, "\(reply.text)")
+            }
+            func deviations() async throws -> [JSONValue] {
+                _ = await s.runtime.trips.service.writer.flushOnce()
+                return try await Self.events(s, "user:alex").filter { $0.name == "location_warning" && $0.payload["warning_code"] == "ROUTE_DEVIATION" }.map(\.payload)
+            }
+            // Before the ride starts the driver may come from anywhere: 2.4 km south is no deviation.
+            try await at(metersSouth: 2_400)
+            for step in 1...12 { try await at(metersSouth: 2_400 - Double(step) * 200) }
+            for step in ["ARRIVED", "IN_PROGRESS"] {
+                #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": .string(step)]).status == 200)
+            }
+            #expect(try await deviations().isEmpty)
+            // In the ride: 200 m every 10 s southwards; inside 2 km nothing, past it one warning.
+            for step in 1...9 { try await at(metersSouth: Double(step) * 200) }
+            #expect(try await deviations().isEmpty)
+            for step in 10...14 { try await at(metersSouth: Double(step) * 200) }
+            let warned = try await deviations()
+            #expect(warned.count == 1 && warned.first?["action"] == "NONE")
+            let flagged = try await s.request(.get, "/api/v1/trips/\(tripID)", token: try await s.token("ops", .operator))
+            #expect(flagged.data?["flags"]?["count"] == 1 && flagged.data?["flags"]?["last"] == "ROUTE_DEVIATION")
+            // Still shared with the rider: a detour is not a fake position.
+            let shared = try await Self.events(s, "trip:\(tripID)").filter { $0.name == "driver_location" }.map(\.payload)
+            #expect(shared.last?["latitude"]?.doubleValue.map { abs($0 - (37.7749 - 2_800 / 111_200)) < 1e-6 } == true)
+        }
+    }
+
     /// Seed 002's LOCATION_REQUIRED (an arrival is confirmed by a fresh position) and its
     /// limit of 30 trip reads a minute.
     @Test func anArrivalNeedsAFreshLocationAndTripReadsAreLimited() async throws {

@@ -12,6 +12,12 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
     public var adjustmentExtensionSeconds = 300
     /// …and how many times a driver may extend one proposal.
     public var maxAdjustmentExtensions = 2
+    /// How long a card authorisation can still be captured (Stripe: 7 days for online card
+    /// payments). A job scheduled further out than this (plus `job_allowance_hours`) takes
+    /// its hold later, as late as still covers the work, instead of at booking.
+    public var authorizationLifetimeHours = 168
+    /// How long after its `scheduled_at` a job may still be completed and captured.
+    public var jobAllowanceHours = 24
 
     enum CodingKeys: String, CodingKey {
         case provider, stripe
@@ -19,6 +25,8 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
         case adjustmentTimeoutSeconds = "adjustment_timeout_seconds"
         case adjustmentExtensionSeconds = "adjustment_extension_seconds"
         case maxAdjustmentExtensions = "max_adjustment_extensions"
+        case authorizationLifetimeHours = "authorization_lifetime_hours"
+        case jobAllowanceHours = "job_allowance_hours"
     }
 
     public init() {}
@@ -32,6 +40,8 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
         adjustmentTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentTimeoutSeconds) ?? d.adjustmentTimeoutSeconds
         adjustmentExtensionSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentExtensionSeconds) ?? d.adjustmentExtensionSeconds
         maxAdjustmentExtensions = try c.decodeIfPresent(Int.self, forKey: .maxAdjustmentExtensions) ?? d.maxAdjustmentExtensions
+        authorizationLifetimeHours = try c.decodeIfPresent(Int.self, forKey: .authorizationLifetimeHours) ?? d.authorizationLifetimeHours
+        jobAllowanceHours = try c.decodeIfPresent(Int.self, forKey: .jobAllowanceHours) ?? d.jobAllowanceHours
     }
 
     func validationErrors() -> [FieldError] {
@@ -44,6 +54,8 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
         check((10...86_400).contains(adjustmentTimeoutSeconds), "adjustment_timeout_seconds", "must be between 10 and 86400")
         check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
         check((0...20).contains(maxAdjustmentExtensions), "max_adjustment_extensions", "must be between 0 and 20")
+        check((2...8_760).contains(authorizationLifetimeHours), "authorization_lifetime_hours", "must be between 2 and 8760")
+        check(jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours", "must be at least 1 and less than authorization_lifetime_hours")
         if provider == "stripe" {
             check(stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
             check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")

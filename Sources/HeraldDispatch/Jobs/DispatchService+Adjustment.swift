@@ -62,7 +62,7 @@ extension DispatchService {
             adjustmentsChanged.signal()
             await publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
         } else {
-            await payments.settle(jobID)
+            await settlePayment(jobID)
             await publish(batch: [("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID))])
         }
         if let written { _ = await notifications.deliver(written) }
@@ -278,7 +278,7 @@ extension DispatchService {
             return (decided, cancelled, try await prepared.asyncMap { try await self.notifications.write($0, db) })
         }
         guard let (decided, cancelled, written) = result else { return nil }
-        await payments.settle(jobID)
+        await settlePayment(jobID)
         await announce(cancelled, previous: .arrived, driver: nil, offeredDrivers: [])
         if let written { _ = await notifications.deliver(written) }
         return decided

@@ -26,6 +26,9 @@ extension DispatchService {
             volumeHundredths: draft.volumeHundredths.map(Int64.init), scheduledAt: draft.scheduledAt?.epochMilliseconds, notes: draft.notes,
             priceMinor: Int64(quote.totalMinor), currency: quote.currency, priceLines: String(decoding: try encoder.encode(quote.lines), as: UTF8.self),
             offerRound: 0, offerRadiusM: nil, nextRoundAt: now, version: 1, createdAt: now, updatedAt: now)
+        if let holdAt = payments.timing.holdAt(scheduledAt: job.scheduledAt, now: now) {
+            return try await bookAhead(job, paymentMethodID: draft.paymentMethodID, holdAt: holdAt)
+        }
         // No hold, no job: the card is authorised first; if storing the job then fails, the
         // hold is released.
         let hold = try await payments.authorize(
@@ -43,6 +46,24 @@ extension DispatchService {
             throw error
         }
         await addToRoom([customerID], Self.jobRoom(job.id))
+        await runRound(job)
+        return try await database.withConnection { db in try await self.jobs.find(db, id: job.id) } ?? job
+    }
+
+    /// Books a job scheduled past an authorisation's lifetime: stored with a scheduled hold
+    /// the payment scheduler takes at `holdAt` (or when the driver sets off, if sooner).
+    private func bookAhead(_ job: JobRecord, paymentMethodID: String?, holdAt: Int64) async throws -> JobRecord {
+        let now = job.createdAt
+        try await database.transaction { db in
+            try await self.jobs.insert(db, job)
+            try await self.jobs.recordEvent(db, jobID: job.id, from: nil, to: .pending, actorID: job.customerID, actor: .customer, now: now)
+            try await self.holds.insertScheduled(
+                db, jobID: job.id, provider: self.payments.gateway.provider, amountMinor: job.priceMinor, currency: job.currency,
+                paymentMethod: paymentMethodID, customerID: job.customerID, holdAt: holdAt, now: now)
+            try await TransactionAnswer.record(job, in: db)
+        }
+        adjustmentsChanged.signal()
+        await addToRoom([job.customerID], Self.jobRoom(job.id))
         await runRound(job)
         return try await database.withConnection { db in try await self.jobs.find(db, id: job.id) } ?? job
     }
@@ -131,7 +152,7 @@ extension DispatchService {
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
         }
         await announce(updated, previous: current, driver: driver, offeredDrivers: offered)
-        await payments.settle(id)
+        await settlePayment(id)
         if let written { _ = await notifications.deliver(written) }
         return updated
     }
@@ -175,8 +196,14 @@ extension DispatchService {
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: .driver))
         }
         await announce(updated, previous: current, driver: driver, offeredDrivers: [])
-        if to == .completed { await payments.settle(id) }
+        if to == .completed { await settlePayment(id) }
         if let written { _ = await notifications.deliver(written) }
+        // A job booked ahead whose driver sets off before its hold's time takes it now: the
+        // work is about to be done and must be payable.
+        if to == .enRoute, case .holdRefused(let error) = await payments.takeScheduledNow(id) {
+            await cancelUnpaid(id, error)
+            return try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity)).job
+        }
         return updated
     }
 

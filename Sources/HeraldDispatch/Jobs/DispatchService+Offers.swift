@@ -90,7 +90,7 @@ extension DispatchService {
         }
         guard let (expired, written, offered) = result else { return }
         await announce(expired, previous: .pending, driver: nil, offeredDrivers: offered)
-        await payments.settle(job.id)
+        await settlePayment(job.id)
         if let written { _ = await notifications.deliver(written) }
         logger.info("job expired unclaimed", metadata: ["job_id": "\(job.id)", "rounds": "\(job.offerRound)"])
     }

@@ -21,13 +21,16 @@ public final class JobPayments: Sendable {
     let clock: any HeraldClock
     let logger: Logger
     let holds = HoldStore()
+    /// When jobs booked ahead take their hold.
+    public let timing: HoldTiming
     /// Retries stop after this many attempts (about a day with the backoff below).
     static let maxAttempts = 30
     /// How long a caller owns an owed call it is making (then another may retry it).
     static let lease: Int64 = 60_000
 
-    public init(gateway: any PaymentGateway, database: any Database, clock: any HeraldClock, logger: Logger) {
+    public init(gateway: any PaymentGateway, database: any Database, clock: any HeraldClock, logger: Logger, timing: HoldTiming) {
         self.gateway = gateway
+        self.timing = timing
         self.database = database
         self.clock = clock
         self.logger = logger
@@ -69,6 +72,15 @@ public final class JobPayments: Sendable {
             try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: amountMinor, outcome: "failed")
         }
         let key = operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
+        if hold.isScheduled {
+            // Not taken yet: the customer approving in the app is there to authorise it.
+            do {
+                return try await take(hold, amountMinor: amountMinor, offSession: false)
+            } catch let error as PaymentError {
+                await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: error, key: (try? await takeKey(jobID, amountMinor)) ?? "")
+                throw Self.clientError(error)
+            }
+        }
         do {
             let state = try await gateway.changeAmount(hold.state, to: amountMinor, reason: Self.reason(hold.state, amountMinor), idempotencyKey: key)
             if state.reference != hold.reference {
@@ -85,35 +97,110 @@ public final class JobPayments: Sendable {
         }
     }
 
+    /// How an owed call ended.
+    public enum Settled: Sendable {
+        /// Nothing was owed (or another caller has it).
+        case nothing
+        case done
+        /// Failed; retried later, or given up and left to operators.
+        case failed
+        /// A scheduled hold could not be taken: the card refused it (the job cannot be paid).
+        case holdRefused(PaymentError)
+    }
+
     /// Makes the provider call owed for `jobID`, if any (leased first, so the scheduler does
     /// not make it at the same time); failures are kept for a retry.
-    func settle(_ jobID: String) async {
+    @discardableResult
+    func settle(_ jobID: String) async -> Settled {
         let now = self.now
         do {
-            guard let hold = try await database.withConnection({ db in try await self.holds.claim(db, jobID: jobID, now: now, lease: Self.lease) }) else { return }
-            await settle(hold)
+            guard let hold = try await database.withConnection({ db in try await self.holds.claim(db, jobID: jobID, now: now, lease: Self.lease) }) else { return .nothing }
+            return await settle(hold)
         } catch {
             logger.warning("reading a payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
+            return .failed
         }
     }
 
-    func settle(_ hold: HoldRecord) async {
-        guard let operation = HoldOperation(name: hold.pendingOp, amount: hold.pendingAmountMinor) else { return }
-        let key = operation.idempotencyKey(jobID: hold.jobID)
+    /// Makes a scheduled hold due now (the job's driver set off before the hold's time) and
+    /// takes it.
+    func takeScheduledNow(_ jobID: String) async -> Settled {
         let now = self.now
         do {
+            guard try await database.withConnection({ db in try await self.holds.takeNow(db, jobID: jobID, now: now) }) else { return .nothing }
+        } catch {
+            logger.warning("bringing a scheduled payment hold forward failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
+            return .failed
+        }
+        return await settle(jobID)
+    }
+
+    /// Takes a scheduled hold for `amountMinor` with the booking's key and stores it at once,
+    /// so whatever call follows works on the real hold (and a retry finds it taken).
+    /// The booking's key; after a refusal a new one (the provider would replay the refusal).
+    private func takeKey(_ jobID: String, _ amountMinor: Int64) async throws -> String {
+        let refusals = try await database.withConnection { db in
+            try await self.holds.countEvents(db, jobID: jobID, operation: "authorize", amount: amountMinor, outcome: "failed")
+        }
+        return HoldOperation.authorize(amountMinor).idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
+    }
+
+    private func take(_ hold: HoldRecord, amountMinor: Int64, offSession: Bool) async throws -> HoldState {
+        let key = try await takeKey(hold.jobID, amountMinor)
+        do {
+            let state = try await gateway.authorize(HoldRequest(
+                jobID: hold.jobID, customerID: hold.customerID ?? "", amountMinor: amountMinor, currency: hold.currency,
+                paymentMethodID: hold.paymentMethod, idempotencyKey: key, offSession: offSession))
+            let now = self.now
+            try await database.transaction { db in
+                try await self.holds.taken(db, jobID: hold.jobID, state, now: now)
+                try await self.holds.recordEvent(
+                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: "authorize", amount: amountMinor, outcome: "ok",
+                    errorCode: nil, key: key, now: now)
+            }
+            logger.info("scheduled payment hold taken", metadata: ["job_id": "\(hold.jobID)", "amount_minor": "\(amountMinor)"])
+            return state
+        }
+    }
+
+    func settle(_ hold: HoldRecord) async -> Settled {
+        guard let operation = HoldOperation(name: hold.pendingOp, amount: hold.pendingAmountMinor) else { return .nothing }
+        let key = operation.idempotencyKey(jobID: hold.jobID)
+        let now = self.now
+        var refused: PaymentError?
+        do {
+            var current = hold.state
+            if hold.isScheduled {
+                guard let amount = operation.amount else {
+                    // Released before it was taken: there is nothing at the provider to release.
+                    let released = HoldState(reference: hold.reference, status: .cancelled, authorizedMinor: 0, amountMinor: 0, capturedMinor: 0, currency: hold.currency)
+                    try await database.withConnection { db in try await self.holds.applied(db, jobID: hold.jobID, released, settling: operation, now: now) }
+                    return .done
+                }
+                do {
+                    current = try await take(hold, amountMinor: amount, offSession: true)
+                } catch let error as PaymentError where !error.isRetryable {
+                    refused = error
+                    throw error
+                }
+            }
             let state: HoldState
             switch operation {
-            case .change(let amount): state = try await gateway.changeAmount(hold.state, to: amount, reason: Self.reason(hold.state, amount), idempotencyKey: key)
-            case .capture(let amount): state = try await gateway.capture(hold.state, amountMinor: min(amount, hold.authorizedMinor), idempotencyKey: key)
-            case .cancel: state = try await gateway.cancel(hold.state, idempotencyKey: key)
+            case .authorize: state = current
+            case .change(let amount):
+                state = current.amountMinor == amount
+                    ? current : try await gateway.changeAmount(current, to: amount, reason: Self.reason(current, amount), idempotencyKey: key)
+            case .capture(let amount): state = try await gateway.capture(current, amountMinor: min(amount, current.authorizedMinor), idempotencyKey: key)
+            case .cancel: state = try await gateway.cancel(current, idempotencyKey: key)
             }
             try await database.transaction { db in
                 try await self.holds.applied(db, jobID: hold.jobID, state, settling: operation, now: now)
+                if case .authorize = operation { return }  // `take` recorded it
                 try await self.holds.recordEvent(
                     db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount, outcome: "ok",
                     errorCode: nil, key: key, now: now)
             }
+            return .done
         } catch {
             let paymentError = error as? PaymentError
             let wasReplaced = await replaced(hold, closedBy: paymentError)
@@ -137,6 +224,7 @@ public final class JobPayments: Sendable {
             } catch {
                 logger.warning("recording a payment failure failed", metadata: ["job_id": "\(hold.jobID)", "error": "\(String(reflecting: error))"])
             }
+            return refused.map(Settled.holdRefused) ?? .failed
         }
     }
 
@@ -153,12 +241,13 @@ public final class JobPayments: Sendable {
         return current.flatMap { $0 }.map { $0.reference != hold.reference } ?? false
     }
 
-    /// Makes the owed calls that are due; returns how many were attempted.
-    public func runDue(limit: Int = 50) async throws -> Int {
+    /// Makes the owed calls that are due; answers each job's outcome.
+    func runDue(limit: Int = 50) async throws -> [(jobID: String, settled: Settled)] {
         let now = self.now
         let due = try await database.withConnection { db in try await self.holds.claimDue(db, now: now, lease: Self.lease, limit: limit) }
-        for hold in due { await settle(hold) }
-        return due.count
+        var outcomes: [(jobID: String, settled: Settled)] = []
+        for hold in due { outcomes.append((hold.jobID, await settle(hold))) }
+        return outcomes
     }
 
     public func hold(_ jobID: String) async throws -> HoldRecord? {

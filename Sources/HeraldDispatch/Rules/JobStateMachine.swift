@@ -33,7 +33,13 @@ public enum JobStateMachine {
         case .operator:
             return [.cancelled]
         case .system:
-            return status == .pending ? [.expired] : []
+            // Unclaimed in time; or unpaid: a job booked ahead whose hold the card refused
+            // is cancelled before the work starts (`DispatchService.cancelUnpaid`).
+            switch status {
+            case .pending: return [.expired, .cancelled]
+            case .accepted, .enRoute, .arrived: return [.cancelled]
+            default: return []
+            }
         }
     }
 

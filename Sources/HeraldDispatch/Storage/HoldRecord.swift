@@ -18,6 +18,15 @@ public struct HoldRecord: Sendable, Equatable, Codable {
     public var lastError: String?
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// The card a scheduled hold is taken from (nil once taken or for holds taken at booking).
+    public var paymentMethod: String?
+    public var customerID: String?
+
+    /// Herald's status of a hold not taken yet (see `HoldTiming`): there is no provider
+    /// record, so nothing to change, capture or release until it is taken.
+    public static let scheduled = "scheduled"
+
+    public var isScheduled: Bool { status == Self.scheduled }
 
     public var state: HoldState {
         HoldState(
@@ -37,17 +46,22 @@ public struct HoldRecord: Sendable, Equatable, Codable {
         case lastError = "last_error"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case paymentMethod = "payment_method"
+        case customerID = "customer_id"
     }
 }
 
 /// A provider call Herald owes a hold.
 public enum HoldOperation: Sendable, Equatable {
+    /// Taking a scheduled hold for this amount.
+    case authorize(Int64)
     case change(Int64)
     case capture(Int64)
     case cancel
 
     var name: String {
         switch self {
+        case .authorize: "authorize"
         case .change: "change"
         case .capture: "capture"
         case .cancel: "cancel"
@@ -56,13 +70,14 @@ public enum HoldOperation: Sendable, Equatable {
 
     var amount: Int64? {
         switch self {
-        case .change(let amount), .capture(let amount): amount
+        case .authorize(let amount), .change(let amount), .capture(let amount): amount
         case .cancel: nil
         }
     }
 
     init?(name: String?, amount: Int64?) {
         switch (name, amount) {
+        case ("authorize", let amount?): self = .authorize(amount)
         case ("change", let amount?): self = .change(amount)
         case ("capture", let amount?): self = .capture(amount)
         case ("cancel", _): self = .cancel
@@ -70,8 +85,10 @@ public enum HoldOperation: Sendable, Equatable {
         }
     }
 
-    /// The same decision always gets the same key, so a retry is never applied twice.
+    /// The same decision always gets the same key, so a retry is never applied twice. Taking
+    /// a hold has the booking's key: a job has one first authorisation, whenever it is made.
     func idempotencyKey(jobID: String) -> String {
-        amount.map { "\(jobID):\(name):\($0)" } ?? "\(jobID):\(name)"
+        if case .authorize = self { return "\(jobID):authorize" }
+        return amount.map { "\(jobID):\(name):\($0)" } ?? "\(jobID):\(name)"
     }
 }

@@ -23,6 +23,50 @@ public struct HoldStore: Sendable {
         ).run()
     }
 
+    /// A hold to take at `holdAt` (see `HoldTiming`): no provider record yet, the owed call is
+    /// its authorisation, which the payment scheduler makes when it is due.
+    public func insertScheduled(
+        _ db: any SQLDatabase, jobID: String, provider: String, amountMinor: Int64, currency: String, paymentMethod: String?, customerID: String,
+        holdAt: Int64, now: Int64
+    ) async throws {
+        try await db.raw(
+            """
+            INSERT INTO payment_holds (job_id, provider, reference, status, authorized_minor, amount_minor, captured_minor, currency,
+                pending_op, pending_amount_minor, attempts, next_attempt_at, payment_method, customer_id, created_at, updated_at)
+            VALUES (\(bind: jobID), \(bind: provider), '', \(bind: HoldRecord.scheduled), 0, \(bind: amountMinor), 0, \(bind: currency),
+                \(bind: HoldOperation.authorize(amountMinor).name), \(bind: amountMinor), 0, \(bind: holdAt), \(bind: paymentMethod),
+                \(bind: customerID), \(bind: now), \(bind: now))
+            """
+        ).run()
+    }
+
+    /// A scheduled hold was taken: the provider's record replaces the schedule, and the owed
+    /// call is cleared if it was the authorisation itself (a newer decision stays owed).
+    public func taken(_ db: any SQLDatabase, jobID: String, _ state: HoldState, now: Int64) async throws {
+        try await db.raw(
+            """
+            UPDATE payment_holds SET reference = \(bind: state.reference), status = \(bind: state.status.rawValue),
+                authorized_minor = \(bind: state.authorizedMinor), amount_minor = \(bind: state.amountMinor),
+                captured_minor = \(bind: state.capturedMinor), payment_method = NULL, updated_at = \(bind: now),
+                next_attempt_at = CASE WHEN pending_op = 'authorize' THEN NULL ELSE next_attempt_at END,
+                pending_amount_minor = CASE WHEN pending_op = 'authorize' THEN NULL ELSE pending_amount_minor END,
+                pending_op = CASE WHEN pending_op = 'authorize' THEN NULL ELSE pending_op END
+            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.scheduled)
+            """
+        ).run()
+    }
+
+    /// Makes a scheduled hold due now (the driver set off before its time).
+    public func takeNow(_ db: any SQLDatabase, jobID: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE payment_holds SET next_attempt_at = \(bind: now), updated_at = \(bind: now)
+            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.scheduled) AND pending_op = 'authorize' AND next_attempt_at > \(bind: now)
+            RETURNING job_id
+            """
+        ).first() != nil
+    }
+
     public func find(_ db: any SQLDatabase, jobID: String) async throws -> HoldRecord? {
         try await db.raw("SELECT * FROM payment_holds WHERE job_id = \(bind: jobID)").first(decoding: HoldRecord.self)
     }

@@ -11,9 +11,10 @@ extension DispatchRoutes {
         "expired": ["type": "boolean", "description": "pending and past its deadline"], "extensions": Schema.integer(),
     ])
     static let paymentSchema = Schema.object([
-        "provider": Schema.enumeration(["ledger", "stripe"]), "status": Schema.enumeration(["authorized", "captured", "cancelled"]),
+        "provider": Schema.enumeration(["ledger", "stripe"]), "status": Schema.enumeration(["scheduled", "authorized", "captured", "cancelled"]),
         "authorized_minor": Schema.integer(), "amount_minor": Schema.integer("what a capture takes"), "captured_minor": Schema.integer(),
         "currency": Schema.string(), "pending_operation": Schema.string(nullable: true),
+        "hold_at": Schema.string("`scheduled`: when the hold is taken (a job booked past payments.authorization_lifetime_hours)", format: "date-time", nullable: true),
     ])
     static let adjustmentResult = Schema.object(["job": jobSchema, "adjustment": adjustmentSchema, "payment": paymentSchema])
     static let customerOnly = APIOperation.Access.authenticated(roles: ["customer"])
