@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         // For the push benchmark package (Benchmarks/PushLoad), which drives the senders directly.
         .library(name: "HeraldPush", targets: ["HeraldPush"]),
+        // …and its worker drain and queue-memory figures, which run the delivery worker.
+        .library(name: "HeraldNotifications", targets: ["HeraldNotifications"]),
         .library(name: "HeraldMockProviders", targets: ["HeraldMockProviders"]),
         // For the geo benchmark package (Benchmarks/GeoIndex); no dependencies of its own.
         .library(name: "HeraldGeo", targets: ["HeraldGeo"]),
@@ -57,6 +59,8 @@ let package = Package(
             name: "HeraldAuth",
             dependencies: [
                 "HeraldCore",
+                "HeraldStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -93,7 +97,7 @@ let package = Package(
             name: "HeraldPush",
             dependencies: [
                 "HeraldCore",
-                "HeraldStorage",
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -105,7 +109,6 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -234,8 +237,14 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldServer",
+                "HeraldCore",
+                "HeraldAuth",
+                "HeraldStorage",
+                "HeraldPush",
+                "HeraldNotifications",
                 "HeraldTransit",
                 "HeraldGTFS",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -263,8 +272,11 @@ let package = Package(
             name: "herald-protocol-testserver",
             dependencies: [
                 "HeraldServer",
+                "HeraldCore",
+                "HeraldStorage",
                 "HeraldRealtime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -280,13 +292,13 @@ let package = Package(
         ),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], swiftSettings: strict),
         .testTarget(name: "HeraldGeoTests", dependencies: ["HeraldGeo"], swiftSettings: strict),
-        .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
-            dependencies: ["HeraldAuth", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["HeraldAuth", "HeraldStorage", "HeraldTestSupport", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
-        .testTarget(name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldPushTests",
             dependencies: [
@@ -312,12 +324,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldTransitTests",
             dependencies: ["HeraldTransit", "HeraldGTFS", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strict),
-        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldAuth", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [

@@ -29,6 +29,7 @@ let package = Package(
             dependencies: [
                 "CMallocInfo",
                 .product(name: "HeraldPush", package: "Herald"),
+                .product(name: "HeraldNotifications", package: "Herald"),
                 .product(name: "HeraldMockProviders", package: "Herald"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -103,6 +103,11 @@ public final class DispatchService: Sendable {
     }
 
     /// Prepares a notification; nil (logged) when it cannot be, so the domain change still happens.
+    /// Writes a prepared notification (if any) in `work`, delivered after its commit.
+    func write(_ prepared: NotificationService.PreparedSend?, in work: UnitOfWork) async throws {
+        if let prepared { try await notifications.write(prepared, in: work) }
+    }
+
     func prepareNotification(_ draft: NotificationDraft) async -> NotificationService.PreparedSend? {
         do {
             return try await notifications.prepare(draft)

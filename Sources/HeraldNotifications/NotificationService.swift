@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldRealtime
 import HeraldStorage
@@ -56,18 +57,17 @@ public final class NotificationService: Sendable {
     /// a crash leaves all of them or none (a retry with the same Idempotency-Key then runs
     /// the whole request again, never half of it), and PostgreSQL commits once, not once per
     /// user. Live delivery starts after the commit. Domain modules that must commit their own
-    /// rows with the notifications use `prepare`, `write` and `deliver` instead.
+    /// rows with the notifications use `prepare` and `write(_:in:)` in their `unitOfWork`.
     ///
     /// The outcomes are handed to `TransactionAnswer.record` inside the transaction, so a
     /// caller can commit its answer (an idempotent request's response) with the notifications.
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
         let prepared = try await prepare(draft)
-        let written = try await database.transaction { db in
-            let written = try await self.write(prepared, db)
-            try await TransactionAnswer.record(written.outcomes, in: db)
+        let written = try await database.unitOfWork { work in
+            let written = try await self.write(prepared, in: work)
+            try await TransactionAnswer.record(written.outcomes, in: work.db)
             return written
         }
-        await deliver(written)
         return written.outcomes
     }
 
@@ -176,7 +176,7 @@ public final class NotificationService: Sendable {
     ///
     /// Rows are written in user order, so concurrent sends lock dedupe rows in the same
     /// order and cannot deadlock.
-    public func write(_ prepared: PreparedSend, _ db: any SQLDatabase) async throws -> WrittenSend {
+    func write(_ prepared: PreparedSend, _ db: any SQLDatabase) async throws -> WrittenSend {
         let ordered = prepared.plans.sorted { $0.record.userID < $1.record.userID }
         let devices = prepared.pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: prepared.pushUsers)
         var written: [String: Written] = [:]
@@ -201,8 +201,16 @@ public final class NotificationService: Sendable {
         return WrittenSend(plans: prepared.plans, written: written)
     }
 
+    /// Writes the notifications in `work`'s transaction and delivers them after its commit.
+    @discardableResult
+    public func write(_ prepared: PreparedSend, in work: UnitOfWork) async throws -> WrittenSend {
+        let written = try await write(prepared, work.db)
+        work.afterCommit { await self.deliver(written) }
+        return written
+    }
+
     /// After the commit: publishes to the recipients' sockets and wakes the push worker.
-    public func deliver(_ sent: WrittenSend) async {
+    func deliver(_ sent: WrittenSend) async {
         var queuedPushes = false
         for plan in sent.plans {
             guard case .created(let record, let socket, let pushes) = sent.written[plan.record.userID] else { continue }

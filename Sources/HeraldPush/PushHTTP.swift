@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOSSL
 import ServiceLifecycle

@@ -126,7 +126,7 @@ public enum HeraldApplication {
             logger: logger
         )
         application.beforeServerStarts {
-            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
+            try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
             realtime.hub.markReady()
             do {
                 try await transit.service.start()

@@ -1,7 +1,19 @@
+import HeraldAuth
+import HeraldDispatch
+import HeraldNotifications
+import HeraldPayments
+import HeraldRealtime
 import HeraldStorage
 import HeraldTransit
+import HeraldTrips
 
-/// Every migration of the server, in order: the shared list and the ones modules own.
+/// The server's schema: each module's migrations, in the order they run (a module's tables
+/// never depend on a later module's).
 public enum HeraldSchema {
-    public static let migrations: [Migration] = (HeraldMigrations.all + TransitMigrations.all).sorted { $0.version < $1.version }
+    public static let sets: [MigrationSet] = [
+        UserMigrations.set, IdempotencyMigrations.set, RealtimeMigrations.set, NotificationMigrations.set, LedgerMigrations.set,
+        DispatchMigrations.set, TripMigrations.set, TransitMigrations.set,
+    ]
+
+    public static var migrator: Migrator { Migrator(sets: sets) }
 }

@@ -138,15 +138,6 @@ extension TripService {
         let rounds = config.searchRadiiMeters.count
         let roundLength = Int64(config.requestTimeoutSeconds) * 1000 / Int64(rounds)
         let nextRoundAt = min(request.expiresAt, now + roundLength)
-        let (started, written) = try await database.transaction { db -> (Bool, [NotificationService.WrittenSend]) in
-            guard try await self.requests.startRound(db, id: request.id, round: round, radius: Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
-                return (false, [])
-            }
-            try await self.requests.insertOffers(db, requestID: request.id, round: round, offers: matches.map { ($0.driverID, $0.distanceMeters) }, now: now)
-            return (true, try await self.write(prepared.map { [$0] } ?? [], db))
-        }
-        guard started else { return }
-        scheduleChanged.signal()
         var offered = request
         offered.offerRound = round
         offered.searchRadiusM = Int64(radius)
@@ -159,8 +150,20 @@ extension TripService {
             ]
             events.append(("ride_request_updated", widened, Self.userRoom(request.riderID)))
         }
-        await publish(batch: events)
-        await deliver(written)
+        let roundEvents = events
+        let started = try await database.unitOfWork { work -> Bool in
+            guard try await self.requests.startRound(work.db, id: request.id, round: round, radius: Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
+                return false
+            }
+            try await self.requests.insertOffers(work.db, requestID: request.id, round: round, offers: matches.map { ($0.driverID, $0.distanceMeters) }, now: now)
+            work.afterCommit {
+                self.scheduleChanged.signal()
+                await self.publish(batch: roundEvents)
+            }
+            try await self.write(prepared.map { [$0] } ?? [], in: work)
+            return true
+        }
+        guard started else { return }
         logger.info("ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }
 
@@ -173,21 +176,24 @@ extension TripService {
             body: "No driver could take your ride right now. Please try again.",
             data: ["request_id": .string(request.id), "state": "EXPIRED", "code": .string(ErrorCode.driverUnavailable.rawValue)],
             collapseKey: "ride-\(request.id)"))
-        let result = try await database.transaction { db -> (RideRequestRecord, [String], [NotificationService.WrittenSend])? in
-            guard let closed = try await self.requests.close(db, id: request.id, to: .expired, now: now, onlyIfExpired: true) else { return nil }
+        let expired = try await database.unitOfWork { work -> Bool in
+            let db = work.db
+            guard let closed = try await self.requests.close(db, id: request.id, to: .expired, now: now, onlyIfExpired: true) else { return false }
             try await self.requests.decideOffers(db, requestID: request.id, winner: nil, outcome: "expired")
             let offered = try await self.requests.offeredDrivers(db, requestID: request.id)
-            return (closed, offered, try await self.write(prepared.map { [$0] } ?? [], db))
+            work.afterCommit {
+                await self.publish(
+                    "ride_request_updated",
+                    [
+                        "request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": [],
+                        "error": ["code": .string(ErrorCode.driverUnavailable.rawValue), "message": "No driver accepted your ride in time."],
+                    ], to: Self.userRoom(closed.riderID))
+                await self.publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "expired"], Self.driverRoom($0)) })
+            }
+            try await self.write(prepared.map { [$0] } ?? [], in: work)
+            return true
         }
-        guard let (closed, offered, written) = result else { return }
-        await publish(
-            "ride_request_updated",
-            [
-                "request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": [],
-                "error": ["code": .string(ErrorCode.driverUnavailable.rawValue), "message": "No driver accepted your ride in time."],
-            ], to: Self.userRoom(closed.riderID))
-        await publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "expired"], Self.driverRoom($0)) })
-        await deliver(written)
+        guard expired else { return }
         logger.info("ride request expired unmatched", metadata: ["request_id": "\(request.id)"])
     }
 

@@ -41,9 +41,10 @@ extension TripService {
             userIDs: [request.riderID], type: "trip_update", title: "Driver on the way", body: body,
             data: ["trip_id": .string(tripID), "request_id": .string(requestID), "event_type": "state_changed", "new_state": "ACCEPTED"],
             collapseKey: "trip-\(tripID)")
-        let result: (TripRecord, [String], [NotificationService.WrittenSend])?
+        let result: TripRecord?
         do {
-            result = try await database.transaction { db -> (TripRecord, [String], [NotificationService.WrittenSend])? in
+            result = try await database.unitOfWork { work -> TripRecord? in
+                let db = work.db
                 guard let matched = try await self.requests.match(db, id: requestID, driverID: driverID, tripID: tripID, now: now) else { return nil }
                 if try await self.trips.activeTrip(db, driverID: driverID) != nil { throw TripError.driverBusy }
                 let trip = TripRecord(id: tripID, request: matched, driverID: driverID, now: now)
@@ -53,7 +54,9 @@ extension TripService {
                 let offered = try await self.requests.offeredDrivers(db, requestID: requestID)
                 // Only the winner routes the rider's notification.
                 let prepared = try await self.notifications.prepare(draft, in: db)
-                return (trip, offered, try await self.write([prepared], db))
+                work.afterCommit { await self.announceAccepted(trip, offered: offered, at: now) }
+                try await self.write([prepared], in: work)
+                return trip
             }
         } catch let error as APIError {
             throw error
@@ -62,25 +65,34 @@ extension TripService {
             if try await database.withConnection({ db in try await self.trips.activeTrip(db, driverID: driverID) }) != nil { throw TripError.driverBusy }
             throw error
         }
-        guard let (trip, offered, written) = result else {
+        guard let trip = result else {
             guard let after = try await database.withConnection({ db in try await self.requests.find(db, id: requestID) }) else { throw TripError.requestNotFound }
             if let settled = try await settled(after, for: driverID) { return settled }
             throw APIError(status: 409, code: .rideRequestClosed, message: "The ride request expired.", details: ["state": "EXPIRED"])
         }
+        logger.info("ride accepted", metadata: ["request_id": "\(requestID)", "trip_id": "\(trip.id)"])
+        return trip
+    }
+
+    /// After an accept commits: the parties join the trip's room and hear of it, the rider's
+    /// request shows the match, the other offered drivers drop it.
+    private func announceAccepted(_ trip: TripRecord, offered: [String], at now: Int64) async {
         let room = Self.tripRoom(trip.id)
         await addToRoom([trip.riderID, trip.driverID], room)
         await publish("trip_state_changed", TripJSON.stateChanged(trip, previous: .requested, by: .driver, context: [:], at: now), to: room)
+        let view: JSONValue
+        do {
+            view = try await tripJSON(trip, for: Identity(userID: trip.riderID, role: .customer, expiresAt: 0))
+        } catch {
+            logger.error("reading an accepted trip for its rider failed", metadata: ["trip_id": "\(trip.id)", "error": "\(String(reflecting: error))"])
+            view = .null
+        }
         await publish(
             "ride_request_updated",
-            [
-                "request_id": .string(requestID), "state": "MATCHED", "allowed_transitions": [], "trip_id": .string(trip.id),
-                "trip": try await tripJSON(trip, for: Identity(userID: trip.riderID, role: .customer, expiresAt: 0)),
-            ], to: Self.userRoom(trip.riderID))
-        await publish(batch: offered.filter { $0 != driverID }.map { ("ride:closed", ["request_id": .string(requestID), "reason": "accepted"], Self.driverRoom($0)) })
+            ["request_id": .string(trip.requestID), "state": "MATCHED", "allowed_transitions": [], "trip_id": .string(trip.id), "trip": view],
+            to: Self.userRoom(trip.riderID))
+        await publish(batch: offered.filter { $0 != trip.driverID }.map { ("ride:closed", ["request_id": .string(trip.requestID), "reason": "accepted"], Self.driverRoom($0)) })
         await announce(trip)
-        await deliver(written)
-        logger.info("ride accepted", metadata: ["request_id": "\(requestID)", "trip_id": "\(trip.id)"])
-        return trip
     }
 
     /// The answer for a request that is no longer searching; nil while it can be accepted.
@@ -140,9 +152,11 @@ extension TripService {
         // A driver who drops a rider before the ride starts: the rider's request searches again.
         let research = to == .cancelled && actor == .driver && (current == .accepted || current == .arrived)
         let contextJSON: JSONValue = .object(context)
+        let baseContext = context
         // The fare is priced from the trail: what the writer still holds goes to the database first.
         if to == .completed { _ = await writer.flushOnce() }
-        let result = try await database.transaction { db -> (TripRecord, [NotificationService.WrittenSend], RideRequestRecord?)? in
+        let result = try await database.unitOfWork { work -> TripRecord? in
+            let db = work.db
             guard
                 var updated = try await self.trips.transition(
                     db, id: tripID, from: current, to: to, now: now, cancelledBy: to == .cancelled ? actor.rawValue : nil, reason: reason)
@@ -156,26 +170,32 @@ extension TripService {
             if research, let original = try await self.requests.find(db, id: trip.requestID) {
                 again = try await self.searchAgain(original, excluding: trip.driverID, db, now: now)
             }
-            return (updated, try await self.write(prepared, db), again)
+            var eventContext = baseContext
+            if let again { eventContext["new_request_id"] = .string(again.id) }
+            if updated.finalFareMinor != nil { eventContext["fare"] = TripJSON.fare(updated) }
+            let changed = TripJSON.stateChanged(updated, previous: current, by: actor, context: .object(eventContext), at: now)
+            let announced = updated
+            work.afterCommit {
+                await self.publish("trip_state_changed", changed, to: Self.tripRoom(tripID))
+                await self.announce(announced)
+            }
+            try await self.write(prepared, in: work)
+            if let again {
+                work.afterCommit {
+                    await self.publish(
+                        "ride_request_updated",
+                        ["request_id": .string(again.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"], "previous_trip_id": .string(tripID)],
+                        to: Self.userRoom(again.riderID))
+                    await self.runRound(again)
+                }
+            }
+            return updated
         }
-        guard let (updated, written, again) = result else {
+        guard let updated = result else {
             let fresh = try await self.trip(tripID, for: identity)
             if fresh.tripState == .cancelled { throw TripError.alreadyCancelled }
             if fresh.tripState == to { return fresh }
             throw TripError.invalidTransition(from: fresh.tripState, to: to.rawValue)
-        }
-        var eventContext = context
-        if let again { eventContext["new_request_id"] = .string(again.id) }
-        if updated.finalFareMinor != nil { eventContext["fare"] = TripJSON.fare(updated) }
-        await publish("trip_state_changed", TripJSON.stateChanged(updated, previous: current, by: actor, context: .object(eventContext), at: now), to: Self.tripRoom(tripID))
-        await announce(updated)
-        await deliver(written)
-        if let again {
-            await publish(
-                "ride_request_updated",
-                ["request_id": .string(again.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"], "previous_trip_id": .string(tripID)],
-                to: Self.userRoom(again.riderID))
-            await runRound(again)
         }
         logger.info("trip changed", metadata: ["trip_id": "\(tripID)", "from": "\(current.rawValue)", "to": "\(to.rawValue)", "by": "\(actor.rawValue)"])
         return updated

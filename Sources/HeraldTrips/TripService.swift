@@ -105,14 +105,9 @@ public final class TripService: Sendable {
         }
     }
 
-    func write(_ prepared: [NotificationService.PreparedSend], _ db: any SQLDatabase) async throws -> [NotificationService.WrittenSend] {
-        var written: [NotificationService.WrittenSend] = []
-        for send in prepared { written.append(try await notifications.write(send, db)) }
-        return written
-    }
-
-    func deliver(_ written: [NotificationService.WrittenSend]) async {
-        for send in written { _ = await notifications.deliver(send) }
+    /// Writes prepared notifications in `work`, delivered after its commit.
+    func write(_ prepared: [NotificationService.PreparedSend], in work: UnitOfWork) async throws {
+        for send in prepared { try await notifications.write(send, in: work) }
     }
 
     // MARK: Vehicles

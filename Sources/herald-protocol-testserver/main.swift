@@ -27,7 +27,7 @@ var logger = Logger(label: "protocol-testserver")
 logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
 
 let database = try await SQLiteDatabase.open(path: ":memory:", logger: logger)
-try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger)
+try await HeraldSchema.migrator.migrate(database, logger: logger)
 let clock = SystemClock()
 let hub = RealtimeHub(database: database, clock: clock, logger: logger)
 hub.attach(bus: LocalBus(hub: hub))

@@ -113,9 +113,9 @@ struct Migrate: AsyncParsableCommand {
         let url = try config.resolvedDatabaseURL()
         let database = try await DatabaseFactory.open(url, config: config, logger: logger)
         let applied = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
-            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
+            try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
         }
-        print(applied.isEmpty ? "\(url): schema is up to date" : "\(url): applied migrations \(applied.map(String.init).joined(separator: ", "))")
+        print(applied.isEmpty ? "\(url): schema is up to date" : "\(url): applied migrations \(applied.map(\.description).joined(separator: ", "))")
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldNotifications
 import HeraldPush
 import HeraldServer
 import HeraldStorage
@@ -30,7 +31,7 @@ struct PushTest: AsyncParsableCommand {
         let user = self.user
         let title = self.title
         let lines = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> [String] in
-            try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
+            try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
             let (devices, badge) = try await database.withConnection { db in
                 (
                     try await DeviceStore().devices(db, userID: user, activeOnly: true),

@@ -56,7 +56,7 @@ struct TransitImport: AsyncParsableCommand {
         let elapsed: Duration
         do {
             (result, elapsed) = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> (FeedImporter.Outcome, Duration) in
-                try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger, deadline: .seconds(30))
+                try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
                 // Timed from here: the import itself (read, check, write, swap), not the migration.
                 let started = ContinuousClock.now
                 let importer = FeedImporter(database: database, config: config.transit, fetcher: fetcher, clock: SystemClock(), logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPush

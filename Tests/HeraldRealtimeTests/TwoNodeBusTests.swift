@@ -96,7 +96,7 @@ func withTwoNodes(_ body: @Sendable @escaping (RealtimeHub, RealtimeHub) async t
     let first = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
     let second = PostgresDatabase(location: location, maxConnections: 5, logger: testLogger)
     try await DatabaseFactoryForTests.running([first, second]) {
-        try await Migrator().migrate(first, logger: testLogger)
+        try await Migrator(sets: [RealtimeMigrations.set]).migrate(first, logger: testLogger)
         try await withHub(first) { nodeA in
             try await withHub(second) { nodeB in try await body(nodeA, nodeB) }
         }

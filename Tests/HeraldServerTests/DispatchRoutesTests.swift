@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRealtime
 import HTTPTypes
 import HeraldAuth
 import HeraldCore

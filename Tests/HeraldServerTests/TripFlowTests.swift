@@ -1,6 +1,7 @@
 import Foundation
 import HeraldGeo
 import HeraldCore
+import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPayments
+import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldServer
+import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit
@@ -13,37 +14,39 @@ struct Boom: Error {}
     @Test(arguments: TestEngine.allCases)
     func migratesOnceAndIsIdempotent(engine: TestEngine) async throws {
         try await TestDatabase.with(engine, migrated: false) { database in
-            let migrator = Migrator(migrations: HeraldSchema.migrations)
+            let migrator = HeraldSchema.migrator
             let first = try await migrator.migrate(database, logger: TestDatabase.logger)
             let second = try await migrator.migrate(database, logger: TestDatabase.logger)
-            let versions = try await migrator.appliedVersions(database)
-            #expect(first == HeraldSchema.migrations.map(\.version))
+            let recorded = try await migrator.applied(database)
+            #expect(first == migrator.ids && first.count == 16)  // the 14 steps of the one list, two of them split
             #expect(second.isEmpty)
-            #expect(versions == Set(HeraldSchema.migrations.map(\.version)))
+            #expect(recorded == Set(migrator.ids))
         }
     }
 
     @Test(arguments: TestEngine.allCases)
     func concurrentMigratorsApplyEachMigrationExactlyOnce(engine: TestEngine) async throws {
         try await TestDatabase.with(engine, migrated: false) { database in
-            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+            let applied = try await withThrowingTaskGroup(of: [MigrationID].self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: TestDatabase.logger) }
+                    group.addTask { try await HeraldSchema.migrator.migrate(database, logger: TestDatabase.logger) }
                 }
-                var all: [Int] = []
+                var all: [MigrationID] = []
                 for try await versions in group { all += versions }
                 return all
             }
-            #expect(applied.sorted() == HeraldSchema.migrations.map(\.version))
+            #expect(applied.sorted() == HeraldSchema.migrator.ids.sorted())
         }
     }
 
     @Test(arguments: TestEngine.allCases)
     func refusesASchemaNewerThanTheBinary(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
-            let future = Migrator(migrations: HeraldSchema.migrations + [Migration(version: 99, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
+            let future = Migrator(sets: HeraldSchema.sets + [
+                MigrationSet(module: "future", migrations: [Migration(version: 1, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
+            ])
             try await future.migrate(database, logger: TestDatabase.logger)
-            await #expect(throws: MigrationError.self) { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: TestDatabase.logger) }
+            await #expect(throws: MigrationError.self) { try await HeraldSchema.migrator.migrate(database, logger: TestDatabase.logger) }
         }
     }
 

@@ -61,18 +61,21 @@ public enum TestDatabase {
     }
 
     /// Opens a fresh database, runs `body` with the database's service running, and closes it.
+    /// `prepare` gets the new database's URL before it is opened (to load a fixture into it).
     public static func with<T: Sendable>(
-        _ engine: TestEngine, migrated: Bool = true,
+        _ engine: TestEngine, migrated: Bool = true, prepare: (String) async throws -> Void = { _ in },
         _ body: @Sendable @escaping (any Database) async throws -> T
     ) async throws -> T {
-        let url = try DatabaseURL(parsing: try await makeURL(engine))
+        let text = try await makeURL(engine)
+        try await prepare(text)
+        let url = try DatabaseURL(parsing: text)
         let database: any Database
         switch url {
         case .sqlite(let path): database = try await SQLiteDatabase.open(path: path, logger: logger)
         case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, acquireTimeout: .seconds(30), logger: logger)
         }
         return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
-            if migrated { try await Migrator(migrations: HeraldSchema.migrations).migrate(database, logger: logger) }
+            if migrated { try await HeraldSchema.migrator.migrate(database, logger: logger) }
             return try await body(database)
         }
     }

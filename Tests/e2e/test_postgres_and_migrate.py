@@ -7,7 +7,8 @@ import time
 
 from conftest import _admin_url, assert_error, issue_token, psql, run_herald
 
-APPLIED = re.compile(r": applied migrations (\d+(?:, \d+)*)$")
+# Each step as module/version, modules in the order they run (`HeraldSchema.sets`).
+APPLIED = re.compile(r": applied migrations ([a-z]+/\d+(?:, [a-z]+/\d+)*)$")
 UP_TO_DATE = re.compile(r": schema is up to date$")
 
 
@@ -22,8 +23,13 @@ def assert_migrates_then_up_to_date(*args: str):
     assert first.returncode == 0, f"{first.stdout}\n{first.stderr}"
     match = APPLIED.search(last_line(first))
     assert match, f"first migrate did not report applied migrations: {first.stdout}"
-    versions = [int(v) for v in match.group(1).split(", ")]
-    assert versions == sorted(versions) and versions[0] == 1, versions
+    versions = [(step.split("/")[0], int(step.split("/")[1])) for step in match.group(1).split(", ")]
+    by_module: dict[str, list[int]] = {}
+    for module, version in versions:
+        by_module.setdefault(module, []).append(version)
+    # Every module's steps from 1, in order, each once; the users table first.
+    assert all(steps == list(range(1, len(steps) + 1)) for steps in by_module.values()), versions
+    assert versions[0] == ("users", 1) and {"notifications", "dispatch", "trips", "transit"} <= set(by_module), versions
 
     second = run_herald("migrate", *args)
     assert second.returncode == 0, f"{second.stdout}\n{second.stderr}"

@@ -32,16 +32,16 @@ public struct DispatchConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = DispatchConfig()
-        radiusKm = try c.decodeIfPresent(Double.self, forKey: .radiusKm) ?? d.radiusKm
-        radiusStepKm = try c.decodeIfPresent(Double.self, forKey: .radiusStepKm) ?? d.radiusStepKm
-        maxRadiusKm = try c.decodeIfPresent(Double.self, forKey: .maxRadiusKm) ?? d.maxRadiusKm
-        offerTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .offerTimeoutSeconds) ?? d.offerTimeoutSeconds
-        locationMaxAgeSeconds = try c.decodeIfPresent(Int.self, forKey: .locationMaxAgeSeconds) ?? d.locationMaxAgeSeconds
-        feedRadiusKm = try c.decodeIfPresent(Double.self, forKey: .feedRadiusKm)
-        indexSyncIntervalMs = try c.decodeIfPresent(Int.self, forKey: .indexSyncIntervalMs) ?? d.indexSyncIntervalMs
-        pricing = try c.decodeIfPresent(PricingConfig.self, forKey: .pricing) ?? d.pricing
+        try c.override(&radiusKm, .radiusKm)
+        try c.override(&radiusStepKm, .radiusStepKm)
+        try c.override(&maxRadiusKm, .maxRadiusKm)
+        try c.override(&offerTimeoutSeconds, .offerTimeoutSeconds)
+        try c.override(&locationMaxAgeSeconds, .locationMaxAgeSeconds)
+        try c.override(&feedRadiusKm, .feedRadiusKm)
+        try c.override(&indexSyncIntervalMs, .indexSyncIntervalMs)
+        try c.override(&pricing, .pricing)
     }
 
     /// The radius of each offer round, in meters: first, then widening to the maximum.
@@ -109,17 +109,17 @@ public struct PricingConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = PricingConfig()
-        currency = try c.decodeIfPresent(String.self, forKey: .currency) ?? d.currency
-        baseFeeMinor = try c.decodeIfPresent(Int.self, forKey: .baseFeeMinor) ?? d.baseFeeMinor
-        perYardMinor = try c.decodeIfPresent(Int.self, forKey: .perYardMinor) ?? d.perYardMinor
-        minimumMinor = try c.decodeIfPresent(Int.self, forKey: .minimumMinor) ?? d.minimumMinor
-        maxVolumeYards = try c.decodeIfPresent(Double.self, forKey: .maxVolumeYards) ?? d.maxVolumeYards
-        itemCategories = try c.decodeIfPresent([String: Int].self, forKey: .itemCategories) ?? d.itemCategories
-        maxItemQuantity = try c.decodeIfPresent(Int.self, forKey: .maxItemQuantity) ?? d.maxItemQuantity
-        surcharges = try c.decodeIfPresent([SurchargeConfig].self, forKey: .surcharges) ?? d.surcharges
-        timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? d.timeZone
+        try c.override(&currency, .currency)
+        try c.override(&baseFeeMinor, .baseFeeMinor)
+        try c.override(&perYardMinor, .perYardMinor)
+        try c.override(&minimumMinor, .minimumMinor)
+        try c.override(&maxVolumeYards, .maxVolumeYards)
+        try c.override(&itemCategories, .itemCategories)
+        try c.override(&maxItemQuantity, .maxItemQuantity)
+        try c.override(&surcharges, .surcharges)
+        try c.override(&timeZone, .timeZone)
     }
 
     func validationErrors() -> [FieldError] {

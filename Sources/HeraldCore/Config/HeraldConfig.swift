@@ -45,24 +45,24 @@ public struct HeraldConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = HeraldConfig()
-        server = try c.decodeIfPresent(ServerConfig.self, forKey: .server) ?? d.server
-        database = try c.decodeIfPresent(DatabaseConfig.self, forKey: .database) ?? d.database
-        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? d.dataDir
-        auth = try c.decodeIfPresent(AuthConfig.self, forKey: .auth) ?? d.auth
-        limits = try c.decodeIfPresent(LimitsConfig.self, forKey: .limits) ?? d.limits
-        rateLimits = try c.decodeIfPresent(RateLimitConfig.self, forKey: .rateLimits) ?? d.rateLimits
-        appVersions = try c.decodeIfPresent(AppVersionConfig.self, forKey: .appVersions) ?? d.appVersions
-        idempotency = try c.decodeIfPresent(IdempotencyConfig.self, forKey: .idempotency) ?? d.idempotency
-        logging = try c.decodeIfPresent(LoggingConfig.self, forKey: .logging) ?? d.logging
-        realtime = try c.decodeIfPresent(RealtimeConfig.self, forKey: .realtime) ?? d.realtime
-        notifications = try c.decodeIfPresent(NotificationsConfig.self, forKey: .notifications) ?? d.notifications
-        push = try c.decodeIfPresent(PushConfig.self, forKey: .push) ?? d.push
-        dispatch = try c.decodeIfPresent(DispatchConfig.self, forKey: .dispatch) ?? d.dispatch
-        payments = try c.decodeIfPresent(PaymentsConfig.self, forKey: .payments) ?? d.payments
-        trips = try c.decodeIfPresent(TripsConfig.self, forKey: .trips) ?? d.trips
-        transit = try c.decodeIfPresent(TransitConfig.self, forKey: .transit) ?? d.transit
+        try c.override(&server, .server)
+        try c.override(&database, .database)
+        try c.override(&dataDir, .dataDir)
+        try c.override(&auth, .auth)
+        try c.override(&limits, .limits)
+        try c.override(&rateLimits, .rateLimits)
+        try c.override(&appVersions, .appVersions)
+        try c.override(&idempotency, .idempotency)
+        try c.override(&logging, .logging)
+        try c.override(&realtime, .realtime)
+        try c.override(&notifications, .notifications)
+        try c.override(&push, .push)
+        try c.override(&dispatch, .dispatch)
+        try c.override(&payments, .payments)
+        try c.override(&trips, .trips)
+        try c.override(&transit, .transit)
     }
 }
 
@@ -97,13 +97,14 @@ public struct ServerConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        host = try c.decodeIfPresent(String.self, forKey: .host) ?? "0.0.0.0"
-        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? 8080
-        trustForwardedFor = try c.decodeIfPresent(Bool.self, forKey: .trustForwardedFor) ?? false
-        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
-        threads = try c.decodeIfPresent(Int.self, forKey: .threads)
-        requestHeadTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? 60_000
+        try c.override(&host, .host)
+        try c.override(&port, .port)
+        try c.override(&trustForwardedFor, .trustForwardedFor)
+        try c.override(&maxConnections, .maxConnections)
+        try c.override(&threads, .threads)
+        try c.override(&requestHeadTimeoutMs, .requestHeadTimeoutMs)
     }
 }
 
@@ -126,10 +127,11 @@ public struct DatabaseConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        url = try c.decodeIfPresent(String.self, forKey: .url)
-        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? 20
-        acquireTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .acquireTimeoutMs) ?? 10_000
+        try c.override(&url, .url)
+        try c.override(&maxConnections, .maxConnections)
+        try c.override(&acquireTimeoutMs, .acquireTimeoutMs)
     }
 }
 
@@ -163,14 +165,15 @@ public struct AuthConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        jwtSecret = try c.decodeIfPresent(String.self, forKey: .jwtSecret)
-        jwksFile = try c.decodeIfPresent(String.self, forKey: .jwksFile)
-        issuer = try c.decodeIfPresent(String.self, forKey: .issuer)
-        audience = try c.decodeIfPresent(String.self, forKey: .audience)
-        roleClaim = try c.decodeIfPresent(String.self, forKey: .roleClaim) ?? "role"
-        defaultRole = try c.decodeIfPresent(String.self, forKey: .defaultRole)
-        leewaySeconds = try c.decodeIfPresent(Int.self, forKey: .leewaySeconds) ?? 30
+        try c.override(&jwtSecret, .jwtSecret)
+        try c.override(&jwksFile, .jwksFile)
+        try c.override(&issuer, .issuer)
+        try c.override(&audience, .audience)
+        try c.override(&roleClaim, .roleClaim)
+        try c.override(&defaultRole, .defaultRole)
+        try c.override(&leewaySeconds, .leewaySeconds)
     }
 }
 
@@ -185,8 +188,9 @@ public struct LimitsConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? 1_048_576
+        try c.override(&maxBodyBytes, .maxBodyBytes)
     }
 }
 
@@ -269,11 +273,11 @@ public struct RateLimitConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = RateLimitConfig()
-        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
-        anonymous = try c.decodeIfPresent(RateLimitRule.self, forKey: .anonymous) ?? d.anonymous
-        authenticated = try c.decodeIfPresent(RateLimitRule.self, forKey: .authenticated) ?? d.authenticated
+        try c.override(&enabled, .enabled)
+        try c.override(&anonymous, .anonymous)
+        try c.override(&authenticated, .authenticated)
         routes = Self.builtInRoutes.merging(try c.decodeIfPresent([String: RateLimitRule].self, forKey: .routes) ?? [:]) { _, configured in configured }
     }
 }
@@ -305,8 +309,9 @@ public struct AppVersionConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        platforms = try c.decodeIfPresent([String: PlatformMinimum].self, forKey: .platforms) ?? [:]
+        try c.override(&platforms, .platforms)
     }
 }
 
@@ -329,10 +334,11 @@ public struct IdempotencyConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        ttlSeconds = try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400
-        waitSeconds = try c.decodeIfPresent(Int.self, forKey: .waitSeconds) ?? 10
-        lockTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .lockTimeoutSeconds) ?? 60
+        try c.override(&ttlSeconds, .ttlSeconds)
+        try c.override(&waitSeconds, .waitSeconds)
+        try c.override(&lockTimeoutSeconds, .lockTimeoutSeconds)
     }
 }
 
@@ -350,9 +356,10 @@ public struct LoggingConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        level = try c.decodeIfPresent(String.self, forKey: .level) ?? "info"
-        format = try c.decodeIfPresent(String.self, forKey: .format) ?? "text"
+        try c.override(&level, .level)
+        try c.override(&format, .format)
     }
 }
 
@@ -405,20 +412,20 @@ public struct RealtimeConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = RealtimeConfig()
-        pingIntervalMs = try c.decodeIfPresent(Int.self, forKey: .pingIntervalMs) ?? d.pingIntervalMs
-        pingTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .pingTimeoutMs) ?? d.pingTimeoutMs
-        maxPayload = try c.decodeIfPresent(Int.self, forKey: .maxPayload) ?? d.maxPayload
-        unauthenticatedMaxPayload = try c.decodeIfPresent(Int.self, forKey: .unauthenticatedMaxPayload) ?? d.unauthenticatedMaxPayload
-        partialMessageTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .partialMessageTimeoutMs) ?? d.partialMessageTimeoutMs
-        outboundLimitBytes = try c.decodeIfPresent(Int.self, forKey: .outboundLimitBytes) ?? d.outboundLimitBytes
-        connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
-        recoveryWindowSeconds = try c.decodeIfPresent(Int.self, forKey: .recoveryWindowSeconds) ?? d.recoveryWindowSeconds
-        namespaces = try c.decodeIfPresent([String].self, forKey: .namespaces) ?? d.namespaces
-        requireAuth = try c.decodeIfPresent(Bool.self, forKey: .requireAuth) ?? d.requireAuth
-        historyRetentionSeconds = try c.decodeIfPresent(Int.self, forKey: .historyRetentionSeconds) ?? d.historyRetentionSeconds
-        historyMaxPerRoom = try c.decodeIfPresent(Int.self, forKey: .historyMaxPerRoom) ?? d.historyMaxPerRoom
-        clientMessagesPerSecond = try c.decodeIfPresent(Int.self, forKey: .clientMessagesPerSecond) ?? d.clientMessagesPerSecond
+        try c.override(&pingIntervalMs, .pingIntervalMs)
+        try c.override(&pingTimeoutMs, .pingTimeoutMs)
+        try c.override(&maxPayload, .maxPayload)
+        try c.override(&unauthenticatedMaxPayload, .unauthenticatedMaxPayload)
+        try c.override(&partialMessageTimeoutMs, .partialMessageTimeoutMs)
+        try c.override(&outboundLimitBytes, .outboundLimitBytes)
+        try c.override(&connectTimeoutMs, .connectTimeoutMs)
+        try c.override(&recoveryWindowSeconds, .recoveryWindowSeconds)
+        try c.override(&namespaces, .namespaces)
+        try c.override(&requireAuth, .requireAuth)
+        try c.override(&historyRetentionSeconds, .historyRetentionSeconds)
+        try c.override(&historyMaxPerRoom, .historyMaxPerRoom)
+        try c.override(&clientMessagesPerSecond, .clientMessagesPerSecond)
     }
 }

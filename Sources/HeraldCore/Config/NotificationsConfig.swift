@@ -28,7 +28,7 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     }
 
     public init(
-        severity: String, delivery: String, defaultEnabled: Bool = true, category: String? = nil,
+        severity: String = "info", delivery: String = "push", defaultEnabled: Bool = true, category: String? = nil,
         interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil, pushWhileOnline: Bool = false
     ) {
         self.pushWhileOnline = pushWhileOnline
@@ -42,15 +42,16 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        severity = try c.decodeIfPresent(String.self, forKey: .severity) ?? "info"
-        delivery = try c.decodeIfPresent(String.self, forKey: .delivery) ?? "push"
-        defaultEnabled = try c.decodeIfPresent(Bool.self, forKey: .defaultEnabled) ?? true
-        category = try c.decodeIfPresent(String.self, forKey: .category)
-        interruptionLevel = try c.decodeIfPresent(String.self, forKey: .interruptionLevel)
-        critical = try c.decodeIfPresent(Bool.self, forKey: .critical) ?? false
-        pushWhileOnline = try c.decodeIfPresent(Bool.self, forKey: .pushWhileOnline) ?? false
-        dedupeCooldownSeconds = try c.decodeIfPresent(Int.self, forKey: .dedupeCooldownSeconds)
+        try c.override(&severity, .severity)
+        try c.override(&delivery, .delivery)
+        try c.override(&defaultEnabled, .defaultEnabled)
+        try c.override(&category, .category)
+        try c.override(&interruptionLevel, .interruptionLevel)
+        try c.override(&critical, .critical)
+        try c.override(&pushWhileOnline, .pushWhileOnline)
+        try c.override(&dedupeCooldownSeconds, .dedupeCooldownSeconds)
     }
 }
 
@@ -79,13 +80,13 @@ public struct NotificationsConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = NotificationsConfig()
-        types = try c.decodeIfPresent([String: NotificationTypeConfig].self, forKey: .types) ?? d.types
-        ackTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .ackTimeoutMs) ?? d.ackTimeoutMs
-        dedupeCooldownSeconds = try c.decodeIfPresent(Int.self, forKey: .dedupeCooldownSeconds) ?? d.dedupeCooldownSeconds
-        maxRecipients = try c.decodeIfPresent(Int.self, forKey: .maxRecipients) ?? d.maxRecipients
-        syncLimit = try c.decodeIfPresent(Int.self, forKey: .syncLimit) ?? d.syncLimit
+        try c.override(&types, .types)
+        try c.override(&ackTimeoutMs, .ackTimeoutMs)
+        try c.override(&dedupeCooldownSeconds, .dedupeCooldownSeconds)
+        try c.override(&maxRecipients, .maxRecipients)
+        try c.override(&syncLimit, .syncLimit)
     }
 }
 
@@ -136,21 +137,21 @@ public struct PushConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = PushConfig()
-        workerEnabled = try c.decodeIfPresent(Bool.self, forKey: .workerEnabled) ?? d.workerEnabled
-        concurrency = try c.decodeIfPresent(Int.self, forKey: .concurrency) ?? d.concurrency
-        batchSize = try c.decodeIfPresent(Int.self, forKey: .batchSize) ?? d.batchSize
-        pollIntervalMs = try c.decodeIfPresent(Int.self, forKey: .pollIntervalMs) ?? d.pollIntervalMs
-        leaseSeconds = try c.decodeIfPresent(Int.self, forKey: .leaseSeconds) ?? d.leaseSeconds
-        requestTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .requestTimeoutMs) ?? d.requestTimeoutMs
-        maxAttempts = try c.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? d.maxAttempts
-        maxAgeSeconds = try c.decodeIfPresent(Int.self, forKey: .maxAgeSeconds) ?? d.maxAgeSeconds
-        retryBaseMs = try c.decodeIfPresent(Int.self, forKey: .retryBaseMs) ?? d.retryBaseMs
-        retryMaxMs = try c.decodeIfPresent(Int.self, forKey: .retryMaxMs) ?? d.retryMaxMs
-        logFile = try c.decodeIfPresent(String.self, forKey: .logFile)
-        apns = try c.decodeIfPresent(APNsConfig.self, forKey: .apns)
-        fcm = try c.decodeIfPresent(FCMConfig.self, forKey: .fcm)
-        webpush = try c.decodeIfPresent(WebPushConfig.self, forKey: .webpush)
+        try c.override(&workerEnabled, .workerEnabled)
+        try c.override(&concurrency, .concurrency)
+        try c.override(&batchSize, .batchSize)
+        try c.override(&pollIntervalMs, .pollIntervalMs)
+        try c.override(&leaseSeconds, .leaseSeconds)
+        try c.override(&requestTimeoutMs, .requestTimeoutMs)
+        try c.override(&maxAttempts, .maxAttempts)
+        try c.override(&maxAgeSeconds, .maxAgeSeconds)
+        try c.override(&retryBaseMs, .retryBaseMs)
+        try c.override(&retryMaxMs, .retryMaxMs)
+        try c.override(&logFile, .logFile)
+        try c.override(&apns, .apns)
+        try c.override(&fcm, .fcm)
+        try c.override(&webpush, .webpush)
     }
 }

@@ -32,16 +32,16 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = PaymentsConfig()
-        provider = try c.decodeIfPresent(String.self, forKey: .provider) ?? d.provider
-        stripe = try c.decodeIfPresent(StripeConfig.self, forKey: .stripe) ?? d.stripe
-        tripFeeMinor = try c.decodeIfPresent(Int.self, forKey: .tripFeeMinor) ?? d.tripFeeMinor
-        adjustmentTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentTimeoutSeconds) ?? d.adjustmentTimeoutSeconds
-        adjustmentExtensionSeconds = try c.decodeIfPresent(Int.self, forKey: .adjustmentExtensionSeconds) ?? d.adjustmentExtensionSeconds
-        maxAdjustmentExtensions = try c.decodeIfPresent(Int.self, forKey: .maxAdjustmentExtensions) ?? d.maxAdjustmentExtensions
-        authorizationLifetimeHours = try c.decodeIfPresent(Int.self, forKey: .authorizationLifetimeHours) ?? d.authorizationLifetimeHours
-        jobAllowanceHours = try c.decodeIfPresent(Int.self, forKey: .jobAllowanceHours) ?? d.jobAllowanceHours
+        try c.override(&provider, .provider)
+        try c.override(&stripe, .stripe)
+        try c.override(&tripFeeMinor, .tripFeeMinor)
+        try c.override(&adjustmentTimeoutSeconds, .adjustmentTimeoutSeconds)
+        try c.override(&adjustmentExtensionSeconds, .adjustmentExtensionSeconds)
+        try c.override(&maxAdjustmentExtensions, .maxAdjustmentExtensions)
+        try c.override(&authorizationLifetimeHours, .authorizationLifetimeHours)
+        try c.override(&jobAllowanceHours, .jobAllowanceHours)
     }
 
     func validationErrors() -> [FieldError] {
@@ -86,11 +86,11 @@ public struct StripeConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = StripeConfig()
-        baseURL = try c.decodeIfPresent(String.self, forKey: .baseURL) ?? d.baseURL
-        secretKey = try c.decodeIfPresent(String.self, forKey: .secretKey)
-        apiVersion = try c.decodeIfPresent(String.self, forKey: .apiVersion) ?? d.apiVersion
-        timeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
+        try c.override(&baseURL, .baseURL)
+        try c.override(&secretKey, .secretKey)
+        try c.override(&apiVersion, .apiVersion)
+        try c.override(&timeoutSeconds, .timeoutSeconds)
     }
 }

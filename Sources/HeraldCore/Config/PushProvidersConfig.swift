@@ -42,14 +42,13 @@ public struct APNsConfig: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        teamID = try c.decode(String.self, forKey: .teamID)
-        keyID = try c.decode(String.self, forKey: .keyID)
-        privateKeyFile = try c.decode(String.self, forKey: .privateKeyFile)
-        topic = try c.decode(String.self, forKey: .topic)
-        environment = try c.decodeIfPresent(String.self, forKey: .environment) ?? "production"
-        baseURL = try c.decodeIfPresent(String.self, forKey: .baseURL)
-        connections = try c.decodeIfPresent(Int.self, forKey: .connections) ?? 2
-        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        self.init(
+            teamID: try c.decode(String.self, forKey: .teamID), keyID: try c.decode(String.self, forKey: .keyID),
+            privateKeyFile: try c.decode(String.self, forKey: .privateKeyFile), topic: try c.decode(String.self, forKey: .topic))
+        try c.override(&environment, .environment)
+        try c.override(&baseURL, .baseURL)
+        try c.override(&connections, .connections)
+        try c.override(&caFile, .caFile)
     }
 }
 

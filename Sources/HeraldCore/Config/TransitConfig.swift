@@ -55,16 +55,16 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         public init() {}
 
         public init(from decoder: any Decoder) throws {
+            self.init()
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            let d = AlertsConfig()
-            push = try c.decodeIfPresent(Bool.self, forKey: .push) ?? d.push
-            quietHours = try c.decodeIfPresent(String.self, forKey: .quietHours) ?? d.quietHours
-            deepLink = try c.decodeIfPresent(String.self, forKey: .deepLink) ?? d.deepLink
-            localized = try c.decodeIfPresent(Bool.self, forKey: .localized) ?? d.localized
-            leaseSeconds = try c.decodeIfPresent(Int.self, forKey: .leaseSeconds) ?? d.leaseSeconds
-            batchSize = try c.decodeIfPresent(Int.self, forKey: .batchSize) ?? d.batchSize
-            muteHours = try c.decodeIfPresent(Int.self, forKey: .muteHours) ?? d.muteHours
-            intervalSeconds = try c.decodeIfPresent(Int.self, forKey: .intervalSeconds) ?? d.intervalSeconds
+            try c.override(&push, .push)
+            try c.override(&quietHours, .quietHours)
+            try c.override(&deepLink, .deepLink)
+            try c.override(&localized, .localized)
+            try c.override(&leaseSeconds, .leaseSeconds)
+            try c.override(&batchSize, .batchSize)
+            try c.override(&muteHours, .muteHours)
+            try c.override(&intervalSeconds, .intervalSeconds)
         }
 
         func validationErrors() -> [FieldError] {
@@ -94,20 +94,17 @@ public struct TransitConfig: Codable, Sendable, Equatable {
             case refreshIntervalSeconds = "refresh_interval_seconds"
         }
 
-        public init(name: String, url: String? = nil, refreshIntervalSeconds: Int = 86_400, headers: [String: String] = [:]) {
+        public init(name: String, url: String? = nil) {
             self.name = name
             self.url = url
-            self.refreshIntervalSeconds = refreshIntervalSeconds
-            self.headers = headers
         }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            let d = FeedConfig(name: "")
-            name = try c.decode(String.self, forKey: .name)
-            url = try c.decodeIfPresent(String.self, forKey: .url)
-            refreshIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .refreshIntervalSeconds) ?? d.refreshIntervalSeconds
-            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? d.headers
+            self.init(name: try c.decode(String.self, forKey: .name))
+            try c.override(&url, .url)
+            try c.override(&refreshIntervalSeconds, .refreshIntervalSeconds)
+            try c.override(&headers, .headers)
         }
     }
 
@@ -126,24 +123,19 @@ public struct TransitConfig: Codable, Sendable, Equatable {
             case timeoutSeconds = "timeout_seconds"
         }
 
-        public init(name: String, url: String, feed: String? = nil, pollIntervalSeconds: Int = 30, timeoutSeconds: Int = 10, headers: [String: String] = [:]) {
+        public init(name: String, url: String, feed: String? = nil) {
             self.name = name
             self.url = url
             self.feed = feed
-            self.pollIntervalSeconds = pollIntervalSeconds
-            self.timeoutSeconds = timeoutSeconds
-            self.headers = headers
         }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            let d = RealtimeSourceConfig(name: "", url: "")
-            name = try c.decode(String.self, forKey: .name)
-            url = try c.decode(String.self, forKey: .url)
-            feed = try c.decodeIfPresent(String.self, forKey: .feed)
-            pollIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .pollIntervalSeconds) ?? d.pollIntervalSeconds
-            timeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .timeoutSeconds) ?? d.timeoutSeconds
-            headers = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? d.headers
+            self.init(name: try c.decode(String.self, forKey: .name), url: try c.decode(String.self, forKey: .url))
+            try c.override(&feed, .feed)
+            try c.override(&pollIntervalSeconds, .pollIntervalSeconds)
+            try c.override(&timeoutSeconds, .timeoutSeconds)
+            try c.override(&headers, .headers)
         }
     }
 
@@ -160,16 +152,16 @@ public struct TransitConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = TransitConfig()
-        feeds = try c.decodeIfPresent([FeedConfig].self, forKey: .feeds) ?? d.feeds
-        realtime = try c.decodeIfPresent([RealtimeSourceConfig].self, forKey: .realtime) ?? d.realtime
-        staleAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .staleAfterSeconds) ?? d.staleAfterSeconds
-        maxFeedBytes = try c.decodeIfPresent(Int.self, forKey: .maxFeedBytes) ?? d.maxFeedBytes
-        maxRealtimeBytes = try c.decodeIfPresent(Int.self, forKey: .maxRealtimeBytes) ?? d.maxRealtimeBytes
-        downloadTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .downloadTimeoutSeconds) ?? d.downloadTimeoutSeconds
-        reloadIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .reloadIntervalSeconds) ?? d.reloadIntervalSeconds
-        alerts = try c.decodeIfPresent(AlertsConfig.self, forKey: .alerts) ?? d.alerts
+        try c.override(&feeds, .feeds)
+        try c.override(&realtime, .realtime)
+        try c.override(&staleAfterSeconds, .staleAfterSeconds)
+        try c.override(&maxFeedBytes, .maxFeedBytes)
+        try c.override(&maxRealtimeBytes, .maxRealtimeBytes)
+        try c.override(&downloadTimeoutSeconds, .downloadTimeoutSeconds)
+        try c.override(&reloadIntervalSeconds, .reloadIntervalSeconds)
+        try c.override(&alerts, .alerts)
     }
 
     /// The feed a realtime source describes: its `feed`, else the first configured feed,

@@ -43,20 +43,20 @@ public struct TripsConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = TripsConfig()
-        currency = try c.decodeIfPresent(String.self, forKey: .currency) ?? d.currency
-        rideTypes = try c.decodeIfPresent([String: RideTypeConfig].self, forKey: .rideTypes) ?? d.rideTypes
-        searchRadiiMeters = try c.decodeIfPresent([Double].self, forKey: .searchRadiiMeters) ?? d.searchRadiiMeters
-        requestTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .requestTimeoutSeconds) ?? d.requestTimeoutSeconds
-        routeDetourFactor = try c.decodeIfPresent(Double.self, forKey: .routeDetourFactor) ?? d.routeDetourFactor
-        averageSpeedMps = try c.decodeIfPresent(Double.self, forKey: .averageSpeedMps) ?? d.averageSpeedMps
-        minimumSpeedMps = try c.decodeIfPresent(Double.self, forKey: .minimumSpeedMps) ?? d.minimumSpeedMps
-        trafficFactor = try c.decodeIfPresent(Double.self, forKey: .trafficFactor) ?? d.trafficFactor
-        surge = try c.decodeIfPresent(SurgeConfig.self, forKey: .surge) ?? d.surge
-        location = try c.decodeIfPresent(LocationRulesConfig.self, forKey: .location) ?? d.location
-        etaUpdateThresholdSeconds = try c.decodeIfPresent(Int.self, forKey: .etaUpdateThresholdSeconds) ?? d.etaUpdateThresholdSeconds
-        etaPushThresholdSeconds = try c.decodeIfPresent(Int.self, forKey: .etaPushThresholdSeconds) ?? d.etaPushThresholdSeconds
+        try c.override(&currency, .currency)
+        try c.override(&rideTypes, .rideTypes)
+        try c.override(&searchRadiiMeters, .searchRadiiMeters)
+        try c.override(&requestTimeoutSeconds, .requestTimeoutSeconds)
+        try c.override(&routeDetourFactor, .routeDetourFactor)
+        try c.override(&averageSpeedMps, .averageSpeedMps)
+        try c.override(&minimumSpeedMps, .minimumSpeedMps)
+        try c.override(&trafficFactor, .trafficFactor)
+        try c.override(&surge, .surge)
+        try c.override(&location, .location)
+        try c.override(&etaUpdateThresholdSeconds, .etaUpdateThresholdSeconds)
+        try c.override(&etaPushThresholdSeconds, .etaPushThresholdSeconds)
     }
 
     func validationErrors() -> [FieldError] {
@@ -113,13 +113,13 @@ public struct RideTypeConfig: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = RideTypeConfig()
-        baseFareMinor = try c.decodeIfPresent(Int.self, forKey: .baseFareMinor) ?? d.baseFareMinor
-        perKmMinor = try c.decodeIfPresent(Int.self, forKey: .perKmMinor) ?? d.perKmMinor
-        perMinuteMinor = try c.decodeIfPresent(Int.self, forKey: .perMinuteMinor) ?? d.perMinuteMinor
-        minimumFareMinor = try c.decodeIfPresent(Int.self, forKey: .minimumFareMinor) ?? d.minimumFareMinor
-        capacity = try c.decodeIfPresent(Int.self, forKey: .capacity) ?? d.capacity
+        try c.override(&baseFareMinor, .baseFareMinor)
+        try c.override(&perKmMinor, .perKmMinor)
+        try c.override(&perMinuteMinor, .perMinuteMinor)
+        try c.override(&minimumFareMinor, .minimumFareMinor)
+        try c.override(&capacity, .capacity)
     }
 }
 
@@ -142,12 +142,12 @@ public struct SurgeConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = SurgeConfig()
-        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? d.enabled
-        cellSizeMeters = try c.decodeIfPresent(Double.self, forKey: .cellSizeMeters) ?? d.cellSizeMeters
-        sensitivity = try c.decodeIfPresent(Double.self, forKey: .sensitivity) ?? d.sensitivity
-        maxMultiplier = try c.decodeIfPresent(Double.self, forKey: .maxMultiplier) ?? d.maxMultiplier
+        try c.override(&enabled, .enabled)
+        try c.override(&cellSizeMeters, .cellSizeMeters)
+        try c.override(&sensitivity, .sensitivity)
+        try c.override(&maxMultiplier, .maxMultiplier)
     }
 
     func validationErrors() -> [FieldError] {
@@ -199,17 +199,17 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
     public init() {}
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = LocationRulesConfig()
-        activePerSecond = try c.decodeIfPresent(Double.self, forKey: .activePerSecond) ?? d.activePerSecond
-        idleIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .idleIntervalSeconds) ?? d.idleIntervalSeconds
-        burst = try c.decodeIfPresent(Int.self, forKey: .burst) ?? d.burst
-        broadcastMaxAccuracyMeters = try c.decodeIfPresent(Double.self, forKey: .broadcastMaxAccuracyMeters) ?? d.broadcastMaxAccuracyMeters
-        maxSpeedKmh = try c.decodeIfPresent(Double.self, forKey: .maxSpeedKmh) ?? d.maxSpeedKmh
-        teleportMeters = try c.decodeIfPresent(Double.self, forKey: .teleportMeters) ?? d.teleportMeters
-        teleportWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .teleportWindowSeconds) ?? d.teleportWindowSeconds
-        zeroAccuracyRun = try c.decodeIfPresent(Int.self, forKey: .zeroAccuracyRun) ?? d.zeroAccuracyRun
-        routeDeviationMeters = try c.decodeIfPresent(Double.self, forKey: .routeDeviationMeters) ?? d.routeDeviationMeters
+        try c.override(&activePerSecond, .activePerSecond)
+        try c.override(&idleIntervalSeconds, .idleIntervalSeconds)
+        try c.override(&burst, .burst)
+        try c.override(&broadcastMaxAccuracyMeters, .broadcastMaxAccuracyMeters)
+        try c.override(&maxSpeedKmh, .maxSpeedKmh)
+        try c.override(&teleportMeters, .teleportMeters)
+        try c.override(&teleportWindowSeconds, .teleportWindowSeconds)
+        try c.override(&zeroAccuracyRun, .zeroAccuracyRun)
+        try c.override(&routeDeviationMeters, .routeDeviationMeters)
     }
 
     func validationErrors() -> [FieldError] {

@@ -41,31 +41,33 @@ extension DispatchService {
             deadlineAt: increase ? now + Int64(paymentsConfig.adjustmentTimeoutSeconds) * 1000 : nil, extensions: 0, expiredAt: nil,
             decidedAt: increase ? nil : now, decidedBy: increase ? nil : "system", createdAt: now, updatedAt: now)
         let prepared = await prepareNotification(increase ? proposalNotification(adjustment, reminder: false) : loweredNotification(adjustment))
-        let result: (JobRecord, NotificationService.WrittenSend?)
+        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(adjustment))
+        let updated: JobRecord
         do {
-            result = try await database.transaction { db in
+            updated = try await database.unitOfWork { work in
+                let db = work.db
                 // The job's row is locked in `arrived` for this transaction: a concurrent step to
                 // `started` waits, then finds the pending proposal and stops.
                 let price = increase ? nil : (newPrice, lines, Int64(actualHundredths))
                 guard let locked = try await self.jobs.touchArrived(db, id: jobID, driverID: driverID, price: price, now: now) else { throw Superseded() }
                 guard try await self.adjustments.insert(db, adjustment) else { throw Superseded() }
                 if !increase { try await self.holds.plan(db, jobID: jobID, .change(newPrice), now: now) }
-                return (locked, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+                work.afterCommit {
+                    if increase {
+                        self.adjustmentsChanged.signal()
+                        await self.publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
+                    } else {
+                        await self.settlePayment(jobID)
+                        await self.publish(batch: [("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID))])
+                    }
+                }
+                try await self.write(prepared, in: work)
+                return locked
             }
         } catch is Superseded {
             if let existing = try await self.adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
             throw DispatchError.notArrived(try await assignedJob(jobID, driverID: driverID).jobStatus)
         }
-        let (updated, written) = result
-        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(adjustment))
-        if increase {
-            adjustmentsChanged.signal()
-            await publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
-        } else {
-            await settlePayment(jobID)
-            await publish(batch: [("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID))])
-        }
-        if let written { _ = await notifications.deliver(written) }
         return AdjustmentOutcome(job: updated, adjustment: adjustment, hold: try await payments.hold(jobID))
     }
 
@@ -94,18 +96,21 @@ extension DispatchService {
             userIDs: [current.driverID], type: "job_update", title: "New price approved",
             body: "The customer approved \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)). You can start.",
             data: ["job_id": .string(jobID), "event": "volume_approved"], collapseKey: "volume-\(jobID)"))
-        let result = try await database.transaction { db -> (JobRecord, AdjustmentRecord, NotificationService.WrittenSend?)? in
+        let result = try await database.unitOfWork { work -> (JobRecord, AdjustmentRecord)? in
+            let db = work.db
             try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
             guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .approved, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
             let price = (decided.newPriceMinor, decided.priceLines, decided.actualVolumeHundredths)
             guard let updated = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: price, now: now) else { throw Superseded() }
             if let raised { try await self.holds.applied(db, jobID: jobID, raised, settling: nil, now: now) }
-            return (updated, decided, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            let payload = JSONValue.object(DispatchJSON.adjustmentEvent(decided))
+            work.afterCommit {
+                await self.publish(batch: [("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID))])
+            }
+            try await self.write(prepared, in: work)
+            return (updated, decided)
         }
-        guard let (updated, decided, written) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .approved) }
-        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(decided))
-        await publish(batch: [("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID))])
-        if let written { _ = await notifications.deliver(written) }
+        guard let (updated, decided) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .approved) }
         return AdjustmentOutcome(job: updated, adjustment: decided, hold: try await payments.hold(jobID))
     }
 
@@ -141,24 +146,27 @@ extension DispatchService {
             userIDs: [current.driverID], type: "job_update", title: "Proceed at the original price",
             body: "The customer declined \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)) and keeps \(DisplayFormat.money(current.originalPriceMinor, currency: current.currency)). You can start.",
             data: ["job_id": .string(jobID), "event": "volume_declined_proceed"], collapseKey: "volume-\(jobID)"))
-        let result: (JobRecord, AdjustmentRecord, NotificationService.WrittenSend?)?
+        let decided: Bool
         do {
-            result = try await database.transaction { db in
+            decided = try await database.unitOfWork { work in
+                let db = work.db
                 try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-                guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
+                guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else { return false }
                 guard let job = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: nil, now: now) else { throw Superseded() }
-                return (job, decided, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+                work.afterCommit {
+                    await self.publish(
+                        "volume:declined",
+                        ["job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency), "proceed_at_original_price": true,
+                         "price_minor": .number(Double(job.priceMinor))],
+                        to: Self.driverRoom(decided.driverID))
+                }
+                try await self.write(prepared, in: work)
+                return true
             }
         } catch is Superseded {
-            result = nil
+            decided = false
         }
-        guard let (job, decided, written) = result else { return try await answerRepeat(jobID, customerID: customerID, deciding: .declined) }
-        await publish(
-            "volume:declined",
-            ["job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency), "proceed_at_original_price": true,
-             "price_minor": .number(Double(job.priceMinor))],
-            to: Self.driverRoom(decided.driverID))
-        if let written { _ = await notifications.deliver(written) }
+        guard decided else { return try await answerRepeat(jobID, customerID: customerID, deciding: .declined) }
         return try await outcome(jobID)
     }
 
@@ -172,18 +180,20 @@ extension DispatchService {
         var reminder = current
         reminder.deadlineAt = deadline
         let prepared = await prepareNotification(proposalNotification(reminder, reminder: true))
-        let result = try await database.transaction { db -> (AdjustmentRecord, NotificationService.WrittenSend?)? in
-            guard let extended = try await self.adjustments.extend(db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else { return nil }
-            return (extended, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+        let extended = try await database.unitOfWork { work -> Bool in
+            guard let extended = try await self.adjustments.extend(work.db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else { return false }
+            let payload = JSONValue.object(DispatchJSON.adjustmentEvent(extended))
+            work.afterCommit {
+                self.adjustmentsChanged.signal()
+                await self.publish(batch: [("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID))])
+            }
+            try await self.write(prepared, in: work)
+            return true
         }
-        guard let (extended, written) = result else {
+        guard extended else {
             guard let fresh = try await adjustment(jobID), fresh.adjustmentStatus == .pending else { throw DispatchError.noPendingAdjustment }
             throw DispatchError.extensionLimit(max)
         }
-        adjustmentsChanged.signal()
-        let payload = JSONValue.object(DispatchJSON.adjustmentEvent(extended))
-        await publish(batch: [("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID))])
-        if let written { _ = await notifications.deliver(written) }
         return try await outcome(jobID)
     }
 
@@ -224,17 +234,17 @@ extension DispatchService {
                     ? "The customer hasn't responded. Call them, wait longer, or cancel with the trip fee."
                     : "The customer hasn't responded. Call them or cancel with the trip fee.",
                 data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
-            let written = try await database.transaction { db -> NotificationService.WrittenSend?? in
-                guard try await self.adjustments.markExpired(db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else { return nil }
-                return .some(try await prepared.asyncMap { try await self.notifications.write($0, db) })
-            }
-            guard let written else { continue }
-            told += 1
             var payload = DispatchJSON.adjustmentEvent(proposal)
             payload["extensions_left"] = .number(Double(extensionsLeft))
             payload["trip_fee_minor"] = .number(Double(paymentsConfig.tripFeeMinor))
-            await publish("volume:expired", .object(payload), to: Self.driverRoom(proposal.driverID))
-            if let written { _ = await notifications.deliver(written) }
+            let event = JSONValue.object(payload)
+            let marked = try await database.unitOfWork { work -> Bool in
+                guard try await self.adjustments.markExpired(work.db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else { return false }
+                work.afterCommit { await self.publish("volume:expired", event, to: Self.driverRoom(proposal.driverID)) }
+                try await self.write(prepared, in: work)
+                return true
+            }
+            if marked { told += 1 }
         }
         return told
     }
@@ -265,7 +275,8 @@ extension DispatchService {
         let hold = try await payments.hold(jobID)
         let fee = Swift.min(Int64(paymentsConfig.tripFeeMinor), hold?.authorizedMinor ?? Int64(paymentsConfig.tripFeeMinor))
         let prepared = await prepareNotification(draft)
-        let result = try await database.transaction { db -> (AdjustmentRecord, JobRecord, NotificationService.WrittenSend?)? in
+        return try await database.unitOfWork { work -> AdjustmentRecord? in
+            let db = work.db
             try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
             guard let decided = try await self.adjustments.decide(
                 db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
@@ -275,13 +286,13 @@ extension DispatchService {
             else { throw Superseded() }
             try await self.jobs.recordEvent(db, jobID: jobID, from: .arrived, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
             if hold != nil { try await self.holds.plan(db, jobID: jobID, fee > 0 ? .capture(fee) : .cancel, now: now) }
-            return (decided, cancelled, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            work.afterCommit {
+                await self.settlePayment(jobID)
+                await self.announce(cancelled, previous: .arrived, driver: nil, offeredDrivers: [])
+            }
+            try await self.write(prepared, in: work)
+            return decided
         }
-        guard let (decided, cancelled, written) = result else { return nil }
-        await settlePayment(jobID)
-        await announce(cancelled, previous: .arrived, driver: nil, offeredDrivers: [])
-        if let written { _ = await notifications.deliver(written) }
-        return decided
     }
 
     /// The job and its adjustment for the customer's decision; throws unless it can be made

@@ -23,7 +23,8 @@ extension DispatchService {
         let draft = NotificationDraft(
             userIDs: [before.customerID], type: message.type, title: message.title, body: message.body,
             data: Self.jobUpdateData(jobID, .accepted, ["driver_id": .string(driverID)]), collapseKey: "job-\(jobID)")
-        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
+        let result = try await database.unitOfWork { work -> JobRecord? in
+            let db = work.db
             guard let claimed = try await self.jobs.claim(db, id: jobID, driverID: driverID, now: now) else { return nil }
             // Only the winner routes the customer's notification (the losers of a race of
             // hundreds stop at the UPDATE); read through the transaction's connection.
@@ -31,19 +32,21 @@ extension DispatchService {
             try await self.jobs.recordEvent(db, jobID: jobID, from: .pending, to: .accepted, actorID: driverID, actor: .driver, now: now)
             try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: "lost")
             let offered = try await self.offers.driverIDs(db, jobID: jobID)
-            return (claimed, try await self.notifications.write(prepared, db), offered)
+            work.afterCommit {
+                await self.addToRoom([driverID], Self.jobRoom(jobID))
+                // The customer hears who is coming first; then the feeds of the other offered drivers.
+                await self.publish("job:driver-assigned", ["job_id": .string(jobID), "driver": DispatchJSON.driverSummary(driver)], to: Self.jobRoom(jobID))
+                await self.announce(claimed, previous: .pending, driver: driver, offeredDrivers: offered)
+            }
+            try await self.notifications.write(prepared, in: work)
+            return claimed
         }
-        guard let (job, written, offered) = result else {
+        guard let job = result else {
             // Lost the race (or the job changed): answer from what won.
             guard let after = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { throw DispatchError.jobNotFound }
             if let settled = try Self.settled(after, for: driverID) { return (settled, driver) }
             throw DispatchError.alreadyAccepted
         }
-        await addToRoom([driverID], Self.jobRoom(jobID))
-        // The customer hears who is coming first; then the feeds of the other offered drivers.
-        await publish("job:driver-assigned", ["job_id": .string(jobID), "driver": DispatchJSON.driverSummary(driver)], to: Self.jobRoom(jobID))
-        await announce(job, previous: .pending, driver: driver, offeredDrivers: offered)
-        if let written { _ = await notifications.deliver(written) }
         return (job, driver)
     }
 

@@ -134,7 +134,8 @@ extension DispatchService {
             notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: Self.jobUpdateData(id, .cancelled))
         }
         let prepared = await notify.asyncMap { await self.prepareNotification($0) } ?? nil
-        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
+        let result = try await database.unitOfWork { work -> JobRecord? in
+            let db = work.db
             guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: identity.userID, actor: actor, reason: reason, now: now)
             try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
@@ -142,18 +143,19 @@ extension DispatchService {
             _ = try await self.adjustments.decide(db, jobID: id, to: .cancelled, by: identity.userID, tripFeeMinor: nil, now: now)
             try await self.holds.plan(db, jobID: id, .cancel, now: now)
             let offered = try await self.offers.driverIDs(db, jobID: id)
-            let written = try await prepared.asyncMap { try await self.notifications.write($0, db) }
-            return (updated, written, offered)
+            work.afterCommit {
+                await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
+                await self.settlePayment(id)
+            }
+            try await self.write(prepared, in: work)
+            return updated
         }
-        guard let (updated, written, offered) = result else {
+        guard let updated = result else {
             // Changed under us: answer from the new state.
             let (fresh, _) = try await self.job(id, for: identity)
             if fresh.jobStatus == .cancelled { return fresh }
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
         }
-        await announce(updated, previous: current, driver: driver, offeredDrivers: offered)
-        await settlePayment(id)
-        if let written { _ = await notifications.deliver(written) }
         return updated
     }
 
@@ -176,7 +178,8 @@ extension DispatchService {
                 userIDs: [job.customerID], type: $0.type, title: $0.title, body: $0.body,
                 data: Self.jobUpdateData(id, to), collapseKey: "job-\(id)"))
         } ?? nil
-        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?)? in
+        let result = try await database.unitOfWork { work -> JobRecord? in
+            let db = work.db
             // Lock first, then decide in a new statement: `started` must see a proposal committed
             // while this waited (on PostgreSQL the UPDATE's subquery would not).
             if to == .started { try await self.jobs.lock(db, id: id) }
@@ -187,17 +190,19 @@ extension DispatchService {
                 // Completion captures the final amount (seed 001, pitfall 3).
                 try await self.holds.plan(db, jobID: id, .capture(updated.priceMinor), now: now)
             }
-            return (updated, try await prepared.asyncMap { try await self.notifications.write($0, db) })
+            work.afterCommit {
+                await self.announce(updated, previous: current, driver: driver, offeredDrivers: [])
+                if to == .completed { await self.settlePayment(id) }
+            }
+            try await self.write(prepared, in: work)
+            return updated
         }
-        guard let (updated, written) = result else {
+        guard let updated = result else {
             let (fresh, _) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
             if fresh.jobStatus == to { return fresh }
             if to == .started, fresh.jobStatus == .arrived, try await adjustment(id)?.adjustmentStatus == .pending { throw DispatchError.adjustmentPending }
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: .driver))
         }
-        await announce(updated, previous: current, driver: driver, offeredDrivers: [])
-        if to == .completed { await settlePayment(id) }
-        if let written { _ = await notifications.deliver(written) }
         // A job booked ahead whose driver sets off before its hold's time takes it now: the
         // work is about to be done and must be payable.
         if to == .enRoute, case .holdRefused(let error) = await payments.takeScheduledNow(id) {

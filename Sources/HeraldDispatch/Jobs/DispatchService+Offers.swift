@@ -45,12 +45,24 @@ extension DispatchService {
             body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
             data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
         let nextRoundAt = now + Int64(config.offerTimeoutSeconds) * 1000
-        let (started, sent) = try await database.transaction { db -> (Bool, NotificationService.WrittenSend?) in
+        var next = job
+        next.offerRound = round
+        next.offerRadiusM = center == nil ? nil : Int64(radius)
+        next.nextRoundAt = nextRoundAt
+        let offered = next
+        let started = try await database.unitOfWork { work -> Bool in
+            let db = work.db
             guard try await self.jobs.startRound(db, id: job.id, round: round, radiusMeters: center == nil ? nil : Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
-                return (false, nil)
+                return false
             }
-            guard let prepared else { return (true, nil) }
-            let written = try await self.notifications.write(prepared, db)
+            work.afterCommit {
+                self.scheduleChanged.signal()
+                await self.publish(batch: matches.map { match in
+                    ("job:new", DispatchJSON.job(offered, distanceMeters: center == nil ? nil : distances[match.driverID]), Self.driverRoom(match.driverID))
+                })
+            }
+            guard let prepared else { return true }
+            let written = try await self.notifications.write(prepared, in: work)
             let channels = written.channels
             let notificationIDs = written.notificationIDs
             try await self.offers.insert(db, matches.map { match in
@@ -58,18 +70,9 @@ extension DispatchService {
                     jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
                     channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
             })
-            return (true, written)
+            return true
         }
         guard started else { return }  // another node made this round
-        scheduleChanged.signal()
-        var offered = job
-        offered.offerRound = round
-        offered.offerRadiusM = center == nil ? nil : Int64(radius)
-        offered.nextRoundAt = nextRoundAt
-        await publish(batch: matches.map { match in
-            ("job:new", DispatchJSON.job(offered, distanceMeters: center == nil ? nil : distances[match.driverID]), Self.driverRoom(match.driverID))
-        })
-        if let sent { _ = await notifications.deliver(sent) }
         logger.info("job offered", metadata: ["job_id": "\(job.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }
 
@@ -80,18 +83,21 @@ extension DispatchService {
         let prepared = await prepareNotification(NotificationDraft(
             userIDs: [job.customerID], type: message.type, title: message.title, body: message.body,
             data: Self.jobUpdateData(job.id, .expired), collapseKey: "job-\(job.id)"))
-        let result = try await database.transaction { db -> (JobRecord, NotificationService.WrittenSend?, [String])? in
-            guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return nil }
+        let expired = try await database.unitOfWork { work -> Bool in
+            let db = work.db
+            guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return false }
             try await self.jobs.recordEvent(db, jobID: job.id, from: .pending, to: .expired, actorID: nil, actor: .system, now: now)
             try await self.offers.decide(db, jobID: job.id, winner: nil, outcome: "expired")
             try await self.holds.plan(db, jobID: job.id, .cancel, now: now)
             let offered = try await self.offers.driverIDs(db, jobID: job.id)
-            return (expired, try await prepared.asyncMap { try await self.notifications.write($0, db) }, offered)
+            work.afterCommit {
+                await self.announce(expired, previous: .pending, driver: nil, offeredDrivers: offered)
+                await self.settlePayment(job.id)
+            }
+            try await self.write(prepared, in: work)
+            return true
         }
-        guard let (expired, written, offered) = result else { return }
-        await announce(expired, previous: .pending, driver: nil, offeredDrivers: offered)
-        await settlePayment(job.id)
-        if let written { _ = await notifications.deliver(written) }
+        guard expired else { return }
         logger.info("job expired unclaimed", metadata: ["job_id": "\(job.id)", "rounds": "\(job.offerRound)"])
     }
 

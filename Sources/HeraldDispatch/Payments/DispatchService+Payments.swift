@@ -48,25 +48,26 @@ extension DispatchService {
             for draft in drafts { if let send = await prepareNotification(draft) { ready.append(send) } }
             let prepared = ready
             let now = self.now
-            let result = try await database.transaction { db -> (JobRecord, [NotificationService.WrittenSend], [String])? in
+            let driver = try await job.driverID.asyncMap { id in try await self.database.withConnection { db in try await self.drivers.find(db, userID: id) } } ?? nil
+            let cancelled = try await database.unitOfWork { work -> Bool in
+                let db = work.db
                 guard let updated = try await self.jobs.transition(
                     db, id: jobID, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: JobActor.system.rawValue, reason: reason)
-                else { return nil }
+                else { return false }
                 try await self.jobs.recordEvent(db, jobID: jobID, from: current, to: .cancelled, actorID: nil, actor: .system, reason: reason, now: now)
                 try await self.offers.decide(db, jobID: jobID, winner: nil, outcome: "cancelled")
                 _ = try await self.adjustments.decide(db, jobID: jobID, to: .cancelled, by: JobActor.system.rawValue, tripFeeMinor: nil, now: now)
                 try await self.holds.plan(db, jobID: jobID, .cancel, now: now)
                 let offered = try await self.offers.driverIDs(db, jobID: jobID)
-                var written: [NotificationService.WrittenSend] = []
-                for send in prepared { written.append(try await self.notifications.write(send, db)) }
-                return (updated, written, offered)
+                work.afterCommit {
+                    await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
+                    await self.settlePayment(jobID)
+                }
+                for send in prepared { try await self.notifications.write(send, in: work) }
+                return true
             }
             // Changed meanwhile (the customer cancelled): nothing left to do here.
-            guard let (updated, written, offered) = result else { return }
-            let driver = try await job.driverID.asyncMap { id in try await self.database.withConnection { db in try await self.drivers.find(db, userID: id) } } ?? nil
-            await announce(updated, previous: current, driver: driver, offeredDrivers: offered)
-            await settlePayment(jobID)
-            for send in written { _ = await notifications.deliver(send) }
+            guard cancelled else { return }
             logger.warning("job cancelled: its scheduled payment hold was refused", metadata: ["job_id": "\(jobID)", "code": "\(error.code)"])
         } catch {
             logger.error("cancelling a job whose payment hold was refused failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])

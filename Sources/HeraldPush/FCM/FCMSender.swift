@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import NIOCore
+import NIOFoundationCompat
 
 /// Sends pushes through FCM's HTTP v1 API (`projects/{id}/messages:send`) with a
 /// service-account OAuth2 token.

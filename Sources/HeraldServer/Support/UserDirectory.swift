@@ -1,3 +1,4 @@
+import HeraldAuth
 import HeraldCore
 import HeraldStorage
 import Synchronization

@@ -29,7 +29,8 @@ extension AlertPusher {
     /// notification share one transaction: of several nodes, the one whose delete returned
     /// the rows sends it, once.
     func sendDigest(userID: String, now: Int64) async throws -> Bool {
-        let written = try await transit.database.transaction { [digests, versions, notifications, policy] db -> NotificationService.WrittenSend? in
+        let sent = try await transit.database.unitOfWork { [digests, versions, notifications, policy] work -> Bool in
+            let db = work.db
             let entries = try await digests.take(db, userID: userID, now: now)
             var alerts: [ServiceAlert] = []
             for entry in entries {
@@ -39,12 +40,12 @@ extension AlertPusher {
                 else { continue }
                 alerts.append(alert)
             }
-            guard !alerts.isEmpty else { return nil }
+            guard !alerts.isEmpty else { return false }
             let prepared = try await notifications.prepare(policy.digest(alerts.sorted { $0.id < $1.id }, userID: userID), in: db)
-            return try await notifications.write(prepared, db)
+            try await notifications.write(prepared, in: work)
+            return true
         }
-        guard let written else { return false }
-        _ = await notifications.deliver(written)
+        guard sent else { return false }
         statistics.alertDigestSent()
         return true
     }

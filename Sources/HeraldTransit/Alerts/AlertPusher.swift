@@ -242,11 +242,12 @@ public final class AlertPusher: Sendable {
         let prepared = try await notifications.prepare(draft)
         let ids = prepared.notificationIDs
         let digest = config.quietHours == "digest"
-        let written = try await db.transaction { [pushes, digests, notifications] db -> NotificationService.WrittenSend in
+        let written = try await db.unitOfWork { [pushes, digests, notifications] work -> NotificationService.WrittenSend in
+            let db = work.db
             let fresh = try await pushes.record(
                 db, alertID: version.alertID, fingerprint: version.fingerprint,
                 notifications: remaining.compactMap { user in ids[user].map { (user, $0) } }, now: now)
-            let written = try await notifications.write(prepared.restricted(to: fresh), db)
+            let written = try await notifications.write(prepared.restricted(to: fresh), in: work)
             if digest, !written.heldByQuietHours.isEmpty {
                 let held = written.heldByQuietHours
                 let settings = try await notifications.settings(for: held, type: draft.type, db)
@@ -259,7 +260,6 @@ public final class AlertPusher: Sendable {
             }
             return written
         }
-        _ = await notifications.deliver(written)
         return written.notificationIDs.count
     }
 }

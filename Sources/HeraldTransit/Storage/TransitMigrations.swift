@@ -1,12 +1,11 @@
 import HeraldStorage
 import HeraldGTFS
 
-/// The transit module's tables. Versions continue the server's numbering (the migrator
-/// keeps one list); the server appends these to the others (`HeraldSchema`).
+/// The transit module's tables. Append new migrations; never edit one that has shipped.
 public enum TransitMigrations {
-    public static let all: [Migration] = [
+    public static let set = MigrationSet(module: "transit", migrations: [
         Migration(
-            version: 8, name: "transit",
+            version: 1, name: "transit", legacyVersion: 8,
             statements: [
                 // One row per configured (or imported) feed: which version serves, and the
                 // state of its scheduled refresh (conditional GET validators, the next check,
@@ -214,7 +213,7 @@ public enum TransitMigrations {
             ]
         ),
         Migration(
-            version: 9, name: "transit alert pushes",
+            version: 2, name: "transit alert pushes", legacyVersion: 9,
             statements: [
                 // One row per version of an alert (its id and the fingerprint of its content):
                 // claimed by one node with a conditional update and a lease, processed once.
@@ -277,5 +276,5 @@ public enum TransitMigrations {
                 "CREATE INDEX transit_alert_digests_due ON transit_alert_digests (due_at)",
             ]
         ),
-    ]
+    ])
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldNotifications
 
 /// `deadline-memory`: what `withDeadline` (HeraldCore; used by PushHTTP.execute and twice
 /// more per delivery by DeliveryWorker) leaves behind. Its timer task is cancelled when the

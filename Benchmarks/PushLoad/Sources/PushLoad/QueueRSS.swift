@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldNotifications
 import HeraldPush
 import HeraldStorage
 import Logging

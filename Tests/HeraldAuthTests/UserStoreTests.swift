@@ -1,3 +1,4 @@
+import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import Testing

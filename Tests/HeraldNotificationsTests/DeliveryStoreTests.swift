@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotifications
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit

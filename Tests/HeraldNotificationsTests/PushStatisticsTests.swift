@@ -1,4 +1,4 @@
-@testable import HeraldPush
+@testable import HeraldNotifications
 import Testing
 
 @Suite struct PushStatisticsTests {

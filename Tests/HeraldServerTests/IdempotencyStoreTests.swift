@@ -1,4 +1,5 @@
 import Foundation
+import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import Testing

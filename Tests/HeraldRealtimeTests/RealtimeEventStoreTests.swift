@@ -1,3 +1,4 @@
+import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 import HeraldStorage
 import Logging
 import SQLKit

@@ -1,57 +1,13 @@
 import Foundation
 import HeraldCore
+import HeraldStorage
 import SQLKit
 
-/// A user as Herald knows them: created on their first authenticated call, with the
-/// settings other modules need (the time zone for quiet hours, the locale for pushes).
-public struct UserRecord: Sendable, Equatable, Codable {
-    public var id: String
-    public var role: String
-    public var displayName: String?
-    public var locale: String?
-    public var timeZone: String
-    /// E.164 (`+14155550123`), only shown to the driver of the user's active job.
-    public var phone: String?
-    public var createdAt: Int64
-    public var updatedAt: Int64
-
-    public init(
-        id: String, role: String, displayName: String?, locale: String?, timeZone: String, phone: String? = nil, createdAt: Int64, updatedAt: Int64
-    ) {
-        self.phone = phone
-        self.id = id
-        self.role = role
-        self.displayName = displayName
-        self.locale = locale
-        self.timeZone = timeZone
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, role, locale, phone
-        case displayName = "display_name"
-        case timeZone = "time_zone"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
-}
-
-/// A change to a user's settings; `nil` leaves a field as it is, `.some(nil)` clears it.
-public struct UserChanges: Sendable, Equatable {
-    public var displayName: String??
-    public var locale: String??
-    public var timeZone: String?
-    public var phone: String??
-
-    public init(displayName: String?? = nil, locale: String?? = nil, timeZone: String? = nil, phone: String?? = nil) {
-        self.phone = phone
-        self.displayName = displayName
-        self.locale = locale
-        self.timeZone = timeZone
-    }
-}
-
+/// Users as Herald keeps them, created on first sight of a token.
+///
+/// Why in the auth module: a user is the identity a token names; every module that needs a
+/// user's settings (quiet hours' time zone, the customer's phone for a driver) reads them
+/// here instead of keeping its own copy.
 public struct UserStore: Sendable {
     public init() {}
 

@@ -1,0 +1,31 @@
+import HeraldStorage
+
+/// The users table (see `UserStore`). Append new migrations; never edit one that has shipped.
+public enum UserMigrations {
+    public static let set = MigrationSet(module: "users", migrations: [
+        Migration(
+            version: 1, name: "users", legacyVersion: 1,
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    role TEXT NOT NULL,
+                    display_name TEXT,
+                    locale TEXT,
+                    time_zone TEXT NOT NULL DEFAULT 'UTC',
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """
+            ]
+        ),
+        Migration(
+            version: 2, name: "user phone", legacyVersion: 12,
+            statements: [
+                // E.164; shown to the driver assigned to the user's active job (seed 001's "call
+                // the customer" when a price proposal goes unanswered).
+                "ALTER TABLE users ADD COLUMN phone TEXT"
+            ]
+        ),
+    ])
+}

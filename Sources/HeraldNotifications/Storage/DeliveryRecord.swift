@@ -1,0 +1,61 @@
+/// One planned delivery of a notification: to the user's sockets (waiting for the client's
+/// ack) or to one push device.
+public struct DeliveryRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var notificationID: String
+    public var userID: String
+    /// `socket` or `push`.
+    public var channel: String
+    public var deviceID: String?
+    public var provider: String?
+    /// socket: `awaiting_ack` → `acknowledged` | `unacknowledged`; or `published` (no ack wanted).
+    /// push: `pending` → `sending` → `sent` | `pending` (retry) | `failed` | `dead` | `skipped`.
+    public var status: String
+    public var attempts: Int
+    /// When the row is next due: the ack deadline, or the next push attempt.
+    public var nextAttemptAt: Int64
+    public var leaseUntil: Int64?
+    public var providerMessageID: String?
+    public var reason: String?
+    public var latencyMs: Int?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var completedAt: Int64?
+
+    public init(
+        id: String, notificationID: String, userID: String, channel: String, deviceID: String? = nil, provider: String? = nil,
+        status: String, attempts: Int = 0, nextAttemptAt: Int64, leaseUntil: Int64? = nil, providerMessageID: String? = nil,
+        reason: String? = nil, latencyMs: Int? = nil, createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.notificationID = notificationID
+        self.userID = userID
+        self.channel = channel
+        self.deviceID = deviceID
+        self.provider = provider
+        self.status = status
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.leaseUntil = leaseUntil
+        self.providerMessageID = providerMessageID
+        self.reason = reason
+        self.latencyMs = latencyMs
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.completedAt = completedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, channel, provider, status, attempts, reason
+        case notificationID = "notification_id"
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case nextAttemptAt = "next_attempt_at"
+        case leaseUntil = "lease_until"
+        case providerMessageID = "provider_message_id"
+        case latencyMs = "latency_ms"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case completedAt = "completed_at"
+    }
+}

@@ -1,0 +1,41 @@
+import HeraldStorage
+
+/// The `ledger` payment provider's book. Append new migrations; never edit one that has shipped.
+public enum LedgerMigrations {
+    public static let set = MigrationSet(module: "ledger", migrations: [
+        Migration(
+            version: 1, name: "ledger", legacyVersion: 6,
+            statements: [
+                // The `ledger` provider's own book: holds and every entry against them, with
+                // idempotency keys (a repeated call returns the first result).
+                """
+                CREATE TABLE ledger_holds (
+                    reference TEXT PRIMARY KEY,
+                    job_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    authorized_minor BIGINT NOT NULL,
+                    amount_minor BIGINT NOT NULL,
+                    captured_minor BIGINT NOT NULL,
+                    currency TEXT NOT NULL,
+                    payment_method TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE ledger_entries (
+                    id TEXT PRIMARY KEY,
+                    reference TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    amount_minor BIGINT NOT NULL,
+                    idempotency_key TEXT NOT NULL UNIQUE,
+                    result TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX ledger_entries_reference ON ledger_entries (reference, created_at)",
+            ]
+        ),
+    ])
+}
