@@ -12,12 +12,28 @@ public final class ChannelPolicy: Sendable {
     public typealias Rule = @Sendable (Identity, _ channel: String) async throws -> Bool
 
     private let rules = Mutex<[String: Rule]>([:])
+    /// Message fields that name a channel by its id (`trip_id` → `trip:{id}`), by field.
+    private let aliases = Mutex<[String: String]>([:])
 
     public init() {}
 
     /// Registers the rule for channels named `prefix:…`.
     public func allow(prefix: String, _ rule: @escaping Rule) {
         rules.withLock { $0[prefix] = rule }
+    }
+
+    /// Lets clients name a `prefix:{id}` channel by `field: id` in a message, as the owner's
+    /// seed protocol does (seed 002's `reconnect {trip_id}`).
+    public func alias(field: String, prefix: String) {
+        aliases.withLock { $0[field] = prefix }
+    }
+
+    /// The channel a message names through a registered alias field, if any.
+    public func channel(aliasedIn message: [String: JSONValue]) -> String? {
+        for (field, prefix) in aliases.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            if case .string(let id)? = message[field] { return "\(prefix):\(id)" }
+        }
+        return nil
     }
 
     public func mayAccess(_ identity: Identity, channel: String) async throws -> Bool {

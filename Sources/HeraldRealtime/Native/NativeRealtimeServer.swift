@@ -8,7 +8,8 @@ import Synchronization
 /// The native WebSocket protocol of seed 002, served at `/api/v1/realtime?token=…`.
 ///
 /// Client → server: `subscribe {channel, last_event_id?}`, `unsubscribe {channel}`,
-/// `reconnect {last_event_id, trip_id | channel, client_state}`, `ping`, and domain messages
+/// `reconnect {last_event_id, channel (or an id field a channel's owner registered, such as
+/// the trips module's `trip_id`), client_state}`, `ping`, and domain messages
 /// (e.g. `location`) handled by the module that registered them. Server → client: events
 /// `{type, event_id, channel, payload}`, `subscribed`, `unsubscribed`, `state_sync`, `pong`
 /// and `error {code, message}`.
@@ -236,7 +237,7 @@ public final class NativeRealtimeServer: Service, Sendable {
     /// location is always there for a trip, even when history was trimmed).
     private func reconnect(_ message: [String: JSONValue], _ connection: NativeConnection) async {
         var channelValue = message["channel"]
-        if channelValue == nil, case .string(let trip)? = message["trip_id"] { channelValue = .string("trip:\(trip)") }
+        if channelValue == nil, let aliased = policy.channel(aliasedIn: message) { channelValue = .string(aliased) }
         guard let channel = await authorized(channelValue, connection) else { return }
         guard let last = lastEventSeq(message["last_event_id"], connection) else { return }
         do {
