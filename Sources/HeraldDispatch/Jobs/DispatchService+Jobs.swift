@@ -134,22 +134,8 @@ extension DispatchService {
             notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: Self.jobUpdateData(id, .cancelled))
         }
         let prepared = await notify.asyncMap { await self.prepareNotification($0) } ?? nil
-        let result = try await database.unitOfWork { work -> JobRecord? in
-            let db = work.db
-            guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
-            try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: identity.userID, actor: actor, reason: reason, now: now)
-            try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
-            // An operator cancelling during a price proposal closes it; the hold is released.
-            _ = try await self.adjustments.decide(db, jobID: id, to: .cancelled, by: identity.userID, tripFeeMinor: nil, now: now)
-            try await self.holds.plan(db, jobID: id, .cancel, now: now)
-            let offered = try await self.offers.driverIDs(db, jobID: id)
-            work.afterCommit {
-                await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
-                await self.settlePayment(id)
-            }
-            try await self.write(prepared, in: work)
-            return updated
-        }
+        let result = try await commitCancel(
+            id, from: current, actor: actor, actorID: identity.userID, reason: reason, driver: driver, notify: prepared.map { [$0] } ?? [], now: now)
         guard let updated = result else {
             // Changed under us: answer from the new state.
             let (fresh, _) = try await self.job(id, for: identity)
@@ -157,6 +143,32 @@ extension DispatchService {
             throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
         }
         return updated
+    }
+
+    /// Cancels `id` from `current` in one unit of work — the job and its event, its offers and
+    /// any price proposal closed, its hold's release owed, the notifications written — and,
+    /// after the commit, tells the job room and the feeds and makes the release. Nil when the
+    /// job changed meanwhile.
+    func commitCancel(
+        _ id: String, from current: JobStatus, actor: JobActor, actorID: String?, reason: String?, driver: DriverRecord?,
+        notify prepared: [NotificationService.PreparedSend], now: Int64
+    ) async throws -> JobRecord? {
+        try await database.unitOfWork { work -> JobRecord? in
+            let db = work.db
+            guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
+            try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
+            try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
+            // A cancel during a price proposal closes it; the hold is released.
+            _ = try await self.adjustments.decide(db, jobID: id, to: .cancelled, by: actorID ?? actor.rawValue, tripFeeMinor: nil, now: now)
+            try await self.holds.plan(db, jobID: id, .cancel, now: now)
+            let offered = try await self.offers.driverIDs(db, jobID: id)
+            work.afterCommit {
+                await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
+                await self.settlePayment(id)
+            }
+            for send in prepared { try await self.notifications.write(send, in: work) }
+            return updated
+        }
     }
 
     /// The assigned driver's next step (`en_route`, `arrived`, `started`, `completed`).

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPayments
@@ -25,7 +26,7 @@ extension DispatchService {
     /// or finished is not undone: its payment stays failed for operators (`payment.last_error`).
     func cancelUnpaid(_ jobID: String, _ error: PaymentError) async {
         do {
-            guard let job = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { return }
+            let (job, driver) = try await self.job(jobID, for: Identity(userID: JobActor.system.rawValue, role: .service, expiresAt: .infinity))
             let current = job.jobStatus
             guard case .allowed = JobStateMachine.check(from: current, to: .cancelled, by: .system) else {
                 logger.error("a scheduled payment hold was refused after the job began", metadata: [
@@ -46,28 +47,10 @@ extension DispatchService {
             }
             var ready: [NotificationService.PreparedSend] = []
             for draft in drafts { if let send = await prepareNotification(draft) { ready.append(send) } }
-            let prepared = ready
-            let now = self.now
-            let driver = try await job.driverID.asyncMap { id in try await self.database.withConnection { db in try await self.drivers.find(db, userID: id) } } ?? nil
-            let cancelled = try await database.unitOfWork { work -> Bool in
-                let db = work.db
-                guard let updated = try await self.jobs.transition(
-                    db, id: jobID, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: JobActor.system.rawValue, reason: reason)
-                else { return false }
-                try await self.jobs.recordEvent(db, jobID: jobID, from: current, to: .cancelled, actorID: nil, actor: .system, reason: reason, now: now)
-                try await self.offers.decide(db, jobID: jobID, winner: nil, outcome: "cancelled")
-                _ = try await self.adjustments.decide(db, jobID: jobID, to: .cancelled, by: JobActor.system.rawValue, tripFeeMinor: nil, now: now)
-                try await self.holds.plan(db, jobID: jobID, .cancel, now: now)
-                let offered = try await self.offers.driverIDs(db, jobID: jobID)
-                work.afterCommit {
-                    await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
-                    await self.settlePayment(jobID)
-                }
-                for send in prepared { try await self.notifications.write(send, in: work) }
-                return true
-            }
+            let cancelled = try await commitCancel(
+                jobID, from: current, actor: .system, actorID: nil, reason: reason, driver: driver, notify: ready, now: self.now)
             // Changed meanwhile (the customer cancelled): nothing left to do here.
-            guard cancelled else { return }
+            guard cancelled != nil else { return }
             logger.warning("job cancelled: its scheduled payment hold was refused", metadata: ["job_id": "\(jobID)", "code": "\(error.code)"])
         } catch {
             logger.error("cancelling a job whose payment hold was refused failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])

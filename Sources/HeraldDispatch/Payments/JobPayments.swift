@@ -67,20 +67,18 @@ public final class JobPayments: Sendable {
     /// after a refusal (the card declined) the next try gets a new key — the provider would
     /// otherwise answer it with the stored refusal even once the customer's bank would agree.
     func change(jobID: String, hold: HoldRecord, to amountMinor: Int64) async throws -> HoldState {
-        let operation = HoldOperation.change(amountMinor)
-        let refusals = try await database.withConnection { db in
-            try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: amountMinor, outcome: "failed")
-        }
-        let key = operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
         if hold.isScheduled {
             // Not taken yet: the customer approving in the app is there to authorise it.
+            let key = try await attemptKey(jobID, .authorize(amountMinor))
             do {
-                return try await take(hold, amountMinor: amountMinor, offSession: false)
+                return try await take(hold, amountMinor: amountMinor, offSession: false, key: key)
             } catch let error as PaymentError {
-                await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: error, key: (try? await takeKey(jobID, amountMinor)) ?? "")
+                await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: error, key: key)
                 throw Self.clientError(error)
             }
         }
+        let operation = HoldOperation.change(amountMinor)
+        let key = try await attemptKey(jobID, operation)
         do {
             let state = try await gateway.changeAmount(hold.state, to: amountMinor, reason: Self.reason(hold.state, amountMinor), idempotencyKey: key)
             if state.reference != hold.reference {
@@ -137,16 +135,17 @@ public final class JobPayments: Sendable {
 
     /// Takes a scheduled hold for `amountMinor` with the booking's key and stores it at once,
     /// so whatever call follows works on the real hold (and a retry finds it taken).
-    /// The booking's key; after a refusal a new one (the provider would replay the refusal).
-    private func takeKey(_ jobID: String, _ amountMinor: Int64) async throws -> String {
+    /// The decision's key for a call made before its decision (a raise, taking a scheduled
+    /// hold); after a refusal a new one, since the provider would replay the stored refusal
+    /// even once the customer's bank would agree.
+    private func attemptKey(_ jobID: String, _ operation: HoldOperation) async throws -> String {
         let refusals = try await database.withConnection { db in
-            try await self.holds.countEvents(db, jobID: jobID, operation: "authorize", amount: amountMinor, outcome: "failed")
+            try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: operation.amount ?? 0, outcome: "failed")
         }
-        return HoldOperation.authorize(amountMinor).idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
+        return operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
     }
 
-    private func take(_ hold: HoldRecord, amountMinor: Int64, offSession: Bool) async throws -> HoldState {
-        let key = try await takeKey(hold.jobID, amountMinor)
+    private func take(_ hold: HoldRecord, amountMinor: Int64, offSession: Bool, key: String) async throws -> HoldState {
         do {
             let state = try await gateway.authorize(HoldRequest(
                 jobID: hold.jobID, customerID: hold.customerID ?? "", amountMinor: amountMinor, currency: hold.currency,
@@ -178,7 +177,7 @@ public final class JobPayments: Sendable {
                     return .done
                 }
                 do {
-                    current = try await take(hold, amountMinor: amount, offSession: true)
+                    current = try await take(hold, amountMinor: amount, offSession: true, key: try await attemptKey(hold.jobID, .authorize(amount)))
                 } catch let error as PaymentError where !error.isRetryable {
                     refused = error
                     throw error
