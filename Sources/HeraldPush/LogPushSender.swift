@@ -45,7 +45,7 @@ public final class LogPushSender: PushSender {
         }
         let data = try JSONEncoder().encode(record) + Data("\n".utf8)
         try file.withLock { handle in try handle?.write(contentsOf: data) }
-        return .delivered(providerMessageID: "log-\(message.deliveryID)")
+        return .accepted(providerMessageID: "log-\(message.deliveryID)")
     }
 
     /// The provider request the push would have been (APNs: path, headers, payload), so the

@@ -81,18 +81,6 @@ public struct PushMessage: Sendable, Equatable {
     }
 }
 
-/// How a provider answered one push, classified for the worker.
-public enum PushResult: Sendable, Equatable {
-    /// Accepted; the provider's message id when it gives one.
-    case delivered(providerMessageID: String?)
-    /// Try again later (throttled, provider unavailable); `after` honours `Retry-After`.
-    case retry(reason: String, after: Duration?)
-    /// The token will never work again: deactivate the device.
-    case tokenGone(reason: String)
-    /// This message cannot be delivered (bad payload, bad topic): dead-letter it.
-    case failed(reason: String)
-}
-
 /// Sends one push through one provider. Implementations classify every answer; a thrown
 /// error counts as a retryable failure.
 public protocol PushSender: Sendable {

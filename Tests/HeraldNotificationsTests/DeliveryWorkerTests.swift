@@ -15,7 +15,7 @@ import Testing
     @Test func answersAreClassified() async throws {
         try await TestDatabase.with(.sqlite) { database in
             let sender = ScriptedSender([
-                .tokenGone(reason: "Unregistered"), .failed(reason: "BadTopic"), .retry(reason: "TooManyRequests", after: .seconds(120)),
+                .tokenGone(.apns(.unregistered)), .refused(.apns(.badTopic)), .retryLater(.apns(.tooManyRequests), after: .seconds(120)),
             ])
             let h = NotificationHarness(database: database, sender: sender)
             let gone = try await h.device("ann")
@@ -131,7 +131,7 @@ final class ByTokenSender: PushSender {
 
     func send(_ message: PushMessage) async throws -> PushResult {
         sentMessages.withLock { $0.append(message) }
-        return gone.contains(message.token) ? .tokenGone(reason: "Unregistered") : .delivered(providerMessageID: "pm-\(message.deliveryID)")
+        return gone.contains(message.token) ? .tokenGone(.apns(.unregistered)) : .accepted(providerMessageID: "pm-\(message.deliveryID)")
     }
 
     var sent: [PushMessage] { sentMessages.withLock { $0 } }

@@ -37,7 +37,7 @@ final class ScriptedSender: PushSender {
         if let delay { try await CancellableSleep.sleep(for: delay) }
         return state.withLock { state in
             state.sent.append(message)
-            return state.script.isEmpty ? .delivered(providerMessageID: "pm-\(message.deliveryID)") : state.script.removeFirst()
+            return state.script.isEmpty ? .accepted(providerMessageID: "pm-\(message.deliveryID)") : state.script.removeFirst()
         }
     }
 

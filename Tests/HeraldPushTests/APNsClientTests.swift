@@ -19,7 +19,7 @@ import Testing
             var results: [PushResult] = []
             for index in 0..<count {
                 if index >= concurrency, let result = await group.next() { results.append(result) }
-                group.addTask { (try? await sender.send(message(index))) ?? .retry(reason: "threw", after: nil) }
+                group.addTask { (try? await sender.send(message(index))) ?? .retryLater(.transport(.sendError), after: nil) }
             }
             for await result in group { results.append(result) }
             return results
@@ -33,11 +33,11 @@ import Testing
         }, connections: 2) { f in
             let results = await Self.sendAll(f.sender, count: 1200, concurrency: 400)
             #expect(results.count == 1200)
-            #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+            #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
             #expect(f.server.connectionCount == 2)
             // Each answer is matched to its own request: the apns-id echoed is the one sent.
             let sentIDs = Set((0..<1200).map { APNsSender.apnsID(forDelivery: "dlv_\($0)") })
-            let answered = Set(results.compactMap { if case .delivered(let id) = $0 { id } else { nil } })
+            let answered = Set(results.compactMap { if case .accepted(let id) = $0 { id } else { nil } })
             #expect(answered == sentIDs)
         }
     }
@@ -49,7 +49,7 @@ import Testing
         try await APNsFixture.with({ _ in .json(400, ["reason": "BadCollapseId", "pad": padding]) }) { f in
             let results = await Self.sendAll(f.sender, count: 2000, concurrency: 50)
             #expect(results.count == 2000)
-            #expect(results.allSatisfy { $0 == .failed(reason: "BadCollapseId") })
+            #expect(results.allSatisfy { $0 == .refused(.apns(.badCollapseID)) })
         }
     }
 
@@ -64,17 +64,17 @@ import Testing
             let config = try APNsFixture.config(baseURL: "https://localhost:\(port)", caFile: server.caFile)
             let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: .seconds(5))
             let result = try await sender.send(APNsFixture.message())
-            #expect(result == .retry(reason: "connection_error", after: nil))
+            #expect(result == .retryLater(.transport(.connectionError), after: nil))
         }
     }
 
     @Test func afterShutdownSendsFailFastAndNothingIsLeftOpen() async throws {
         try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
             let before = try await f.sender.send(APNsFixture.message())
-            #expect(before == .delivered(providerMessageID: "X"))
+            #expect(before == .accepted(providerMessageID: "X"))
             await f.client.shutdown()
             let after = try await f.sender.send(APNsFixture.message())
-            #expect(after == .retry(reason: "connection_error", after: nil))
+            #expect(after == .retryLater(.transport(.connectionError), after: nil))
         }
     }
 

@@ -77,7 +77,7 @@ final class Script: Sendable {
     @Test func sendsWhatAPNsExpectsOverHTTP2() async throws {
         try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
             let result = try await f.sender.send(APNsFixture.message())
-            #expect(result == .delivered(providerMessageID: "X"))
+            #expect(result == .accepted(providerMessageID: "X"))
             let request = try #require(f.server.requests.first)
             #expect(request.protocolName == "h2")
             #expect(request.method == "POST" && request.path == "/3/device/\(APNsFixture.token)")
@@ -129,26 +129,22 @@ final class Script: Sendable {
     }
 
     @Test(arguments: [
-        (400, "BadDeviceToken", PushResult.tokenGone(reason: "BadDeviceToken")),
-        (400, "DeviceTokenNotForTopic", .tokenGone(reason: "DeviceTokenNotForTopic")),
-        (410, "Unregistered", .tokenGone(reason: "Unregistered")),
-        (410, "ExpiredToken", .tokenGone(reason: "ExpiredToken")),
-        (400, "BadTopic", .failed(reason: "BadTopic")),
-        (400, "BadCollapseId", .failed(reason: "BadCollapseId")),
-        (403, "InvalidProviderToken", .failed(reason: "InvalidProviderToken")),
-        (404, "BadPath", .failed(reason: "BadPath")),
-        (429, "TooManyRequests", .retry(reason: "TooManyRequests", after: .seconds(30))),
-        (500, "InternalServerError", .retry(reason: "InternalServerError", after: .seconds(30))),
-        (503, "ServiceUnavailable", .retry(reason: "ServiceUnavailable", after: .seconds(30))),
+        (400, "BadDeviceToken", PushResult.tokenGone(.apns(.badDeviceToken))),
+        (400, "DeviceTokenNotForTopic", .tokenGone(.apns(.deviceTokenNotForTopic))),
+        (410, "Unregistered", .tokenGone(.apns(.unregistered))),
+        (410, "ExpiredToken", .tokenGone(.apns(.expiredToken))),
+        (400, "BadTopic", .refused(.apns(.badTopic))),
+        (400, "BadCollapseId", .refused(.apns(.badCollapseID))),
+        (403, "InvalidProviderToken", .refused(.apns(.invalidProviderToken))),
+        (404, "BadPath", .refused(.apns(.badPath))),
+        (429, "TooManyRequests", .retryLater(.apns(.tooManyRequests), after: .seconds(30))),
+        (500, "InternalServerError", .retryLater(.apns(.internalServerError), after: .seconds(30))),
+        (503, "ServiceUnavailable", .retryLater(.apns(.serviceUnavailable), after: .seconds(30))),
     ])
     func answersAreClassifiedAsApplesTableSays(status: Int, reason: String, expected: PushResult) async throws {
         try await APNsFixture.with({ _ in APNsFixture.reply(status, reason, headers: [("retry-after", "30")]) }) { f in
             let result = try await f.sender.send(APNsFixture.message())
-            if case .retry = expected {
-                #expect(result == expected)
-            } else {
-                #expect(result == expected)
-            }
+            #expect(result == expected)
         }
     }
 
@@ -156,12 +152,9 @@ final class Script: Sendable {
         let gone: Int64 = 1_800_000_000_000
         try await APNsFixture.with({ _ in APNsFixture.reply(410, "Unregistered", extra: ["timestamp": gone]) }) { f in
             let sent1 = try await f.sender.send(APNsFixture.message(deviceUpdatedAt: gone - 1000))
-            #expect(sent1 == .tokenGone(reason: "Unregistered"))
+            #expect(sent1 == .tokenGone(.apns(.unregistered)))
             let kept = try await f.sender.send(APNsFixture.message(deviceUpdatedAt: gone + 1000))
-            guard case .failed = kept else {
-                Issue.record("a newer registration was treated as gone: \(kept)")
-                return
-            }
+            #expect(kept == .refused(.apns(.goneBeforeReRegistration(.unregistered))), "a newer registration is kept")
         }
     }
 
@@ -169,7 +162,7 @@ final class Script: Sendable {
         let script = Script([APNsFixture.reply(403, "ExpiredProviderToken"), APNsFixture.reply(200)])
         try await APNsFixture.with({ _ in script.next() }) { f in
             let sent2 = try await f.sender.send(APNsFixture.message())
-            #expect(sent2 == .delivered(providerMessageID: "X"))
+            #expect(sent2 == .accepted(providerMessageID: "X"))
             let tokens = f.server.requests.compactMap { $0.header("authorization") }
             #expect(tokens.count == 2 && tokens[0] != tokens[1])
             #expect(await f.sender.providerToken.signed == 2)
@@ -196,13 +189,13 @@ final class Script: Sendable {
         try await APNsFixture.with({ _ in script.next() }) { f in
             let long = String(repeating: "Traffic is heavy on the bridge. ", count: 40)
             let sent3 = try await f.sender.send(APNsFixture.message(body: long))
-            #expect(sent3 == .delivered(providerMessageID: "X"))
+            #expect(sent3 == .accepted(providerMessageID: "X"))
             let bodies = f.server.requests.compactMap { (($0.json?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String }
             #expect(bodies.count == 2 && bodies[1].utf8.count < bodies[0].utf8.count && bodies[1].hasSuffix("…"))
         }
         try await APNsFixture.with({ _ in APNsFixture.reply(413, "PayloadTooLarge") }) { f in
             let sent4 = try await f.sender.send(APNsFixture.message())
-            #expect(sent4 == .failed(reason: "PayloadTooLarge"))
+            #expect(sent4 == .refused(.apns(.payloadTooLarge)))
             #expect(f.server.requests.count == 2)
         }
     }
@@ -212,7 +205,7 @@ final class Script: Sendable {
             let started = ContinuousClock.now
             // The sender's own deadline ends it: a retry the worker schedules, not a hung send.
             let result = try await f.sender.send(APNsFixture.message())
-            #expect(result == .retry(reason: "timeout", after: nil))
+            #expect(result == .retryLater(.transport(.timeout), after: nil))
             // Well under the 30 s the server stalls (generous: the whole suite shares two cores).
             #expect(ContinuousClock.now - started < .seconds(20))
         }
@@ -222,11 +215,11 @@ final class Script: Sendable {
         let script = Script([MockPushServer.Response(status: 200, headers: [("apns-id", "X")], goAway: true), APNsFixture.reply(200)])
         try await APNsFixture.with({ _ in script.next() }) { f in
             let sent5 = try await f.sender.send(APNsFixture.message())
-            #expect(sent5 == .delivered(providerMessageID: "X"))
+            #expect(sent5 == .accepted(providerMessageID: "X"))
             try await CancellableSleep.sleep(for: .milliseconds(100))
             var delivered = false
             for _ in 0..<3 where !delivered {
-                if case .delivered? = try? await f.sender.send(APNsFixture.message()) { delivered = true }
+                if case .accepted? = try? await f.sender.send(APNsFixture.message()) { delivered = true }
             }
             #expect(delivered)
         }

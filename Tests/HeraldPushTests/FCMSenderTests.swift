@@ -157,11 +157,11 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
         FCMErrorCase(
             name: "404 UNREGISTERED", status: 404,
             body: fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED"),
-            expected: .result(.tokenGone(reason: "UNREGISTERED"))),
+            expected: .result(.tokenGone(.fcm(.unregistered)))),
         FCMErrorCase(
             name: "400 INVALID_ARGUMENT about the registration token", status: 400,
             body: fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", errorCode: "INVALID_ARGUMENT"),
-            expected: .result(.tokenGone(reason: "INVALID_REGISTRATION_TOKEN"))),
+            expected: .result(.tokenGone(.fcm(.invalidRegistrationToken)))),
         FCMErrorCase(
             name: "400 INVALID_ARGUMENT about the payload", status: 400,
             body: fcmError(
@@ -173,38 +173,38 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
                         "fieldViolations": [["field": "message.android.ttl", "description": "Invalid value"]],
                     ]
                 ]),
-            expected: .result(.failed(reason: "INVALID_ARGUMENT"))),
+            expected: .result(.refused(.fcm(.invalidArgument)))),
         FCMErrorCase(
             name: "403 SENDER_ID_MISMATCH", status: 403,
             body: fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH"),
-            expected: .result(.tokenGone(reason: "SENDER_ID_MISMATCH"))),
+            expected: .result(.tokenGone(.fcm(.senderIDMismatch)))),
         FCMErrorCase(
             name: "429 QUOTA_EXCEEDED with Retry-After seconds", status: 429,
             body: fcmError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Send requests'", errorCode: "QUOTA_EXCEEDED"),
-            headers: [("retry-after", "30")], expected: .result(.retry(reason: "QUOTA_EXCEEDED", after: .seconds(30)))),
+            headers: [("retry-after", "30")], expected: .result(.retryLater(.fcm(.quotaExceeded), after: .seconds(30)))),
         FCMErrorCase(
             name: "503 UNAVAILABLE without Retry-After", status: 503,
             body: fcmError(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE"),
-            expected: .result(.retry(reason: "UNAVAILABLE", after: nil))),
+            expected: .result(.retryLater(.fcm(.unavailable), after: nil))),
         FCMErrorCase(
             name: "503 UNAVAILABLE with an HTTP-date Retry-After", status: 503,
             body: fcmError(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE"),
-            headers: [("retry-after", retryDate)], expected: .result(.retry(reason: "UNAVAILABLE", after: .seconds(120)))),
+            headers: [("retry-after", retryDate)], expected: .result(.retryLater(.fcm(.unavailable), after: .seconds(120)))),
         FCMErrorCase(
             name: "500 INTERNAL", status: 500,
             body: fcmError(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL"),
-            headers: [("retry-after", "5")], expected: .result(.retry(reason: "INTERNAL", after: .seconds(5)))),
+            headers: [("retry-after", "5")], expected: .result(.retryLater(.fcm(.internal), after: .seconds(5)))),
         FCMErrorCase(
-            name: "502 without a body", status: 502, body: nil, expected: .result(.retry(reason: "HTTP_502", after: nil))),
+            name: "502 without a body", status: 502, body: nil, expected: .result(.retryLater(.fcm(.http(502)), after: nil))),
         FCMErrorCase(
             name: "403 PERMISSION_DENIED (service account lacks the role)", status: 403,
             body: fcmError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource", errorCode: nil),
-            expected: .result(.failed(reason: "PERMISSION_DENIED"))),
+            expected: .result(.refused(.fcm(.other("PERMISSION_DENIED"))))),
         FCMErrorCase(
             name: "404 without Google's error body (wrong base_url)", status: 404, body: nil,
-            expected: .result(.failed(reason: "HTTP_404"))),
+            expected: .result(.refused(.fcm(.http(404))))),
         FCMErrorCase(
-            name: "413 without a body", status: 413, body: nil, expected: .result(.failed(reason: "HTTP_413"))),
+            name: "413 without a body", status: 413, body: nil, expected: .result(.refused(.fcm(.http(413))))),
     ]
 
     static let auth: [FCMErrorCase] = [
@@ -214,12 +214,12 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
                 401, "UNAUTHENTICATED",
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
                 errorCode: nil),
-            expected: .reauthenticate(reason: "UNAUTHENTICATED")),
-        FCMErrorCase(name: "401 without a body", status: 401, body: nil, expected: .reauthenticate(reason: "UNAUTHENTICATED")),
+            expected: .reauthenticate(.unauthenticated)),
+        FCMErrorCase(name: "401 without a body", status: 401, body: nil, expected: .reauthenticate(.unauthenticated)),
         FCMErrorCase(
             name: "401 THIRD_PARTY_AUTH_ERROR", status: 401,
             body: fcmError(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR"),
-            expected: .reauthenticate(reason: "THIRD_PARTY_AUTH_ERROR")),
+            expected: .reauthenticate(.thirdPartyAuthError)),
     ]
 }
 
@@ -231,7 +231,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
     @Test func sendsWithAValidAssertionAndBearerToken() async throws {
         try await FCMFixture.with { f in
             let result = try await f.sender.send(FCMFixture.message())
-            #expect(result == .delivered(providerMessageID: "projects/p/messages/0:1"))
+            #expect(result == .accepted(providerMessageID: "projects/p/messages/0:1"))
 
             let state = f.state
             #expect(f.tokenRequests.count == 1)
@@ -277,7 +277,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
 
             f.clock.advance(by: 2)
             let result = try await f.sender.send(FCMFixture.message())
-            #expect(result == .delivered(providerMessageID: "projects/p/messages/0:6"))
+            #expect(result == .accepted(providerMessageID: "projects/p/messages/0:6"))
             #expect(f.tokenRequests.count == 2)
             #expect(f.sendRequests.last?.header("authorization") == "Bearer ya29.token-2")
             #expect(f.state.claims.last?.iat == Int(f.clock.now().timeIntervalSince1970))
@@ -293,7 +293,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
                 return try await group.reduce(into: [PushResult]()) { $0.append($1) }
             }
             #expect(results.count == 20)
-            #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+            #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
             #expect(f.tokenRequests.count == 1)
             #expect(f.sendRequests.count == 20)
             #expect(f.sendRequests.allSatisfy { $0.header("authorization") == "Bearer ya29.token-1" })
@@ -311,7 +311,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
             await #expect(throws: DeadlineExceeded.self) {
                 _ = try await withDeadline(.milliseconds(150)) { try await sender.send(FCMFixture.message()) }
             }
-            #expect(try await patient == .delivered(providerMessageID: "projects/p/messages/0:1"))
+            #expect(try await patient == .accepted(providerMessageID: "projects/p/messages/0:1"))
             #expect(f.tokenRequests.count == 1)
         }
     }
@@ -320,7 +320,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
     @Test func unauthenticatedRefreshesTheTokenAndSendsAgain() async throws {
         try await FCMFixture.with(script: { $0.sendAnswers = [FCMErrorCase.auth[0].response] }) { f in
             let result = try await f.sender.send(FCMFixture.message())
-            #expect(result == .delivered(providerMessageID: "projects/p/messages/0:2"))
+            #expect(result == .accepted(providerMessageID: "projects/p/messages/0:2"))
             #expect(f.tokenRequests.count == 2)
             #expect(f.sendRequests.map { $0.header("authorization") } == ["Bearer ya29.token-1", "Bearer ya29.token-2"])
         }
@@ -331,7 +331,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
         let answer = FCMErrorCase.auth[2].response
         try await FCMFixture.with(script: { $0.sendAnswers = [answer, answer, answer] }) { f in
             let result = try await f.sender.send(FCMFixture.message())
-            #expect(result == .failed(reason: "THIRD_PARTY_AUTH_ERROR"))
+            #expect(result == .refused(.fcm(.thirdPartyAuthError)))
             #expect(f.tokenRequests.count == 2)
             #expect(f.sendRequests.count == 2)
         }
@@ -356,13 +356,13 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
         let refusal = MockPushServer.Response.json(
             status, ["error": status == 400 ? "invalid_grant" : "invalid_client", "error_description": "Invalid JWT Signature."])
         try await FCMFixture.with(script: { $0.tokenAnswers = [refusal] }) { (f) async throws in
-            #expect(try await f.sender.send(FCMFixture.message()) == .failed(reason: "AUTH_CONFIGURATION"))
-            #expect(try await f.sender.send(FCMFixture.message()) == .failed(reason: "AUTH_CONFIGURATION"))
+            #expect(try await f.sender.send(FCMFixture.message()) == .refused(.fcm(.authConfiguration)))
+            #expect(try await f.sender.send(FCMFixture.message()) == .refused(.fcm(.authConfiguration)))
             #expect(f.tokenRequests.count == 1)
             #expect(f.sendRequests.isEmpty)
 
             f.clock.advance(by: 61)
-            #expect(try await f.sender.send(FCMFixture.message()) == .delivered(providerMessageID: "projects/p/messages/0:1"))
+            #expect(try await f.sender.send(FCMFixture.message()) == .accepted(providerMessageID: "projects/p/messages/0:1"))
             #expect(f.tokenRequests.count == 2)
         }
     }
@@ -373,7 +373,7 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
             await #expect(throws: FCMAccessTokenError.unavailable(status: 503)) {
                 _ = try await f.sender.send(FCMFixture.message())
             }
-            #expect(try await f.sender.send(FCMFixture.message()) == .delivered(providerMessageID: "projects/p/messages/0:1"))
+            #expect(try await f.sender.send(FCMFixture.message()) == .accepted(providerMessageID: "projects/p/messages/0:1"))
             #expect(f.tokenRequests.count == 2)
         }
     }
@@ -403,14 +403,14 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
     @Test func classifyDelivered() {
         #expect(
             FCMSender.classify(status: 200, body: ["name": "projects/p/messages/0:17"], retryAfter: nil)
-                == .result(.delivered(providerMessageID: "projects/p/messages/0:17")))
-        #expect(FCMSender.classify(status: 200, body: nil, retryAfter: nil) == .result(.delivered(providerMessageID: nil)))
+                == .result(.accepted(providerMessageID: "projects/p/messages/0:17")))
+        #expect(FCMSender.classify(status: 200, body: nil, retryAfter: nil) == .result(.accepted(providerMessageID: nil)))
     }
 
     /// The FCM errorCode decides even under an unexpected HTTP status.
     @Test func classifyPrefersTheFCMErrorCode() {
         let body = FCMErrorCase.fcmError(400, "INVALID_ARGUMENT", "Requested entity was not found.", errorCode: "UNREGISTERED")
-        #expect(FCMSender.classify(status: 400, body: body, retryAfter: nil) == .result(.tokenGone(reason: "UNREGISTERED")))
+        #expect(FCMSender.classify(status: 400, body: body, retryAfter: nil) == .result(.tokenGone(.fcm(.unregistered))))
     }
 
     // MARK: Configuration errors

@@ -66,7 +66,7 @@ import Testing
                 endpoint: endpoint, subscription: subscription, severity: "alert", collapseKey: "trip_42",
                 expiresAt: Self.start.epochMilliseconds + 60_500)
             let result = try await sender.send(message)
-            #expect(result == .delivered(providerMessageID: "https://push.example/m/abc123"))
+            #expect(result == .accepted(providerMessageID: "https://push.example/m/abc123"))
 
             let request = try #require(server.requests.last)
             #expect(request.method == "POST")
@@ -112,9 +112,9 @@ import Testing
             let clock = ManualClock(Self.start)
             let (sender, _, _) = try Self.makeSender(caFile: server.caFile, clock: clock, teardown: teardown)
             let message = Self.message(endpoint: server.baseURL + "/push/ok", subscription: subscription)
-            #expect(try await sender.send(message) == .delivered(providerMessageID: "https://push.example/m/abc123"))
+            #expect(try await sender.send(message) == .accepted(providerMessageID: "https://push.example/m/abc123"))
             clock.advance(by: 600)
-            #expect(try await sender.send(message) == .delivered(providerMessageID: "https://push.example/m/abc123"))
+            #expect(try await sender.send(message) == .accepted(providerMessageID: "https://push.example/m/abc123"))
             let requests = server.requests
             #expect(requests.count == 2)
             #expect(requests.allSatisfy { $0.header("ttl") == "2419200" && $0.header("urgency") == "normal" && $0.header("topic") == WebPushSender.topic(collapseKey: message.notificationID) })
@@ -132,13 +132,13 @@ import Testing
             func send(_ status: String) async throws -> PushResult {
                 try await sender.send(Self.message(endpoint: server.baseURL + "/push/\(status)", subscription: subscription))
             }
-            #expect(try await send("404") == .tokenGone(reason: "NotFound"))
-            #expect(try await send("410") == .tokenGone(reason: "Gone"))
-            #expect(try await send("413") == .failed(reason: "PayloadTooLarge"))
-            #expect(try await send("429") == .retry(reason: "TooManyRequests", after: .seconds(30)))
-            #expect(try await send("503") == .retry(reason: "ServerError(503)", after: nil))
-            #expect(try await send("400") == .failed(reason: "BadRequest(400): status 400"))
-            #expect(try await send("403") == .failed(reason: "Forbidden(403): VAPID key mismatch"))
+            #expect(try await send("404") == .tokenGone(.webPush(.notFound)))
+            #expect(try await send("410") == .tokenGone(.webPush(.gone)))
+            #expect(try await send("413") == .refused(.webPush(.payloadTooLarge)))
+            #expect(try await send("429") == .retryLater(.webPush(.tooManyRequests), after: .seconds(30)))
+            #expect(try await send("503") == .retryLater(.webPush(.serverError(503)), after: nil))
+            #expect(try await send("400") == .refused(.webPush(.refused(status: 400, detail: "status 400"))))
+            #expect(try await send("403") == .refused(.webPush(.refused(status: 403, detail: "VAPID key mismatch"))))
         }
     }
 
@@ -165,17 +165,17 @@ import Testing
             let subscription = WebPushTestSubscription()
             var message = Self.message(endpoint: "https://127.0.0.1:9/push/ok", subscription: subscription)
             message.webpushAuth = nil
-            #expect(try await sender.send(message) == .failed(reason: "MissingSubscriptionKeys"))
+            #expect(try await sender.send(message) == .refused(.webPush(.missingSubscriptionKeys)))
             message.webpushAuth = "not base64!"
-            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscriptionKeys: p256dh and auth must be base64url"))
+            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscriptionKeys)))
             message.webpushAuth = WebPushTestBase64.encode(Data(count: 8))
-            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's auth secret must be 16 bytes, got 8"))
+            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the subscription's auth secret must be 16 bytes, got 8"))))
             message.webpushAuth = subscription.auth
             message.webpushP256dh = WebPushTestBase64.encode(Data(count: 64))
-            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the subscription's p256dh key is unusable: expected 65 bytes, got 64"))
+            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the subscription's p256dh key is unusable: expected 65 bytes, got 64"))))
             message.webpushP256dh = subscription.p256dh
             message.token = "not an endpoint"
-            #expect(try await sender.send(message) == .failed(reason: "InvalidSubscription: the push endpoint \"not an endpoint\" is not an http(s) URL with a host"))
+            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the push endpoint \"not an endpoint\" is not an http(s) URL with a host"))))
         }
     }
 
@@ -198,23 +198,23 @@ import Testing
         func classify(_ status: Int, _ headers: HTTPHeaders = [:], _ body: String = "") -> PushResult {
             WebPushSender.classify(PushHTTP.Response(status: status, headers: headers, body: Data(body.utf8)), now: now)
         }
-        #expect(classify(201, ["Location": "https://fcm.googleapis.com/0:123"]) == .delivered(providerMessageID: "https://fcm.googleapis.com/0:123"))
-        #expect(classify(200) == .delivered(providerMessageID: nil))
-        #expect(classify(202, ["location": " "]) == .delivered(providerMessageID: nil))
-        #expect(classify(404) == .tokenGone(reason: "NotFound"))
-        #expect(classify(410, [:], #"{"errno":106}"#) == .tokenGone(reason: "Gone"))
-        #expect(classify(413) == .failed(reason: "PayloadTooLarge"))
-        #expect(classify(429, ["Retry-After": "30"]) == .retry(reason: "TooManyRequests", after: .seconds(30)))
-        #expect(classify(429) == .retry(reason: "TooManyRequests", after: nil))
-        #expect(classify(500) == .retry(reason: "ServerError(500)", after: nil))
-        #expect(classify(502, ["retry-after": "Fri, 15 Jan 2027 08:00:10 GMT"]) == .retry(reason: "ServerError(502)", after: .seconds(10)))
-        #expect(classify(408) == .retry(reason: "RequestTimeout", after: nil))
-        #expect(classify(400) == .failed(reason: "BadRequest(400)"))
-        #expect(classify(401, [:], #"{"reason":"BadJwtToken"}"#) == .failed(reason: "Unauthorized(401): BadJwtToken"))
-        #expect(classify(403, [:], "the key\nis wrong") == .failed(reason: "Forbidden(403): the key is wrong"))
-        #expect(classify(302) == .failed(reason: "UnexpectedStatus(302)"))
-        if case .failed(let reason) = classify(400, [:], String(repeating: "x", count: 1000)) {
-            #expect(reason.count < 230)
+        #expect(classify(201, ["Location": "https://fcm.googleapis.com/0:123"]) == .accepted(providerMessageID: "https://fcm.googleapis.com/0:123"))
+        #expect(classify(200) == .accepted(providerMessageID: nil))
+        #expect(classify(202, ["location": " "]) == .accepted(providerMessageID: nil))
+        #expect(classify(404) == .tokenGone(.webPush(.notFound)))
+        #expect(classify(410, [:], #"{"errno":106}"#) == .tokenGone(.webPush(.gone)))
+        #expect(classify(413) == .refused(.webPush(.payloadTooLarge)))
+        #expect(classify(429, ["Retry-After": "30"]) == .retryLater(.webPush(.tooManyRequests), after: .seconds(30)))
+        #expect(classify(429) == .retryLater(.webPush(.tooManyRequests), after: nil))
+        #expect(classify(500) == .retryLater(.webPush(.serverError(500)), after: nil))
+        #expect(classify(502, ["retry-after": "Fri, 15 Jan 2027 08:00:10 GMT"]) == .retryLater(.webPush(.serverError(502)), after: .seconds(10)))
+        #expect(classify(408) == .retryLater(.webPush(.requestTimeout), after: nil))
+        #expect(classify(400) == .refused(.webPush(.refused(status: 400, detail: nil))))
+        #expect(classify(401, [:], #"{"reason":"BadJwtToken"}"#) == .refused(.webPush(.refused(status: 401, detail: "BadJwtToken"))))
+        #expect(classify(403, [:], "the key\nis wrong") == .refused(.webPush(.refused(status: 403, detail: "the key is wrong"))))
+        #expect(classify(302) == .refused(.webPush(.refused(status: 302, detail: nil))))
+        if case .refused(let failure) = classify(400, [:], String(repeating: "x", count: 1000)) {
+            #expect(failure.description.count < 230)
         } else {
             Issue.record("400 must fail")
         }

@@ -265,17 +265,18 @@ public final class DeliveryWorker: Service, Sendable {
             let bound = settings.requestTimeout + .seconds(1)
             result = try await withDeadline(bound) { try await sender.send(message) }
         } catch is DeadlineExceeded {
-            result = .retry(reason: "timeout", after: nil)
+            result = .retryLater(.transport(.timeout), after: nil)
         } catch {
-            result = .retry(reason: "send_error", after: nil)
+            result = .retryLater(.transport(.sendError), after: nil)
         }
         let latency = Int((ContinuousClock.now - started).wholeMilliseconds)
         switch result {
-        case .delivered(let id):
+        case .accepted(let id):
             return Outcome(
                 deliveryID: delivery.id, status: "sent", providerMessageID: id, latency: latency, sentNotification: message.notificationID,
                 counted: "sent")
-        case .retry(let reason, let after):
+        case .retryLater(let failure, let after):
+            let reason = failure.description
             let now = clock.now().epochMilliseconds
             let delay = settings.retry.delay(
                 afterAttempt: delivery.attempts, retryAfterMilliseconds: after.map(\.wholeMilliseconds), jitter: Double.random(in: 0..<1))
@@ -283,12 +284,12 @@ public final class DeliveryWorker: Service, Sendable {
                 return Outcome(deliveryID: delivery.id, status: "pending", reason: reason, latency: latency, retryAt: now + delay, counted: "retry")
             }
             return Outcome(deliveryID: delivery.id, status: "dead", reason: "gave_up: \(reason)", latency: latency, counted: "dead")
-        case .tokenGone(let reason):
+        case .tokenGone(let failure):
             return Outcome(
-                deliveryID: delivery.id, status: "failed", reason: reason, latency: latency, deactivateDevice: message.deviceID,
+                deliveryID: delivery.id, status: "failed", reason: failure.description, latency: latency, deactivateDevice: message.deviceID,
                 counted: "failed")
-        case .failed(let reason):
-            return Outcome(deliveryID: delivery.id, status: "dead", reason: reason, latency: latency, counted: "dead")
+        case .refused(let failure):
+            return Outcome(deliveryID: delivery.id, status: "dead", reason: failure.description, latency: latency, counted: "dead")
         }
     }
 

@@ -49,7 +49,7 @@ public final class APNsSender: PushSender {
             do {
                 payload = try APNsPayload.encode(message, bodyLimit: bodyLimit)
             } catch is APNsPayload.TooLarge {
-                return .failed(reason: "PayloadTooLarge")
+                return .refused(.apns(.payloadTooLarge))
             }
             let response: PushHTTP.Response
             do {
@@ -57,9 +57,9 @@ public final class APNsSender: PushSender {
                     path: "/3/device/\(message.token)", headers: headers(message, token: token), body: ByteBuffer(bytes: payload),
                     timeout: requestTimeout)
             } catch APNsTransportError.timeout {
-                return .retry(reason: "timeout", after: nil)
+                return .retryLater(.transport(.timeout), after: nil)
             } catch is APNsTransportError {
-                return .retry(reason: "connection_error", after: nil)
+                return .retryLater(.transport(.connectionError), after: nil)
             }
             let body = response.json
             let verdict = APNsResponse.classify(
@@ -77,9 +77,9 @@ public final class APNsSender: PushSender {
                 shortened = true
                 bodyLimit = max(0, (message.body?.utf8.count ?? 0) / 2)
             case .renewTokenAndRetry:
-                return .retry(reason: "ExpiredProviderToken", after: nil)
+                return .retryLater(.apns(.expiredProviderToken), after: nil)
             case .shortenAndRetry:
-                return .failed(reason: "PayloadTooLarge")
+                return .refused(.apns(.payloadTooLarge))
             }
         }
     }

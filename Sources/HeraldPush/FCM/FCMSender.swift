@@ -13,7 +13,7 @@ public final class FCMSender: PushSender {
     public enum Outcome: Sendable, Equatable {
         case result(PushResult)
         /// FCM refused the access token: get a new one and send again.
-        case reauthenticate(reason: String)
+        case reauthenticate(FCMFailure)
     }
 
     let endpoint: String
@@ -65,7 +65,7 @@ public final class FCMSender: PushSender {
 
     /// Sends once; when FCM refuses the access token, once more with a fresh one.
     ///
-    /// Why a refused token endpoint is `failed("AUTH_CONFIGURATION")` rather than a thrown
+    /// Why a refused token endpoint is `refused(.fcm(.authConfiguration))` rather than a thrown
     /// error: a thrown error is retried, and a bad or deleted key would then be retried for
     /// every push until the retry policy gives up, hiding the misconfiguration behind a long
     /// queue. Other token failures (network, 5xx) are thrown and retried.
@@ -79,10 +79,10 @@ public final class FCMSender: PushSender {
             case .result(let result): return result
             // A fresh token refused again is the project's configuration (API disabled,
             // missing permission, APNs key not uploaded), not a stale token.
-            case .reauthenticate(let reason): return .failed(reason: reason)
+            case .reauthenticate(let failure): return .refused(.fcm(failure))
             }
         } catch let error as FCMAccessTokenError {
-            if case .rejected = error { return .failed(reason: "AUTH_CONFIGURATION") }
+            if case .rejected = error { return .refused(.fcm(.authConfiguration)) }
             throw error
         }
     }
@@ -108,40 +108,39 @@ public final class FCMSender: PushSender {
     ///   `base_url`, a proxy) must not deactivate every device.
     /// - Unexpected 5xx are retried like `INTERNAL`; other unexpected 4xx fail.
     public static func classify(status: Int, body: JSONValue?, retryAfter: Duration?) -> Outcome {
-        if status == 200 { return .result(.delivered(providerMessageID: body?["name"]?.stringValue)) }
+        if status == 200 { return .result(.accepted(providerMessageID: body?["name"]?.stringValue)) }
         let error = body?["error"]
         let canonical = error?["status"]?.stringValue
         let message = error?["message"]?.stringValue ?? ""
-        let fcmCode = fcmErrorCode(error)
+        let named = (fcmErrorCode(error) ?? canonical).map(FCMFailure.init(code:))
 
-        switch fcmCode ?? canonical {
-        case "UNREGISTERED":
-            return .result(.tokenGone(reason: "UNREGISTERED"))
-        case "SENDER_ID_MISMATCH":
-            return .result(.tokenGone(reason: "SENDER_ID_MISMATCH"))
-        case "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR":
-            return .reauthenticate(reason: fcmCode ?? "UNAUTHENTICATED")
-        case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
-            return .result(.retry(reason: fcmCode ?? canonical ?? "HTTP_\(status)", after: retryAfter))
-        case "INVALID_ARGUMENT":
+        switch named {
+        case let gone? where gone == .unregistered || gone == .senderIDMismatch:
+            return .result(.tokenGone(.fcm(gone)))
+        case let refused? where refused == .unauthenticated || refused == .thirdPartyAuthError:
+            return .reauthenticate(refused)
+        case let transient? where transient == .quotaExceeded || transient == .unavailable || transient == .internal:
+            return .result(.retryLater(.fcm(transient), after: retryAfter))
+        case .invalidArgument?:
             if message.lowercased().contains("registration token") {
-                return .result(.tokenGone(reason: "INVALID_REGISTRATION_TOKEN"))
+                return .result(.tokenGone(.fcm(.invalidRegistrationToken)))
             }
-            return .result(.failed(reason: "INVALID_ARGUMENT"))
+            return .result(.refused(.fcm(.invalidArgument)))
         default:
             break
         }
+        let failure = named ?? .http(status)
         switch status {
         case 401:
-            return .reauthenticate(reason: "UNAUTHENTICATED")
+            return .reauthenticate(.unauthenticated)
         case 404 where canonical == "NOT_FOUND":
-            return .result(.tokenGone(reason: "UNREGISTERED"))
+            return .result(.tokenGone(.fcm(.unregistered)))
         case 429, 500...599:
-            return .result(.retry(reason: fcmCode ?? canonical ?? "HTTP_\(status)", after: retryAfter))
+            return .result(.retryLater(.fcm(failure), after: retryAfter))
         case 400...499:
-            return .result(.failed(reason: fcmCode ?? canonical ?? "HTTP_\(status)"))
+            return .result(.refused(.fcm(failure)))
         default:
-            return .result(.retry(reason: "HTTP_\(status)", after: retryAfter))
+            return .result(.retryLater(.fcm(.http(status)), after: retryAfter))
         }
     }
 

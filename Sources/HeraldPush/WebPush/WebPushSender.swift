@@ -36,10 +36,10 @@ public final class WebPushSender: PushSender {
 
     public func send(_ message: PushMessage) async throws -> PushResult {
         guard let p256dh = message.webpushP256dh, let auth = message.webpushAuth else {
-            return .failed(reason: "MissingSubscriptionKeys")
+            return .refused(.webPush(.missingSubscriptionKeys))
         }
         guard let userAgentKey = WebPushBase64URL.decode(p256dh), let authSecret = WebPushBase64URL.decode(auth) else {
-            return .failed(reason: "InvalidSubscriptionKeys: p256dh and auth must be base64url")
+            return .refused(.webPush(.invalidSubscriptionKeys))
         }
         let now = clock.now()
         let body: Data
@@ -49,10 +49,10 @@ public final class WebPushSender: PushSender {
             body = try WebPushEncryption.encrypt(
                 plaintext: try Self.plaintext(for: message), userAgentPublicKey: userAgentKey, authSecret: authSecret)
         } catch WebPushError.payloadTooLarge {
-            return .failed(reason: "PayloadTooLarge")
+            return .refused(.webPush(.payloadTooLarge))
         } catch let error as WebPushError {
             // A bad key or endpoint will not get better by retrying.
-            return .failed(reason: "InvalidSubscription: \(error)")
+            return .refused(.webPush(.invalidSubscription("\(error)")))
         }
 
         var request = HTTPClientRequest(url: message.token)
@@ -170,27 +170,19 @@ public final class WebPushSender: PushSender {
         switch status {
         case 200, 201, 202:
             let location = response.headers.first(name: "location")?.trimmingCharacters(in: .whitespaces)
-            return .delivered(providerMessageID: location.flatMap { $0.isEmpty ? nil : $0 })
+            return .accepted(providerMessageID: location.flatMap { $0.isEmpty ? nil : $0 })
         case 404:
-            return .tokenGone(reason: "NotFound")
+            return .tokenGone(.webPush(.notFound))
         case 410:
-            return .tokenGone(reason: "Gone")
+            return .tokenGone(.webPush(.gone))
         case 413:
-            return .failed(reason: "PayloadTooLarge")
+            return .refused(.webPush(.payloadTooLarge))
         case 408, 429:
-            return .retry(reason: status == 429 ? "TooManyRequests" : "RequestTimeout", after: response.retryAfter(now: now))
+            return .retryLater(.webPush(status == 429 ? .tooManyRequests : .requestTimeout), after: response.retryAfter(now: now))
         case 500...599:
-            return .retry(reason: "ServerError(\(status))", after: response.retryAfter(now: now))
+            return .retryLater(.webPush(.serverError(status)), after: response.retryAfter(now: now))
         default:
-            let name =
-                switch status {
-                case 400: "BadRequest"
-                case 401: "Unauthorized"
-                case 403: "Forbidden"
-                default: "UnexpectedStatus"
-                }
-            let detail = detail(of: response).map { ": \($0)" } ?? ""
-            return .failed(reason: "\(name)(\(status))\(detail)")
+            return .refused(.webPush(.refused(status: status, detail: detail(of: response))))
         }
     }
 
