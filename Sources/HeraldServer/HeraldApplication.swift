@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldRealtime
 import HeraldStorage
 import Hummingbird
 import HummingbirdCore

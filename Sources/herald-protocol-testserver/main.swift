@@ -30,7 +30,7 @@ let database = try await SQLiteDatabase.open(path: ":memory:", logger: logger)
 try await HeraldSchema.migrator.migrate(database, logger: logger)
 let clock = SystemClock()
 let hub = RealtimeHub(database: database, clock: clock, logger: logger)
-hub.attach(bus: LocalBus(hub: hub))
+_ = ClusterBusFactory.attach(to: hub, database: database, nodeID: "protocol-testserver", logger: logger)
 
 var engineConfiguration = EngineConfiguration()
 engineConfiguration.pingInterval = .milliseconds(300)

@@ -38,13 +38,7 @@ public final class RealtimeGateway: Sendable {
         let hub = RealtimeHub(database: database, clock: clock, logger: logger, ready: false)
         let nodeID = Identifier.make("node", length: 12)
         var services: [any Service] = []
-        if let postgres = database as? PostgresDatabase {
-            let bus = PostgresBus(hub: hub, client: postgres.client, nodeID: nodeID, logger: logger)
-            hub.attach(bus: bus)
-            services.append(bus)
-        } else {
-            hub.attach(bus: LocalBus(hub: hub))
-        }
+        if let bus = ClusterBusFactory.attach(to: hub, database: database, nodeID: nodeID, logger: logger) { services.append(bus) }
         var socketIOConfiguration = SocketIOConfiguration()
         socketIOConfiguration.namespaces = Set(["/"] + config.namespaces)
         socketIOConfiguration.connectTimeout = .milliseconds(config.connectTimeoutMs)

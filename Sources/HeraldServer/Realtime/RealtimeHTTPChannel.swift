@@ -10,7 +10,7 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Herald's HTTP/1.1 connections: Hummingbird serves ordinary requests; a WebSocket upgrade
-/// that `decide` accepts is served by `WebSocketConnectionHandler` on the connection's event
+/// that `decide` accepts is served by `WebSocketPipeline` (HeraldRealtime) on the connection's event
 /// loop, with no task per connection.
 ///
 /// Why not Hummingbird's WebSocket channel: it serves each WebSocket from an async handler
@@ -94,12 +94,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipeline: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         guard case .accept(let acceptor)? = decision.value else { throw ChannelError.inappropriateOperationForState }
-                        let writer = WebSocketFrameWriter()
-                        let connection = WebSocketConnectionHandler(writer: writer, limits: limits)
-                        let pipeline = channel.pipeline.syncOperations
-                        try pipeline.addHandler(writer, position: .first)
-                        try pipeline.addHandler(connection)
-                        connection.start(acceptor, on: channel.eventLoop)
+                        try WebSocketPipeline.serve(channel, acceptor: acceptor, limits: limits)
                         return UpgradeResult.websocket
                     }
                 })
@@ -152,35 +147,4 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
         }
     }
-}
-
-/// Whether an upgrade request becomes a WebSocket.
-public enum WebSocketDecision: Sendable {
-    case accept(WebSocketAcceptor)
-    case refuse(WebSocketRefusal)
-}
-
-/// The HTTP answer to a refused upgrade.
-public struct WebSocketRefusal: Sendable {
-    public var status: Int
-    public var body: String
-
-    public init(status: Int, body: String) {
-        self.status = status
-        self.body = body
-    }
-
-    /// Herald's error envelope.
-    public static func error(_ status: Int, code: String, message: String) -> WebSocketRefusal {
-        var json = JSONWriter()
-        json.ascii(#"{"error":{"code":"#)
-        json.write(string: code)
-        json.ascii(#","message":"#)
-        json.write(string: message)
-        json.ascii("}}")
-        return WebSocketRefusal(status: status, body: json.string)
-    }
-
-    /// An upgrade to no WebSocket endpoint (or with a protocol version or transport it does not serve).
-    public static let notFound = error(404, code: "NOT_FOUND", message: "No WebSocket endpoint here.")
 }

@@ -2,7 +2,6 @@ import NIOCore
 import Testing
 
 @testable import HeraldRealtime
-@testable import HeraldServer
 
 /// Server frames as RFC 6455 §5.2 lays them out: final, unmasked, with the 7-bit, 16-bit or
 /// 64-bit length form at exactly its boundaries.

@@ -9,11 +9,11 @@ import NIOHTTP1
 /// decoder to the pipeline, which Herald's connections do without (`WebSocketFrameReader`
 /// reads frames, whole encoded frames are written as bytes). The checks are the same:
 /// exactly one `Sec-WebSocket-Key`, exactly one `Sec-WebSocket-Version`, and that version 13.
-struct WebSocketUpgrader<UpgradeResult: Sendable>: NIOTypedHTTPServerProtocolUpgrader {
+public struct WebSocketUpgrader<UpgradeResult: Sendable>: NIOTypedHTTPServerProtocolUpgrader {
     /// Extra response headers to upgrade with, or nil to refuse the upgrade.
-    typealias ShouldUpgrade = @Sendable (any Channel, HTTPRequestHead) -> EventLoopFuture<HTTPHeaders?>
+    public typealias ShouldUpgrade = @Sendable (any Channel, HTTPRequestHead) -> EventLoopFuture<HTTPHeaders?>
     /// Builds the upgraded pipeline, once the `101` has been written.
-    typealias Upgrade = @Sendable (any Channel, HTTPRequestHead) -> EventLoopFuture<UpgradeResult>
+    public typealias Upgrade = @Sendable (any Channel, HTTPRequestHead) -> EventLoopFuture<UpgradeResult>
 
     enum Refused: Error {
         /// The key or version header is missing, repeated, or the version is not 13.
@@ -22,17 +22,17 @@ struct WebSocketUpgrader<UpgradeResult: Sendable>: NIOTypedHTTPServerProtocolUpg
         case refused
     }
 
-    let supportedProtocol = "websocket"
-    let requiredUpgradeHeaders: [String] = []
+    public let supportedProtocol = "websocket"
+    public let requiredUpgradeHeaders: [String] = []
     let shouldUpgrade: ShouldUpgrade
     let upgradePipeline: Upgrade
 
-    init(shouldUpgrade: @escaping ShouldUpgrade, upgradePipeline: @escaping Upgrade) {
+    public init(shouldUpgrade: @escaping ShouldUpgrade, upgradePipeline: @escaping Upgrade) {
         self.shouldUpgrade = shouldUpgrade
         self.upgradePipeline = upgradePipeline
     }
 
-    func buildUpgradeResponse(
+    public func buildUpgradeResponse(
         channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders
     ) -> EventLoopFuture<HTTPHeaders> {
         let keys = upgradeRequest.headers[canonicalForm: "Sec-WebSocket-Key"]
@@ -50,7 +50,7 @@ struct WebSocketUpgrader<UpgradeResult: Sendable>: NIOTypedHTTPServerProtocolUpg
         }
     }
 
-    func upgrade(channel: any Channel, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<UpgradeResult> {
+    public func upgrade(channel: any Channel, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<UpgradeResult> {
         upgradePipeline(channel, upgradeRequest)
     }
 

@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import HeraldServer
+@testable import HeraldRealtime
 
 /// Client frames as RFC 6455 §5 requires a server to read them: masked, every length form,
 /// arriving in any split, and what must end the connection (1002, 1009).
