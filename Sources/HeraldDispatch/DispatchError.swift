@@ -52,7 +52,7 @@ enum DispatchError {
     }
     static func alreadyDecided(_ adjustment: AdjustmentRecord) -> APIError {
         APIError(
-            status: 409, code: .adjustmentAlreadyDecided, message: "The price adjustment was already \(adjustment.status).",
+            status: 409, code: .adjustmentAlreadyDecided, message: "The price adjustment was already \(adjustment.status.rawValue).",
             details: ["adjustment": DispatchJSON.adjustment(adjustment, now: nil)])
     }
     static let noPendingAdjustment = APIError(status: 409, code: .noPendingAdjustment, message: "This job has no price adjustment waiting for an answer.")

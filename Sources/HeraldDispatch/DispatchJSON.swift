@@ -12,7 +12,7 @@ public enum DispatchJSON {
         let lines = (try? JSONDecoder().decode([PriceLine].self, from: Data(job.priceLines.utf8))) ?? []
         var object: [String: JSONValue] = [
             "id": .string(job.id), "job_id": .string(job.id), "customer_id": .string(job.customerID),
-            "driver_id": job.driverID.map(JSONValue.string) ?? .null, "status": .string(job.status),
+            "driver_id": job.driverID.map(JSONValue.string) ?? .null, "status": .string(job.status.rawValue),
             "address": .string(job.address), "lat": number(job.latitude), "lng": number(job.longitude),
             "items": .array(items.map { ["category": .string($0.category), "quantity": .number(Double($0.quantity))] }),
             "volume_estimate": job.volumeHundredths.map { .number(Double($0) / 100) } ?? .null,
@@ -87,7 +87,7 @@ public enum DispatchJSON {
     /// `new_price` in major units for clients written against it.
     public static func adjustmentEvent(_ a: AdjustmentRecord) -> [String: JSONValue] {
         [
-            "job_id": .string(a.jobID), "status": .string(a.status), "automatic": .bool(a.automatic != 0),
+            "job_id": .string(a.jobID), "status": .string(a.status.rawValue), "automatic": .bool(a.automatic != 0),
             "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
             "original_volume": a.originalVolumeHundredths.map { .number(DisplayFormat.yardsValue($0)) } ?? .null,
             "original_price_minor": .number(Double(a.originalPriceMinor)), "new_price_minor": .number(Double(a.newPriceMinor)),
@@ -104,13 +104,13 @@ public enum DispatchJSON {
         object["lines"] = .array(lines.map { ["code": .string($0.code), "amount_minor": .number(Double($0.amountMinor))] })
         object["trip_fee_minor"] = integer(a.tripFeeMinor)
         // A decline without a trip fee is the one that kept the job at its booked price.
-        object["proceed_at_original_price"] = .bool(a.adjustmentStatus == .declined && a.tripFeeMinor == nil)
+        object["proceed_at_original_price"] = .bool(a.status == .declined && a.tripFeeMinor == nil)
         object["expired_at"] = time(a.expiredAt)
         object["decided_at"] = time(a.decidedAt)
         object["decided_by"] = a.decidedBy.map(JSONValue.string) ?? .null
         object["created_at"] = time(a.createdAt)
         if let now {
-            object["expired"] = .bool(a.adjustmentStatus == .pending && (a.deadlineAt ?? .max) <= now)
+            object["expired"] = .bool(a.status == .pending && (a.deadlineAt ?? .max) <= now)
         }
         return .object(object)
     }
@@ -118,7 +118,7 @@ public enum DispatchJSON {
     /// A job's payment hold: what is held, what a capture will take, what was taken.
     public static func payment(_ hold: HoldRecord) -> JSONValue {
         [
-            "provider": .string(hold.provider), "status": .string(hold.status), "currency": .string(hold.currency),
+            "provider": .string(hold.provider), "status": .string(hold.status.rawValue), "currency": .string(hold.currency),
             "authorized_minor": .number(Double(hold.authorizedMinor)), "amount_minor": .number(Double(hold.amountMinor)),
             "captured_minor": .number(Double(hold.capturedMinor)), "pending_operation": hold.pendingOp.map(JSONValue.string) ?? .null,
             "last_error": hold.lastError.map(JSONValue.string) ?? .null,

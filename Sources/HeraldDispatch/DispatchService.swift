@@ -120,7 +120,7 @@ public final class DispatchService: Sendable {
     /// `job:status` as seed 000 sends it (the drivers' feeds drop the job on `accepted`).
     func statusPayload(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?) -> JSONValue {
         [
-            "job_id": .string(job.id), "status": .string(job.status), "previous_status": previous.map { .string($0.rawValue) } ?? .null,
+            "job_id": .string(job.id), "status": .string(job.status.rawValue), "previous_status": previous.map { .string($0.rawValue) } ?? .null,
             "driver_id": job.driverID.map(JSONValue.string) ?? .null, "driver_name": driver.map { .string($0.name) } ?? .null,
             "updated_at": DispatchJSON.time(job.updatedAt),
         ]

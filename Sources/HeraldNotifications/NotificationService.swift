@@ -229,7 +229,7 @@ public final class NotificationService: Sendable {
     /// presence are read outside it).
     struct Plan: Sendable {
         var record: NotificationRecord
-        var socketStatus: String?
+        var socketStatus: DeliveryStatus?
         var pushNow: Bool
         var pushSuppressed: String?
         var ackDeadline: Int64
@@ -250,17 +250,17 @@ public final class NotificationService: Sendable {
         // An online user's socket gets it first and the push waits for the ack, unless the
         // type pushes while online (then both go now).
         let pushAlongside = decision.push && type.pushWhileOnline
-        let socketStatus: String? =
+        let socketStatus: DeliveryStatus? =
             draft.silent ? nil
             : decision.push && !pushAlongside
-            ? (online && decision.inApp ? "awaiting_ack" : nil) : (decision.inApp && online ? "published" : nil)
+            ? (online && decision.inApp ? .awaitingAck : nil) : (decision.inApp && online ? .published : nil)
         let record = NotificationRecord(
             id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
             title: draft.title, body: draft.body, data: SocketPacketEncoder.json(.object(draft.data)),
             category: draft.category ?? type.category, threadID: draft.threadID, collapseKey: draft.collapseKey,
             dedupeKey: draft.dedupeKey, interruptionLevel: decision.interruptionLevel,
             expiresAt: draft.ttlSeconds.map { nowMs + Int64($0) * 1000 }, createdAt: nowMs,
-            sentVia: socketStatus == "published" ? "socket" : nil, pushSuppressed: decision.pushSuppressed, silent: draft.silent)
+            sentVia: socketStatus == .published ? "socket" : nil, pushSuppressed: decision.pushSuppressed, silent: draft.silent)
         return Plan(
             record: record, socketStatus: socketStatus, pushNow: decision.push && (socketStatus == nil || pushAlongside),
             pushSuppressed: decision.pushSuppressed, ackDeadline: nowMs + Int64(config.ackTimeoutMs),
@@ -291,9 +291,9 @@ public final class NotificationService: Sendable {
         let nowMs = record.createdAt
         let socket = plan.socketStatus.map { status in
             DeliveryRecord(
-                id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: "socket", status: status,
-                nextAttemptAt: status == "awaiting_ack" ? plan.ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
-                completedAt: status == "published" ? nowMs : nil)
+                id: Identifier.make("dlv"), notificationID: record.id, userID: record.userID, channel: .socket, status: status,
+                nextAttemptAt: status == .awaitingAck ? plan.ackDeadline : nowMs, createdAt: nowMs, updatedAt: nowMs,
+                completedAt: status == .published ? nowMs : nil)
         }
         guard plan.pushNow else { return (socket, []) }
         return (socket, pushDeliveries(notificationID: record.id, userID: record.userID, devices: devices, now: nowMs))
@@ -314,8 +314,8 @@ public final class NotificationService: Sendable {
     static func pushDeliveries(notificationID: String, userID: String, devices: [DeviceRecord], now: Int64) -> [DeliveryRecord] {
         devices.map { device in
             DeliveryRecord(
-                id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: "push", deviceID: device.id,
-                provider: device.provider, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now)
+                id: Identifier.make("dlv"), notificationID: notificationID, userID: userID, channel: .push, deviceID: device.id,
+                provider: device.provider, status: .pending, nextAttemptAt: now, createdAt: now, updatedAt: now)
         }
     }
 
@@ -328,7 +328,7 @@ public final class NotificationService: Sendable {
             payload["unread_count"] = .number(Double(unread))
             try await hub.publish(
                 "notification", payload: .object(payload), to: Self.userRoom(record.userID),
-                ackToken: delivery.status == "awaiting_ack" ? delivery.id : nil)
+                ackToken: delivery.status == .awaitingAck ? delivery.id : nil)
         } catch {
             logger.error("publishing a notification failed", metadata: ["notification_id": "\(record.id)", "error": "\(String(reflecting: error))"])
         }

@@ -20,8 +20,8 @@ public enum TripJSON {
 
     public static func request(_ r: RideRequestRecord, estimatedPickupSeconds: Int? = nil) -> JSONValue {
         var object: [String: JSONValue] = [
-            "request_id": .string(r.id), "state": .string(r.state),
-            "allowed_transitions": .array(r.requestState.allowedTransitions.map(JSONValue.string)),
+            "request_id": .string(r.id), "state": .string(r.state.rawValue),
+            "allowed_transitions": .array(r.state.allowedTransitions.map(JSONValue.string)),
             "pickup": place(r.pickupLatitude, r.pickupLongitude, r.pickupAddress, r.pickupPlaceID),
             "dropoff": place(r.dropoffLatitude, r.dropoffLongitude, r.dropoffAddress, r.dropoffPlaceID),
             "ride_type": .string(r.rideType), "passenger_count": integer(r.passengerCount),
@@ -62,8 +62,8 @@ public enum TripJSON {
         let pickup = GeoPoint(latitude: t.pickupLatitude, longitude: t.pickupLongitude)
         let dropoff = GeoPoint(latitude: t.dropoffLatitude, longitude: t.dropoffLongitude)
         var object: [String: JSONValue] = [
-            "trip_id": .string(t.id), "request_id": .string(t.requestID), "state": .string(t.state),
-            "allowed_transitions": .array(t.tripState.allowedTransitions.map { .string($0.rawValue) }),
+            "trip_id": .string(t.id), "request_id": .string(t.requestID), "state": .string(t.state.rawValue),
+            "allowed_transitions": .array(t.state.allowedTransitions.map { .string($0.rawValue) }),
             "rider": ["id": .string(t.riderID), "first_name": text(firstName(rider.name)), "rating": number(rider.rating)],
             "driver": .object(driverObject),
             "pickup": place(t.pickupLatitude, t.pickupLongitude, t.pickupAddress, t.pickupPlaceID),
@@ -102,8 +102,8 @@ public enum TripJSON {
     /// `trip_state_changed`'s payload.
     static func stateChanged(_ t: TripRecord, previous: TripState, by actor: TripActor, context: JSONValue, at: Int64) -> JSONValue {
         [
-            "trip_id": .string(t.id), "previous_state": .string(previous.rawValue), "state": .string(t.state),
-            "allowed_transitions": .array(t.tripState.allowedTransitions.map { .string($0.rawValue) }),
+            "trip_id": .string(t.id), "previous_state": .string(previous.rawValue), "state": .string(t.state.rawValue),
+            "allowed_transitions": .array(t.state.allowedTransitions.map { .string($0.rawValue) }),
             "triggered_by": .string(actor.rawValue), "timestamp": time(at), "context": context,
         ]
     }

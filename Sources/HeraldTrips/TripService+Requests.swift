@@ -78,7 +78,7 @@ extension TripService {
         }
         let now = self.now
         let record = RideRequestRecord(
-            id: Identifier.make("req", length: 16), riderID: riderID, state: RideRequestState.searching.rawValue,
+            id: Identifier.make("req", length: 16), riderID: riderID, state: .searching,
             pickupLatitude: input.pickup.point.latitude, pickupLongitude: input.pickup.point.longitude, pickupAddress: input.pickup.address,
             pickupPlaceID: input.pickup.placeID, dropoffLatitude: input.dropoff.point.latitude, dropoffLongitude: input.dropoff.point.longitude,
             dropoffAddress: input.dropoff.address, dropoffPlaceID: input.dropoff.placeID, rideType: input.rideType,
@@ -185,7 +185,7 @@ extension TripService {
                 await self.publish(
                     "ride_request_updated",
                     [
-                        "request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": [],
+                        "request_id": .string(closed.id), "state": .string(closed.state.rawValue), "allowed_transitions": [],
                         "error": ["code": .string(ErrorCode.driverUnavailable.rawValue), "message": "No driver accepted your ride in time."],
                     ], to: Self.userRoom(closed.riderID))
                 await self.publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "expired"], Self.driverRoom($0)) })
@@ -200,7 +200,7 @@ extension TripService {
     /// The rider cancels while searching (a matched request cancels its trip instead).
     public func cancelRequest(_ id: String, by identity: Identity, reason: String?) async throws -> RideRequestRecord {
         let request = try await self.request(id, for: identity)
-        switch request.requestState {
+        switch request.state {
         case .cancelled: return request
         case .expired: throw TripError.requestClosed(.expired)
         case .matched:
@@ -220,7 +220,7 @@ extension TripService {
                 return try await cancelRequest(id, by: identity, reason: reason)
             }
             await publish(
-                "ride_request_updated", ["request_id": .string(closed.id), "state": .string(closed.state), "allowed_transitions": []],
+                "ride_request_updated", ["request_id": .string(closed.id), "state": .string(closed.state.rawValue), "allowed_transitions": []],
                 to: Self.userRoom(closed.riderID))
             await publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "cancelled"], Self.driverRoom($0)) })
             return closed

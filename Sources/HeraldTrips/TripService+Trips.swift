@@ -97,7 +97,7 @@ extension TripService {
 
     /// The answer for a request that is no longer searching; nil while it can be accepted.
     func settled(_ request: RideRequestRecord, for driverID: String) async throws -> TripRecord? {
-        switch request.requestState {
+        switch request.state {
         case .searching:
             if now >= request.expiresAt {
                 throw APIError(status: 409, code: .rideRequestClosed, message: "The ride request expired.", details: ["state": "EXPIRED"])
@@ -110,7 +110,7 @@ extension TripService {
             return trip
         case .cancelled, .expired:
             throw APIError(
-                status: 409, code: .rideRequestClosed, message: "The ride request is \(request.state.lowercased()).", details: ["state": .string(request.state)])
+                status: 409, code: .rideRequestClosed, message: "The ride request is \(request.state.rawValue.lowercased()).", details: ["state": .string(request.state.rawValue)])
         }
     }
 
@@ -127,7 +127,7 @@ extension TripService {
         guard let to = TripState(rawValue: target), to != .requested else {
             throw APIError.validation(field: "to", "must be one of ACCEPTED, ARRIVED, IN_PROGRESS, COMPLETED, CANCELLED")
         }
-        let current = trip.tripState
+        let current = trip.state
         if current == .cancelled { throw TripError.alreadyCancelled }
         if current == to { return trip }
         guard actor.mayMove(to: to) else { throw TripError.notYours(actor, to: to) }
@@ -193,9 +193,9 @@ extension TripService {
         }
         guard let updated = result else {
             let fresh = try await self.trip(tripID, for: identity)
-            if fresh.tripState == .cancelled { throw TripError.alreadyCancelled }
-            if fresh.tripState == to { return fresh }
-            throw TripError.invalidTransition(from: fresh.tripState, to: to.rawValue)
+            if fresh.state == .cancelled { throw TripError.alreadyCancelled }
+            if fresh.state == to { return fresh }
+            throw TripError.invalidTransition(from: fresh.state, to: to.rawValue)
         }
         logger.info("trip changed", metadata: ["trip_id": "\(tripID)", "from": "\(current.rawValue)", "to": "\(to.rawValue)", "by": "\(actor.rawValue)"])
         return updated
@@ -230,7 +230,7 @@ extension TripService {
         } else {
             throw TripError.notAParty
         }
-        guard trip.tripState == .completed else { throw TripError.notCompleted }
+        guard trip.state == .completed else { throw TripError.notCompleted }
         let now = self.now
         let rated = try await database.transaction { db -> TripRecord? in
             guard let updated = try await self.trips.rate(db, id: tripID, byRider: byRider, rating: rating, comment: comment, now: now) else { return nil }
@@ -253,7 +253,7 @@ extension TripService {
     func searchAgain(_ original: RideRequestRecord, excluding driverID: String, _ db: any SQLDatabase, now: Int64) async throws -> RideRequestRecord {
         var again = original
         again.id = Identifier.make("req", length: 16)
-        again.state = RideRequestState.searching.rawValue
+        again.state = .searching
         again.offerRound = 0
         again.nextRoundAt = now + Self.inlineRoundGraceMs
         again.expiresAt = now + Int64(config.requestTimeoutSeconds) * 1000
@@ -286,7 +286,7 @@ extension TripService {
         case .cancelled:
             switch actor {
             case .driver:
-                let finding = trip.tripState == .accepted || trip.tripState == .arrived
+                let finding = trip.state == .accepted || trip.state == .arrived
                 return [visible(trip.riderID, "trip_update", "Driver cancelled", finding ? "Your driver cancelled. Finding another..." : "Your driver cancelled the trip.")]
             case .rider:
                 return [visible(trip.driverID, "trip_update", "Trip cancelled", "The rider cancelled the trip.")]

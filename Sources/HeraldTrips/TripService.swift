@@ -188,15 +188,15 @@ public final class TripService: Sendable {
             return ["current_state": .null, "error": ["code": .string(ErrorCode.tripNotFound.rawValue), "message": "No such trip."]]
         }
         var result: [String: JSONValue] = [
-            "trip_id": .string(trip.id), "current_state": .string(trip.state),
-            "allowed_transitions": .array(trip.tripState.allowedTransitions.map { .string($0.rawValue) }),
+            "trip_id": .string(trip.id), "current_state": .string(trip.state.rawValue),
+            "allowed_transitions": .array(trip.state.allowedTransitions.map { .string($0.rawValue) }),
             "etag": .string("trip-v\(trip.version)"),
         ]
         result["latest_driver_location"] = latest.map { TripJSON.latestLocation($0, now: now) } ?? .null
         if let client = clientState?.stringValue {
             // A client that believed another state refetches the trip over REST.
             result["client_state"] = .string(client)
-            result["stale_client"] = .bool(client != trip.state)
+            result["stale_client"] = .bool(client != trip.state.rawValue)
         }
         return result
     }

@@ -21,7 +21,7 @@ import Testing
             let gone = try await h.device("ann")
             let n1 = try #require(try await h.service.send(h.draft(["ann"])).first).notification
             #expect(try await h.worker.runOnce() == 1)
-            #expect(try await delivery(h, n1.id).status == "failed")
+            #expect(try await delivery(h, n1.id).status == .failed)
             let device = try await database.withConnection { db in try await DeviceStore().find(db, id: gone.id) }
             #expect(device?.isActive == false && device?.deactivationReason == "Unregistered")
             // A deactivated device is never sent to again.
@@ -32,7 +32,7 @@ import Testing
             let n2 = try #require(try await h.service.send(h.draft(["bob"])).first).notification
             #expect(try await h.worker.runOnce() == 1)
             let dead = try await delivery(h, n2.id)
-            #expect(dead.status == "dead" && dead.reason == "BadTopic")
+            #expect(dead.status == .dead && dead.reason == "BadTopic")
 
             try await h.device("cat")
             let n3 = try #require(try await h.service.send(h.draft(["cat"])).first).notification
@@ -40,14 +40,14 @@ import Testing
             #expect(try await h.worker.runOnce() == 1)
             let retry = try await delivery(h, n3.id)
             // Retry-After (120 s) is longer than the first backoff (~1 s): it wins.
-            #expect(retry.status == "pending" && retry.attempts == 1 && retry.reason == "TooManyRequests")
+            #expect(retry.status == .pending && retry.attempts == 1 && retry.reason == "TooManyRequests")
             #expect(retry.nextAttemptAt >= start + 120_000)
             h.clock.advance(by: 119)
             #expect(try await h.worker.runOnce() == 0)
             h.clock.advance(by: 2)
             #expect(try await h.worker.runOnce() == 1)
             let done = try await delivery(h, n3.id)
-            #expect(done.status == "sent" && done.attempts == 2)
+            #expect(done.status == .sent && done.attempts == 2)
         }
     }
 
@@ -62,7 +62,7 @@ import Testing
             // machine running the suite in parallel took 5.1 s here).
             #expect(ContinuousClock.now - started < .seconds(20))
             let row = try await delivery(h, n.id)
-            #expect(row.status == "pending" && row.reason == "timeout")
+            #expect(row.status == .pending && row.reason == "timeout")
         }
     }
 
@@ -161,13 +161,13 @@ final class ByTokenSender: PushSender {
             let claimed = try await worker.runOnce()
             #expect(claimed == 6)
             let ann = try await probe.deliveries(first.id)
-            #expect(Set(ann.map(\.status)) == ["sent", "failed"])
+            #expect(Set(ann.map(\.status)) == [.sent, .failed])
             #expect(ann.first { $0.deviceID == annTablet.id }?.reason == "Unregistered")
             #expect(ann.first { $0.deviceID == annPhone.id }?.providerMessageID?.hasPrefix("pm-") == true)
-            #expect(try await probe.deliveries(bobsFirst.id).first?.status == "sent")
-            #expect(try await probe.deliveries(bobsSecond.id).first { $0.deviceID == bobPhone.id }?.status == "sent")
+            #expect(try await probe.deliveries(bobsFirst.id).first?.status == .sent)
+            #expect(try await probe.deliveries(bobsSecond.id).first { $0.deviceID == bobPhone.id }?.status == .sent)
             let skipped = try await probe.deliveries(read.id)
-            #expect(skipped.count == 2 && skipped.allSatisfy { $0.status == "skipped" && $0.reason == "already_read" })
+            #expect(skipped.count == 2 && skipped.allSatisfy { $0.status == .skipped && $0.reason == "already_read" })
             // The tablet's token is gone: deactivated in the same transaction as its outcome.
             let tablet = try await database.withConnection { db in try await DeviceStore().find(db, id: annTablet.id) }
             #expect(tablet?.isActive == false)

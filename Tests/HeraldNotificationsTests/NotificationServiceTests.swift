@@ -23,7 +23,7 @@ import Testing
             #expect(outcome.channel == "push" && outcome.pushDeliveries == 2 && !outcome.deduplicated)
             let planned = try await h.deliveries(outcome.notification.id)
             #expect(Set(planned.compactMap(\.deviceID)) == [phone.id, tablet.id])
-            #expect(planned.allSatisfy { $0.status == "pending" && $0.channel == "push" })
+            #expect(planned.allSatisfy { $0.status == .pending && $0.channel == .push })
 
             #expect(try await h.worker.runOnce() == 2)
             let sent = h.sender.sent
@@ -32,7 +32,7 @@ import Testing
             #expect(sent.first?.data["trip_id"] == "tr_1")
             #expect(sent.first?.data["notification_id"] == .string(outcome.notification.id))
             let after = try await h.deliveries(outcome.notification.id)
-            #expect(after.allSatisfy { $0.status == "sent" && $0.attempts == 1 && $0.providerMessageID != nil })
+            #expect(after.allSatisfy { $0.status == .sent && $0.attempts == 1 && $0.providerMessageID != nil })
             // Nothing is claimed twice.
             #expect(try await h.worker.runOnce() == 0)
             let record = try await database.withConnection { db in try await NotificationStore().find(db, id: outcome.notification.id, userID: "ann") }
@@ -60,7 +60,7 @@ import Testing
 
             await h.hub.acknowledge(token)
             let rows = try await h.deliveries(outcome.notification.id)
-            #expect(rows.map(\.status) == ["acknowledged"])
+            #expect(rows.map(\.status) == [.acknowledged])
             h.clock.advance(by: 5)
             #expect(try await h.service.fallBackOverdueAcks() == 0)
             #expect(try await h.worker.runOnce() == 0)
@@ -88,8 +88,8 @@ import Testing
             // A late ack changes nothing.
             await h.hub.acknowledge(try #require(socket.events.first?.ackToken))
             let rows = try await h.deliveries(outcome.notification.id)
-            #expect(rows.filter { $0.channel == "socket" }.map(\.status) == ["unacknowledged"])
-            #expect(rows.filter { $0.channel == "push" }.count == 2)
+            #expect(rows.filter { $0.channel == .socket }.map(\.status) == [.unacknowledged])
+            #expect(rows.filter { $0.channel == .push }.count == 2)
             #expect(try await h.worker.runOnce() == 2)
             #expect(h.sender.sent.count == 2)
         }
@@ -110,7 +110,7 @@ import Testing
             #expect(online.channel == "socket")
             await h.hub.localDeliveriesSettled()
             #expect(socket.events.count == 1 && socket.events.first?.ackToken == nil)
-            #expect(try await h.deliveries(online.notification.id).map(\.status) == ["published"])
+            #expect(try await h.deliveries(online.notification.id).map(\.status) == [.published])
             let unread = try await h.inbox.unread(userID: "ann", since: nil)
             #expect(unread.map(\.id) == [online.notification.id, offline.notification.id])
         }

@@ -165,7 +165,7 @@ struct StripeFlowTests {
             for _ in 0..<100 {
                 _ = try await s.runtime.dispatch.service.runDuePayments()
                 statuses = [
-                    try await s.runtime.dispatch.service.payments.hold(ids[0])?.status,
+                    try await s.runtime.dispatch.service.payments.hold(ids[0])?.status.rawValue,
                     try await s.request(.get, "/api/v1/jobs/\(ids[1])", token: try await s.token("bob")).data?["status"]?.stringValue,
                 ]
                 if statuses == ["authorized", "cancelled"] { break }

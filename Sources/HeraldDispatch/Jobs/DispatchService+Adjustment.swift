@@ -25,7 +25,7 @@ extension DispatchService {
     public func proposeVolume(_ jobID: String, driverID: String, actualHundredths: Int) async throws -> AdjustmentOutcome {
         let job = try await assignedJob(jobID, driverID: driverID)
         if let existing = try await adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
-        guard job.jobStatus == .arrived else { throw DispatchError.notArrived(job.jobStatus) }
+        guard job.status == .arrived else { throw DispatchError.notArrived(job.status) }
         let items = (try? JSONDecoder().decode([JobItem].self, from: Data(job.items.utf8))) ?? []
         let quote = pricing.quote(PricingRequest(
             items: items, volumeHundredths: actualHundredths, scheduledAt: job.scheduledAt.map { Date(epochMilliseconds: $0) },
@@ -35,7 +35,7 @@ extension DispatchService {
         let now = self.now
         let lines = String(decoding: try JSONEncoder().encode(quote.lines), as: UTF8.self)
         let adjustment = AdjustmentRecord(
-            jobID: jobID, driverID: driverID, customerID: job.customerID, status: increase ? AdjustmentStatus.pending.rawValue : AdjustmentStatus.approved.rawValue,
+            jobID: jobID, driverID: driverID, customerID: job.customerID, status: increase ? .pending : .approved,
             automatic: increase ? 0 : 1, originalVolumeHundredths: job.volumeHundredths, actualVolumeHundredths: Int64(actualHundredths),
             originalPriceMinor: job.priceMinor, newPriceMinor: newPrice, currency: job.currency, priceLines: lines, tripFeeMinor: nil,
             deadlineAt: increase ? now + Int64(paymentsConfig.adjustmentTimeoutSeconds) * 1000 : nil, extensions: 0, expiredAt: nil,
@@ -66,7 +66,7 @@ extension DispatchService {
             }
         } catch is Superseded {
             if let existing = try await self.adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
-            throw DispatchError.notArrived(try await assignedJob(jobID, driverID: driverID).jobStatus)
+            throw DispatchError.notArrived(try await assignedJob(jobID, driverID: driverID).status)
         }
         return AdjustmentOutcome(job: updated, adjustment: adjustment, hold: try await payments.hold(jobID))
     }
@@ -76,7 +76,7 @@ extension DispatchService {
     /// decides. Approving again returns the same result.
     public func approveVolume(_ jobID: String, customerID: String) async throws -> AdjustmentOutcome {
         let (job, current) = try await customerProposal(jobID, customerID: customerID, deciding: .approved)
-        if current.adjustmentStatus == .approved { return AdjustmentOutcome(job: job, adjustment: current, hold: try await payments.hold(jobID)) }
+        if current.status == .approved { return AdjustmentOutcome(job: job, adjustment: current, hold: try await payments.hold(jobID)) }
         let raised: HoldState?
         do {
             raised =
@@ -86,7 +86,7 @@ extension DispatchService {
         } catch {
             // A decline or the driver's cancel may have won meanwhile (and closed the hold):
             // answer with what won rather than with the payment's refusal.
-            if let fresh = try await adjustment(jobID), fresh.adjustmentStatus != .pending {
+            if let fresh = try await adjustment(jobID), fresh.status != .pending {
                 return try await answerRepeat(jobID, customerID: customerID, deciding: .approved)
             }
             throw error
@@ -120,7 +120,7 @@ extension DispatchService {
     /// decline, one adjustment per job). Declining again returns the same.
     public func declineVolume(_ jobID: String, customerID: String, proceed: Bool = false) async throws -> AdjustmentOutcome {
         let (_, current) = try await customerProposal(jobID, customerID: customerID, deciding: .declined)
-        if current.adjustmentStatus == .declined { return try await outcome(jobID) }
+        if current.status == .declined { return try await outcome(jobID) }
         if proceed { return try await declineAndProceed(current, customerID: customerID) }
         let draft = NotificationDraft(
             userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
@@ -173,7 +173,7 @@ extension DispatchService {
     /// `POST /drivers/jobs/{id}/volume/extend`: more time for the customer, and a reminder.
     public func extendProposal(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await assignedJob(jobID, driverID: driverID)
-        guard let current = try await adjustment(jobID), current.adjustmentStatus == .pending else { throw DispatchError.noPendingAdjustment }
+        guard let current = try await adjustment(jobID), current.status == .pending else { throw DispatchError.noPendingAdjustment }
         let now = self.now
         let deadline = max(now, current.deadlineAt ?? now) + Int64(paymentsConfig.adjustmentExtensionSeconds) * 1000
         let max = paymentsConfig.maxAdjustmentExtensions
@@ -191,7 +191,7 @@ extension DispatchService {
             return true
         }
         guard extended else {
-            guard let fresh = try await adjustment(jobID), fresh.adjustmentStatus == .pending else { throw DispatchError.noPendingAdjustment }
+            guard let fresh = try await adjustment(jobID), fresh.status == .pending else { throw DispatchError.noPendingAdjustment }
             throw DispatchError.extensionLimit(max)
         }
         return try await outcome(jobID)
@@ -202,7 +202,7 @@ extension DispatchService {
     public func cancelWithTripFee(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await assignedJob(jobID, driverID: driverID)
         guard let current = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
-        switch current.adjustmentStatus {
+        switch current.status {
         case .cancelled where current.decidedBy == driverID: return try await outcome(jobID)
         case .pending: break
         default: throw DispatchError.alreadyDecided(current)
@@ -214,8 +214,8 @@ extension DispatchService {
             data: ["job_id": .string(jobID), "status": "cancelled", "event": "trip_fee"], collapseKey: "job-\(jobID)")
         guard try await endWithTripFee(current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil else {
             guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
-            if fresh.adjustmentStatus == .cancelled && fresh.decidedBy == driverID { return try await outcome(jobID) }
-            if fresh.adjustmentStatus == .pending { throw DispatchError.notExpired(fresh) }
+            if fresh.status == .cancelled && fresh.decidedBy == driverID { return try await outcome(jobID) }
+            if fresh.status == .pending { throw DispatchError.notExpired(fresh) }
             throw DispatchError.alreadyDecided(fresh)
         }
         return try await outcome(jobID)
@@ -300,7 +300,7 @@ extension DispatchService {
     private func customerProposal(_ jobID: String, customerID: String, deciding: AdjustmentStatus) async throws -> (JobRecord, AdjustmentRecord) {
         let (job, _) = try await self.job(jobID, for: Identity(userID: customerID, role: .customer, expiresAt: .infinity))
         guard let current = try await adjustment(jobID), current.automatic == 0 else { throw DispatchError.noPendingAdjustment }
-        switch current.adjustmentStatus {
+        switch current.status {
         case .pending: return (job, current)
         case deciding where current.decidedBy == customerID: return (job, current)
         default: throw DispatchError.alreadyDecided(current)
@@ -311,7 +311,7 @@ extension DispatchService {
     /// the opposite one a 409.
     private func answerRepeat(_ jobID: String, customerID: String, deciding: AdjustmentStatus) async throws -> AdjustmentOutcome {
         guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
-        if fresh.adjustmentStatus == deciding && fresh.decidedBy == customerID { return try await outcome(jobID) }
+        if fresh.status == deciding && fresh.decidedBy == customerID { return try await outcome(jobID) }
         throw DispatchError.alreadyDecided(fresh)
     }
 

@@ -53,7 +53,7 @@ extension DispatchService {
     /// The answer for a job that is no longer pending: the winner's repeat gets the job,
     /// others a 409; nil while the job can still be claimed.
     static func settled(_ job: JobRecord, for driverID: String) throws -> JobRecord? {
-        let status = job.jobStatus
+        let status = job.status
         if status == .pending && job.driverID == nil { return nil }
         if job.driverID == driverID && status != .cancelled && status != .expired { return job }
         if status == .cancelled || status == .expired { throw DispatchError.notAvailable(status) }

@@ -20,7 +20,7 @@ extension DispatchService {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let job = JobRecord(
-            id: Identifier.make("job"), customerID: customerID, driverID: nil, status: JobStatus.pending.rawValue, address: draft.address,
+            id: Identifier.make("job"), customerID: customerID, driverID: nil, status: .pending, address: draft.address,
             latitude: draft.point?.latitude, longitude: draft.point?.longitude,
             items: String(decoding: try encoder.encode(draft.items), as: UTF8.self),
             volumeHundredths: draft.volumeHundredths.map(Int64.init), scheduledAt: draft.scheduledAt?.epochMilliseconds, notes: draft.notes,
@@ -83,7 +83,7 @@ extension DispatchService {
             switch identity.role {
             case .operator, .service: true
             case .customer: job.customerID == identity.userID
-            case .driver: job.driverID == identity.userID || (offered && job.jobStatus == .pending)
+            case .driver: job.driverID == identity.userID || (offered && job.status == .pending)
             }
         guard allowed else { throw DispatchError.jobNotFound }
         return (job, driver)
@@ -94,7 +94,7 @@ extension DispatchService {
     /// anyone else and once the job is over, so a driver keeps no customer's number.
     public func customerContact(_ job: JobRecord, for identity: Identity) async throws -> JSONValue? {
         let active: Set<JobStatus> = [.accepted, .enRoute, .arrived, .started]
-        guard identity.role == .driver, job.driverID == identity.userID, active.contains(job.jobStatus) else { return nil }
+        guard identity.role == .driver, job.driverID == identity.userID, active.contains(job.status) else { return nil }
         let user = try await database.withConnection { db in try await UserStore().find(db, id: job.customerID) }
         return [
             "id": .string(job.customerID), "name": user?.displayName.map(JSONValue.string) ?? .null,
@@ -120,7 +120,7 @@ extension DispatchService {
             throw APIError.forbidden("Drivers cannot cancel jobs here.")
         }
         let (job, driver) = try await self.job(id, for: identity)
-        let current = job.jobStatus
+        let current = job.status
         if current == .cancelled { return job }
         guard case .allowed = JobStateMachine.check(from: current, to: .cancelled, by: actor) else {
             throw DispatchError.invalidTransition(from: current, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: current, by: actor))
@@ -139,8 +139,8 @@ extension DispatchService {
         guard let updated = result else {
             // Changed under us: answer from the new state.
             let (fresh, _) = try await self.job(id, for: identity)
-            if fresh.jobStatus == .cancelled { return fresh }
-            throw DispatchError.invalidTransition(from: fresh.jobStatus, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: actor))
+            if fresh.status == .cancelled { return fresh }
+            throw DispatchError.invalidTransition(from: fresh.status, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: actor))
         }
         return updated
     }
@@ -178,7 +178,7 @@ extension DispatchService {
         }
         let (job, driver) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
         guard job.driverID == driverID else { throw DispatchError.jobNotFound }
-        let current = job.jobStatus
+        let current = job.status
         if current == to { return job }
         guard case .allowed = JobStateMachine.check(from: current, to: to, by: .driver) else {
             throw DispatchError.invalidTransition(from: current, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: current, by: .driver))
@@ -211,9 +211,9 @@ extension DispatchService {
         }
         guard let updated = result else {
             let (fresh, _) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
-            if fresh.jobStatus == to { return fresh }
-            if to == .started, fresh.jobStatus == .arrived, try await adjustment(id)?.adjustmentStatus == .pending { throw DispatchError.adjustmentPending }
-            throw DispatchError.invalidTransition(from: fresh.jobStatus, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.jobStatus, by: .driver))
+            if fresh.status == to { return fresh }
+            if to == .started, fresh.status == .arrived, try await adjustment(id)?.status == .pending { throw DispatchError.adjustmentPending }
+            throw DispatchError.invalidTransition(from: fresh.status, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: .driver))
         }
         // A job booked ahead whose driver sets off before its hold's time takes it now: the
         // work is about to be done and must be payable.

@@ -27,7 +27,7 @@ extension DispatchService {
     func cancelUnpaid(_ jobID: String, _ error: PaymentError) async {
         do {
             let (job, driver) = try await self.job(jobID, for: Identity(userID: JobActor.system.rawValue, role: .service, expiresAt: .infinity))
-            let current = job.jobStatus
+            let current = job.status
             guard case .allowed = JobStateMachine.check(from: current, to: .cancelled, by: .system) else {
                 logger.error("a scheduled payment hold was refused after the job began", metadata: [
                     "job_id": "\(jobID)", "status": "\(current.rawValue)", "code": "\(error.code)",

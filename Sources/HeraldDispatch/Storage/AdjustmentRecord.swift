@@ -4,7 +4,8 @@ public struct AdjustmentRecord: Sendable, Equatable, Codable {
     public var jobID: String
     public var driverID: String
     public var customerID: String
-    public var status: String
+    /// Stored as its raw value (`job_adjustments.status`).
+    public var status: AdjustmentStatus
     /// 1 when approved without asking (the price did not go up).
     public var automatic: Int
     public var originalVolumeHundredths: Int64?
@@ -24,8 +25,6 @@ public struct AdjustmentRecord: Sendable, Equatable, Codable {
     public var decidedBy: String?
     public var createdAt: Int64
     public var updatedAt: Int64
-
-    public var adjustmentStatus: AdjustmentStatus { AdjustmentStatus(rawValue: status) ?? .cancelled }
 
     enum CodingKeys: String, CodingKey {
         case status, automatic, currency, extensions

@@ -15,7 +15,7 @@ public struct AdjustmentStore: Sendable {
             INSERT INTO job_adjustments (job_id, driver_id, customer_id, status, automatic, original_volume_hundredths,
                 actual_volume_hundredths, original_price_minor, new_price_minor, currency, price_lines, trip_fee_minor, deadline_at,
                 extensions, expired_at, decided_at, decided_by, created_at, updated_at)
-            VALUES (\(bind: a.jobID), \(bind: a.driverID), \(bind: a.customerID), \(bind: a.status), \(bind: a.automatic),
+            VALUES (\(bind: a.jobID), \(bind: a.driverID), \(bind: a.customerID), \(bind: a.status.rawValue), \(bind: a.automatic),
                 \(bind: a.originalVolumeHundredths), \(bind: a.actualVolumeHundredths), \(bind: a.originalPriceMinor), \(bind: a.newPriceMinor),
                 \(bind: a.currency), \(bind: a.priceLines), \(bind: a.tripFeeMinor), \(bind: a.deadlineAt), \(bind: a.extensions),
                 \(bind: a.expiredAt), \(bind: a.decidedAt), \(bind: a.decidedBy), \(bind: a.createdAt), \(bind: a.updatedAt))

@@ -5,7 +5,7 @@ public struct HoldRecord: Sendable, Equatable, Codable {
     public var jobID: String
     public var provider: String
     public var reference: String
-    public var status: String
+    public var status: Status
     public var authorizedMinor: Int64
     public var amountMinor: Int64
     public var capturedMinor: Int64
@@ -22,15 +22,34 @@ public struct HoldRecord: Sendable, Equatable, Codable {
     public var paymentMethod: String?
     public var customerID: String?
 
-    /// Herald's status of a hold not taken yet (see `HoldTiming`): there is no provider
-    /// record, so nothing to change, capture or release until it is taken.
-    public static let scheduled = "scheduled"
+    /// A hold's status as stored (`payment_holds.status`): the provider's `HoldStatus`, or
+    /// `scheduled`, Herald's own for a hold not taken yet (see `HoldTiming`): there is no
+    /// provider record, so nothing to change, capture or release until it is taken.
+    public enum Status: String, Sendable, Codable, CaseIterable {
+        case scheduled, authorized, captured, cancelled
 
-    public var isScheduled: Bool { status == Self.scheduled }
+        public init(_ provider: HoldStatus) {
+            switch provider {
+            case .authorized: self = .authorized
+            case .captured: self = .captured
+            case .cancelled: self = .cancelled
+            }
+        }
+    }
 
+    public var isScheduled: Bool { status == .scheduled }
+
+    /// The hold as the provider would report it. A scheduled hold has no live authorisation
+    /// at the provider, so it reads as `cancelled`: nothing to change, capture or release.
     public var state: HoldState {
-        HoldState(
-            reference: reference, status: HoldStatus(rawValue: status) ?? .cancelled, authorizedMinor: authorizedMinor, amountMinor: amountMinor,
+        let provider: HoldStatus =
+            switch status {
+            case .authorized: .authorized
+            case .captured: .captured
+            case .cancelled, .scheduled: .cancelled
+            }
+        return HoldState(
+            reference: reference, status: provider, authorizedMinor: authorizedMinor, amountMinor: amountMinor,
             capturedMinor: capturedMinor, currency: currency)
     }
 

@@ -33,7 +33,7 @@ public struct HoldStore: Sendable {
             """
             INSERT INTO payment_holds (job_id, provider, reference, status, authorized_minor, amount_minor, captured_minor, currency,
                 pending_op, pending_amount_minor, attempts, next_attempt_at, payment_method, customer_id, created_at, updated_at)
-            VALUES (\(bind: jobID), \(bind: provider), '', \(bind: HoldRecord.scheduled), 0, \(bind: amountMinor), 0, \(bind: currency),
+            VALUES (\(bind: jobID), \(bind: provider), '', \(bind: HoldRecord.Status.scheduled.rawValue), 0, \(bind: amountMinor), 0, \(bind: currency),
                 \(bind: HoldOperation.authorize(amountMinor).name), \(bind: amountMinor), 0, \(bind: holdAt), \(bind: paymentMethod),
                 \(bind: customerID), \(bind: now), \(bind: now))
             """
@@ -51,7 +51,7 @@ public struct HoldStore: Sendable {
                 next_attempt_at = CASE WHEN pending_op = 'authorize' THEN NULL ELSE next_attempt_at END,
                 pending_amount_minor = CASE WHEN pending_op = 'authorize' THEN NULL ELSE pending_amount_minor END,
                 pending_op = CASE WHEN pending_op = 'authorize' THEN NULL ELSE pending_op END
-            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.scheduled)
+            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.Status.scheduled.rawValue)
             """
         ).run()
     }
@@ -61,7 +61,7 @@ public struct HoldStore: Sendable {
         try await db.raw(
             """
             UPDATE payment_holds SET next_attempt_at = \(bind: now), updated_at = \(bind: now)
-            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.scheduled) AND pending_op = 'authorize' AND next_attempt_at > \(bind: now)
+            WHERE job_id = \(bind: jobID) AND status = \(bind: HoldRecord.Status.scheduled.rawValue) AND pending_op = 'authorize' AND next_attempt_at > \(bind: now)
             RETURNING job_id
             """
         ).first() != nil

@@ -5,7 +5,8 @@ public struct JobRecord: Sendable, Equatable, Codable {
     public var id: String
     public var customerID: String
     public var driverID: String?
-    public var status: String
+    /// Stored as its raw value (`jobs.status`); the enum is the only mapping.
+    public var status: JobStatus
     public var address: String
     public var latitude: Double?
     public var longitude: Double?
@@ -35,8 +36,6 @@ public struct JobRecord: Sendable, Equatable, Codable {
     public var expiredAt: Int64?
     public var cancelledBy: String?
     public var cancelReason: String?
-
-    public var jobStatus: JobStatus { JobStatus(rawValue: status) ?? .cancelled }
 
     enum CodingKeys: String, CodingKey {
         case id, status, address, latitude, longitude, items, notes, currency, version

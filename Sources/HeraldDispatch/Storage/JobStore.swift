@@ -18,7 +18,7 @@ public struct JobStore: Sendable {
             INSERT INTO jobs (id, customer_id, driver_id, status, address, latitude, longitude, items, volume_hundredths,
                 scheduled_at, notes, price_minor, currency, price_lines, offer_round, offer_radius_m, next_round_at, version,
                 created_at, updated_at)
-            VALUES (\(bind: job.id), \(bind: job.customerID), NULL, \(bind: job.status), \(bind: job.address), \(bind: job.latitude),
+            VALUES (\(bind: job.id), \(bind: job.customerID), NULL, \(bind: job.status.rawValue), \(bind: job.address), \(bind: job.latitude),
                 \(bind: job.longitude), \(bind: job.items), \(bind: job.volumeHundredths), \(bind: job.scheduledAt), \(bind: job.notes),
                 \(bind: job.priceMinor), \(bind: job.currency), \(bind: job.priceLines), \(bind: job.offerRound), \(bind: job.offerRadiusM),
                 \(bind: job.nextRoundAt), \(bind: job.version), \(bind: job.createdAt), \(bind: job.updatedAt))

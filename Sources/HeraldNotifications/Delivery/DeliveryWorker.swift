@@ -171,7 +171,7 @@ public final class DeliveryWorker: Service, Sendable {
     struct Outcome: Sendable {
         var deliveryID: String
         /// The delivery's new status (`pending` again for a retry).
-        var status: String
+        var status: DeliveryStatus
         var providerMessageID: String?
         var reason: String?
         var latency: Int?
@@ -180,8 +180,9 @@ public final class DeliveryWorker: Service, Sendable {
         var deactivateDevice: String?
         /// The notification that reached a device by push.
         var sentNotification: String?
-        /// The statistics label: `sent`, `retry`, `failed`, `dead`, `skipped`.
-        var counted: String
+
+        /// The statistics label: `sent`, `retry` (pending again), `failed`, `dead`, `skipped`.
+        var counted: String { status == .pending ? "retry" : status.rawValue }
     }
 
     /// Reads what each push says from its notification and device, as they are now, with three
@@ -246,7 +247,7 @@ public final class DeliveryWorker: Service, Sendable {
     func attempt(_ delivery: DeliveryRecord, _ prepared: Prepared) async -> Outcome {
         switch prepared {
         case .skip(let reason):
-            return Outcome(deliveryID: delivery.id, status: "skipped", reason: reason, counted: "skipped")
+            return Outcome(deliveryID: delivery.id, status: .skipped, reason: reason)
         case .send(let message, let createdAt):
             return await send(message, delivery: delivery, createdAt: createdAt)
         }
@@ -254,7 +255,7 @@ public final class DeliveryWorker: Service, Sendable {
 
     func send(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
         guard let sender = senders[message.provider] else {
-            return Outcome(deliveryID: delivery.id, status: "dead", reason: "no_sender_for_provider", counted: "dead")
+            return Outcome(deliveryID: delivery.id, status: .dead, reason: "no_sender_for_provider")
         }
         let started = ContinuousClock.now
         let result: PushResult
@@ -273,23 +274,21 @@ public final class DeliveryWorker: Service, Sendable {
         switch result {
         case .accepted(let id):
             return Outcome(
-                deliveryID: delivery.id, status: "sent", providerMessageID: id, latency: latency, sentNotification: message.notificationID,
-                counted: "sent")
+                deliveryID: delivery.id, status: .sent, providerMessageID: id, latency: latency, sentNotification: message.notificationID)
         case .retryLater(let failure, let after):
             let reason = failure.description
             let now = clock.now().epochMilliseconds
             let delay = settings.retry.delay(
                 afterAttempt: delivery.attempts, retryAfterMilliseconds: after.map(\.wholeMilliseconds), jitter: Double.random(in: 0..<1))
             if settings.retry.mayRetry(attempts: delivery.attempts, createdAt: createdAt, retryAt: now + delay) {
-                return Outcome(deliveryID: delivery.id, status: "pending", reason: reason, latency: latency, retryAt: now + delay, counted: "retry")
+                return Outcome(deliveryID: delivery.id, status: .pending, reason: reason, latency: latency, retryAt: now + delay)
             }
-            return Outcome(deliveryID: delivery.id, status: "dead", reason: "gave_up: \(reason)", latency: latency, counted: "dead")
+            return Outcome(deliveryID: delivery.id, status: .dead, reason: "gave_up: \(reason)", latency: latency)
         case .tokenGone(let failure):
             return Outcome(
-                deliveryID: delivery.id, status: "failed", reason: failure.description, latency: latency, deactivateDevice: message.deviceID,
-                counted: "failed")
+                deliveryID: delivery.id, status: .failed, reason: failure.description, latency: latency, deactivateDevice: message.deviceID)
         case .refused(let failure):
-            return Outcome(deliveryID: delivery.id, status: "dead", reason: failure.description, latency: latency, counted: "dead")
+            return Outcome(deliveryID: delivery.id, status: .dead, reason: failure.description, latency: latency)
         }
     }
 

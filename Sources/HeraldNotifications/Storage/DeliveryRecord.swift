@@ -4,13 +4,10 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public var id: String
     public var notificationID: String
     public var userID: String
-    /// `socket` or `push`.
-    public var channel: String
+    public var channel: DeliveryChannel
     public var deviceID: String?
     public var provider: String?
-    /// socket: `awaiting_ack` → `acknowledged` | `unacknowledged`; or `published` (no ack wanted).
-    /// push: `pending` → `sending` → `sent` | `pending` (retry) | `failed` | `dead` | `skipped`.
-    public var status: String
+    public var status: DeliveryStatus
     public var attempts: Int
     /// When the row is next due: the ack deadline, or the next push attempt.
     public var nextAttemptAt: Int64
@@ -23,8 +20,8 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public var completedAt: Int64?
 
     public init(
-        id: String, notificationID: String, userID: String, channel: String, deviceID: String? = nil, provider: String? = nil,
-        status: String, attempts: Int = 0, nextAttemptAt: Int64, leaseUntil: Int64? = nil, providerMessageID: String? = nil,
+        id: String, notificationID: String, userID: String, channel: DeliveryChannel, deviceID: String? = nil, provider: String? = nil,
+        status: DeliveryStatus, attempts: Int = 0, nextAttemptAt: Int64, leaseUntil: Int64? = nil, providerMessageID: String? = nil,
         reason: String? = nil, latencyMs: Int? = nil, createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil
     ) {
         self.id = id

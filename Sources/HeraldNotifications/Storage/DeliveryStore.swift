@@ -21,7 +21,7 @@ public struct DeliveryStore: Sendable {
             ], capacity: records.count)
         for d in records {
             rows.append(
-                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel), .text(d.deviceID), .text(d.provider), .text(d.status),
+                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel.rawValue), .text(d.deviceID), .text(d.provider), .text(d.status.rawValue),
                 .integer(Int64(d.attempts)), .integer(d.nextAttemptAt), .integer(d.leaseUntil), .text(d.providerMessageID),
                 .text(d.reason), .integer(d.latencyMs), .integer(d.createdAt), .integer(d.updatedAt), .integer(d.completedAt))
         }
@@ -33,8 +33,8 @@ public struct DeliveryStore: Sendable {
             """
             INSERT INTO notification_deliveries (id, notification_id, user_id, channel, device_id, provider, status, attempts,
                 next_attempt_at, lease_until, provider_message_id, reason, latency_ms, created_at, updated_at, completed_at)
-            VALUES (\(bind: d.id), \(bind: d.notificationID), \(bind: d.userID), \(bind: d.channel), \(bind: d.deviceID),
-                \(bind: d.provider), \(bind: d.status), \(bind: d.attempts), \(bind: d.nextAttemptAt), \(bind: d.leaseUntil),
+            VALUES (\(bind: d.id), \(bind: d.notificationID), \(bind: d.userID), \(bind: d.channel.rawValue), \(bind: d.deviceID),
+                \(bind: d.provider), \(bind: d.status.rawValue), \(bind: d.attempts), \(bind: d.nextAttemptAt), \(bind: d.leaseUntil),
                 \(bind: d.providerMessageID), \(bind: d.reason), \(bind: d.latencyMs), \(bind: d.createdAt), \(bind: d.updatedAt),
                 \(bind: d.completedAt))
             """
@@ -52,7 +52,7 @@ public struct DeliveryStore: Sendable {
     }
 
     /// Delivery log for operators, newest first.
-    public func list(_ db: any SQLDatabase, notificationID: String?, status: String?, limit: Int) async throws -> [DeliveryRecord] {
+    public func list(_ db: any SQLDatabase, notificationID: String?, status: DeliveryStatus?, limit: Int) async throws -> [DeliveryRecord] {
         var query = SQLQueryString("SELECT * FROM notification_deliveries WHERE 1 = 1")
         if let notificationID {
             query.appendInterpolation(unsafeRaw: " AND notification_id = ")
@@ -60,7 +60,7 @@ public struct DeliveryStore: Sendable {
         }
         if let status {
             query.appendInterpolation(unsafeRaw: " AND status = ")
-            query.appendInterpolation(bind: status)
+            query.appendInterpolation(bind: status.rawValue)
         }
         query.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: limit)
@@ -138,13 +138,13 @@ public struct DeliveryStore: Sendable {
         public var id: String
         /// `sent`, `failed`, `dead` or `skipped` end the delivery; `pending` with `retryAt`
         /// schedules another attempt.
-        public var status: String
+        public var status: DeliveryStatus
         public var providerMessageID: String?
         public var reason: String?
         public var latencyMs: Int?
         public var retryAt: Int64?
 
-        public init(id: String, status: String, providerMessageID: String? = nil, reason: String? = nil, latencyMs: Int? = nil, retryAt: Int64? = nil) {
+        public init(id: String, status: DeliveryStatus, providerMessageID: String? = nil, reason: String? = nil, latencyMs: Int? = nil, retryAt: Int64? = nil) {
             self.id = id
             self.status = status
             self.providerMessageID = providerMessageID
@@ -165,8 +165,8 @@ public struct DeliveryStore: Sendable {
             for (index, end) in chunk.enumerated() {
                 // Typed explicitly: PostgreSQL cannot infer a column's type from binds alone.
                 let values: [(any Encodable & Sendable, String)] = [
-                    (end.id, "TEXT"), (end.status, "TEXT"), (end.providerMessageID, "TEXT"), (end.reason, "TEXT"),
-                    (end.latencyMs.map(Int64.init), "INTEGER"), (end.retryAt ?? now, "BIGINT"), (end.status != "pending" ? now : nil, "BIGINT"),
+                    (end.id, "TEXT"), (end.status.rawValue, "TEXT"), (end.providerMessageID, "TEXT"), (end.reason, "TEXT"),
+                    (end.latencyMs.map(Int64.init), "INTEGER"), (end.retryAt ?? now, "BIGINT"), (end.status != .pending ? now : nil, "BIGINT"),
                 ]
                 for (column, (value, type)) in values.enumerated() {
                     query.appendInterpolation(unsafeRaw: column > 0 ? ", CAST(" : (index > 0 ? ", (CAST(" : "(CAST("))

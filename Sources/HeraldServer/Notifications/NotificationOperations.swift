@@ -160,7 +160,7 @@ extension PushRoutes {
             response: Schema.object(["deliveries": ["type": "array"]]),
             parameters: [
                 ["name": "notification_id", "in": "query", "schema": ["type": "string"]],
-                ["name": "status", "in": "query", "schema": Schema.enumeration(PushRoutes.statuses.sorted())],
+                ["name": "status", "in": "query", "schema": Schema.enumeration(DeliveryStatus.allCases.map(\.rawValue).sorted())],
                 ["name": "limit", "in": "query", "schema": ["type": "integer", "minimum": 1, "maximum": 1000, "default": 100]],
             ]),
     ]

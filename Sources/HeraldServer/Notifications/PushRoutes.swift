@@ -36,8 +36,11 @@ struct PushRoutes {
             let query = request.uri.queryParameters
             var v = FieldValidator()
             let notificationID = query["notification_id"].map(String.init)
-            let status = query["status"].map(String.init)
-            if let status { v.check(Self.statuses.contains(status), "status", "must be one of \(Self.statuses.sorted().joined(separator: ", "))") }
+            let statusText = query["status"].map(String.init)
+            let status = statusText.flatMap(DeliveryStatus.init(rawValue:))
+            if statusText != nil && status == nil {
+                v.fail("status", "must be one of \(DeliveryStatus.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
+            }
             var limit = 100
             if let text = query["limit"] {
                 if let value = Int(String(text)), (1...1000).contains(value) { limit = value } else { v.fail("limit", "must be an integer from 1 to 1000") }
@@ -51,16 +54,12 @@ struct PushRoutes {
         }
     }
 
-    static let statuses: Set<String> = [
-        "awaiting_ack", "acknowledged", "unacknowledged", "published", "pending", "sending", "sent", "failed", "dead", "skipped",
-    ]
-
     static func json(_ d: DeliveryRecord) -> JSONValue {
         func time(_ ms: Int64?) -> JSONValue { ms.map { .string(Timestamp.string(epochMilliseconds: $0)) } ?? .null }
         return .object([
             "id": .string(d.id), "notification_id": .string(d.notificationID), "user_id": .string(d.userID),
-            "channel": .string(d.channel), "device_id": d.deviceID.map(JSONValue.string) ?? .null,
-            "provider": d.provider.map(JSONValue.string) ?? .null, "status": .string(d.status),
+            "channel": .string(d.channel.rawValue), "device_id": d.deviceID.map(JSONValue.string) ?? .null,
+            "provider": d.provider.map(JSONValue.string) ?? .null, "status": .string(d.status.rawValue),
             "attempts": .number(Double(d.attempts)), "next_attempt_at": time(d.nextAttemptAt),
             "provider_message_id": d.providerMessageID.map(JSONValue.string) ?? .null,
             "reason": d.reason.map(JSONValue.string) ?? .null, "latency_ms": d.latencyMs.map { .number(Double($0)) } ?? .null,

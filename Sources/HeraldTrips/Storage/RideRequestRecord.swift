@@ -2,7 +2,8 @@
 public struct RideRequestRecord: Sendable, Equatable, Codable {
     public var id: String
     public var riderID: String
-    public var state: String
+    /// Stored as its raw value (`ride_requests.state`).
+    public var state: RideRequestState
     public var pickupLatitude: Double
     public var pickupLongitude: Double
     public var pickupAddress: String?
@@ -30,7 +31,6 @@ public struct RideRequestRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var updatedAt: Int64
 
-    public var requestState: RideRequestState { RideRequestState(rawValue: state) ?? .cancelled }
 
     enum CodingKeys: String, CodingKey {
         case id, state, currency

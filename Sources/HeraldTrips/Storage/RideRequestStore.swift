@@ -13,7 +13,7 @@ public struct RideRequestStore: Sendable {
                 dropoff_latitude, dropoff_longitude, dropoff_address, dropoff_place_id, ride_type, passenger_count, payment_method_id,
                 distance_m, duration_s, fare_min_minor, fare_max_minor, currency, surge_multiplier, surge_cell, search_radius_m,
                 offer_round, next_round_at, expires_at, trip_id, driver_id, created_at, updated_at)
-            VALUES (\(bind: r.id), \(bind: r.riderID), \(bind: r.state), \(bind: r.pickupLatitude), \(bind: r.pickupLongitude),
+            VALUES (\(bind: r.id), \(bind: r.riderID), \(bind: r.state.rawValue), \(bind: r.pickupLatitude), \(bind: r.pickupLongitude),
                 \(bind: r.pickupAddress), \(bind: r.pickupPlaceID), \(bind: r.dropoffLatitude), \(bind: r.dropoffLongitude),
                 \(bind: r.dropoffAddress), \(bind: r.dropoffPlaceID), \(bind: r.rideType), \(bind: r.passengerCount),
                 \(bind: r.paymentMethodID), \(bind: r.distanceM), \(bind: r.durationS), \(bind: r.fareMinMinor), \(bind: r.fareMaxMinor),

@@ -4,7 +4,8 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var requestID: String
     public var riderID: String
     public var driverID: String
-    public var state: String
+    /// Stored as its raw value (`trips.state`).
+    public var state: TripState
     /// Bumped on every change a client can see; the ETag is `"trip-v{version}"`.
     public var version: Int64
     public var pickupLatitude: Double
@@ -44,7 +45,6 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var driverRating: Int? = nil
     public var driverComment: String? = nil
 
-    public var tripState: TripState { TripState(rawValue: state) ?? .cancelled }
     public var etag: String { "\"trip-v\(version)\"" }
 
     enum CodingKeys: String, CodingKey {
@@ -91,7 +91,7 @@ extension TripRecord {
     /// The trip a request becomes when `driverID` accepts it.
     public init(id: String, request r: RideRequestRecord, driverID: String, now: Int64) {
         self.init(
-            id: id, requestID: r.id, riderID: r.riderID, driverID: driverID, state: TripState.accepted.rawValue, version: 1,
+            id: id, requestID: r.id, riderID: r.riderID, driverID: driverID, state: .accepted, version: 1,
             pickupLatitude: r.pickupLatitude, pickupLongitude: r.pickupLongitude, pickupAddress: r.pickupAddress, pickupPlaceID: r.pickupPlaceID,
             dropoffLatitude: r.dropoffLatitude, dropoffLongitude: r.dropoffLongitude, dropoffAddress: r.dropoffAddress,
             dropoffPlaceID: r.dropoffPlaceID, rideType: r.rideType, passengerCount: r.passengerCount, distanceM: r.distanceM,

@@ -13,7 +13,7 @@ public struct TripStore: Sendable {
             INSERT INTO trips (id, request_id, rider_id, driver_id, state, version, pickup_latitude, pickup_longitude, pickup_address,
                 pickup_place_id, dropoff_latitude, dropoff_longitude, dropoff_address, dropoff_place_id, ride_type, passenger_count,
                 distance_m, duration_s, fare_min_minor, fare_max_minor, currency, surge_multiplier, flags, accepted_at, created_at, updated_at)
-            VALUES (\(bind: t.id), \(bind: t.requestID), \(bind: t.riderID), \(bind: t.driverID), \(bind: t.state), \(bind: t.version),
+            VALUES (\(bind: t.id), \(bind: t.requestID), \(bind: t.riderID), \(bind: t.driverID), \(bind: t.state.rawValue), \(bind: t.version),
                 \(bind: t.pickupLatitude), \(bind: t.pickupLongitude), \(bind: t.pickupAddress), \(bind: t.pickupPlaceID),
                 \(bind: t.dropoffLatitude), \(bind: t.dropoffLongitude), \(bind: t.dropoffAddress), \(bind: t.dropoffPlaceID),
                 \(bind: t.rideType), \(bind: t.passengerCount), \(bind: t.distanceM), \(bind: t.durationS), \(bind: t.fareMinMinor),

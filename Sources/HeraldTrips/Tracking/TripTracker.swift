@@ -35,7 +35,7 @@ public final class TripTracker: RealtimeSubscriber {
             id = t.id
             riderID = t.riderID
             driverID = t.driverID
-            state = t.tripState
+            state = t.state
             pickup = GeoPoint(latitude: t.pickupLatitude, longitude: t.pickupLongitude)
             dropoff = GeoPoint(latitude: t.dropoffLatitude, longitude: t.dropoffLongitude)
         }
@@ -143,7 +143,7 @@ public final class TripTracker: RealtimeSubscriber {
         guard let (trip, onJob) = try? await loader(driverID) else { return }
         state.withLock { drivers in
             var driver = drivers[driverID] ?? Driver(limit: LocationRateLimit(rules: config.location), checkedAt: now)
-            if let trip, trip.tripState.isActive {
+            if let trip, trip.state.isActive {
                 if driver.tracked?.trip.id != trip.id { driver.tracked = makeTracked(TripSnapshot(trip)) } else { driver.tracked?.trip = TripSnapshot(trip) }
             } else {
                 driver.tracked = nil
