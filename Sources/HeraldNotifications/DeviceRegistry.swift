@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 import HeraldStorage
 
 /// Registers and retires the push targets of a user (seed 004's `/push/register`).
@@ -78,8 +79,8 @@ public struct DeviceRegistry: Sendable {
         guard let provider, let platform, let token else { throw APIError.validation([FieldError(field: "token", message: "is required")]) }
         let now = clock.now().epochMilliseconds
         let record = DeviceRecord(
-            id: Identifier.make("dev"), userID: userID, provider: provider.rawValue,
-            token: DeviceTokenRules.normalized(token: token, provider: provider), platform: platform.rawValue, deviceID: deviceID,
+            id: Identifier.make("dev"), userID: userID, provider: provider,
+            token: DeviceTokenRules.normalized(token: token, provider: provider), platform: platform, deviceID: deviceID,
             appVersion: appVersion, osVersion: osVersion, locale: locale, userAgent: userAgent.map { String($0.prefix(512)) },
             webpushP256dh: subscription?.p256dh, webpushAuth: subscription?.auth, createdAt: now, lastUsedAt: now)
         return try await database.transaction { db in try await DeviceStore().register(db, record, now: now) }
@@ -109,8 +110,8 @@ public struct DeviceRegistry: Sendable {
         .object([
             "id": .string(d.id),
             "token": .string(d.token),
-            "provider": .string(d.provider),
-            "platform": .string(d.platform),
+            "provider": .string(d.provider.rawValue),
+            "platform": .string(d.platform.rawValue),
             "device_id": d.deviceID.map(JSONValue.string) ?? .null,
             "app_version": d.appVersion.map(JSONValue.string) ?? .null,
             "os_version": d.osVersion.map(JSONValue.string) ?? .null,

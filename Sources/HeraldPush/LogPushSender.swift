@@ -27,11 +27,11 @@ public final class LogPushSender: PushSender {
             "push recorded by the log sender",
             metadata: [
                 "delivery_id": "\(message.deliveryID)", "notification_id": "\(message.notificationID)",
-                "provider": "\(message.provider)", "attempt": "\(message.attempt)",
+                "provider": "\(message.provider.rawValue)", "attempt": "\(message.attempt)",
             ])
         let line: JSONValue = [
             "delivery_id": .string(message.deliveryID), "notification_id": .string(message.notificationID),
-            "user_id": .string(message.userID), "provider": .string(message.provider), "device_id": .string(message.deviceID),
+            "user_id": .string(message.userID), "provider": .string(message.provider.rawValue), "device_id": .string(message.deviceID),
             "title": .string(message.title), "body": message.body.map(JSONValue.string) ?? .null,
             "badge": .number(Double(message.badge)), "collapse_key": message.collapseKey.map(JSONValue.string) ?? .null,
             "category": message.category.map(JSONValue.string) ?? .null,
@@ -51,7 +51,7 @@ public final class LogPushSender: PushSender {
     /// The provider request the push would have been (APNs: path, headers, payload), so the
     /// log shows what a device would get.
     static func request(for message: PushMessage) -> JSONValue? {
-        guard message.provider == "apns", let payload = try? APNsPayload.encode(message),
+        guard message.provider == .apns, let payload = try? APNsPayload.encode(message),
             let body = try? JSONDecoder().decode(JSONValue.self, from: payload)
         else { return nil }
         var headers: [String: JSONValue] = [:]

@@ -11,8 +11,8 @@ public struct PushMessage: Sendable, Equatable {
     public var deviceID: String
     public var type: String
     public var severity: String
-    public var provider: String
-    public var platform: String
+    public var provider: PushProvider
+    public var platform: DevicePlatform
     public var token: String
     public var webpushP256dh: String?
     public var webpushAuth: String?
@@ -49,8 +49,8 @@ public struct PushMessage: Sendable, Equatable {
     public var deviceUpdatedAt: Int64?
 
     public init(
-        deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: String,
-        platform: String, token: String, webpushP256dh: String? = nil, webpushAuth: String? = nil, title: String,
+        deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: PushProvider,
+        platform: DevicePlatform, token: String, webpushP256dh: String? = nil, webpushAuth: String? = nil, title: String,
         body: String?, data: JSONValue, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil,
         interruptionLevel: String? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1, silent: Bool = false,
         deviceUpdatedAt: Int64? = nil

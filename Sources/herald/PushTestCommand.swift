@@ -50,17 +50,29 @@ struct PushTest: AsyncParsableCommand {
                     body: "Sent by herald push-test at \(Timestamp.string(clock.now()))", data: ["push_test": true], badge: badge,
                     deviceUpdatedAt: device.lastUsedAt)
                 let sender = providers.senders[device.provider] ?? fallback
-                let via = providers.senders[device.provider] == nil ? "log sender" : device.provider
+                let via = providers.senders[device.provider] == nil ? "log sender" : device.provider.rawValue
                 do {
                     let result = try await withDeadline(.milliseconds(config.push.requestTimeoutMs)) { try await sender.send(message) }
-                    lines.append("\(device.id) (\(device.platform), \(via)): \(result)")
+                    lines.append("\(device.id) (\(device.platform.rawValue), \(via)): \(Self.summary(result))")
                 } catch {
-                    lines.append("\(device.id) (\(device.platform), \(via)): error \(error)")
+                    lines.append("\(device.id) (\(device.platform.rawValue), \(via)): error \(error)")
                 }
             }
             for client in providers.clients { await client.shutdown() }
             return lines
         }
         for line in lines { print(line) }
+    }
+
+    /// One device's answer as an operator reads it: `delivered` with the provider's id, or
+    /// what the provider said and what the worker would do about it.
+    static func summary(_ result: PushResult) -> String {
+        switch result {
+        case .accepted(let id): "delivered" + (id.map { " (provider message id \($0))" } ?? "")
+        case .retryLater(let failure, let after):
+            "not delivered, would retry: \(failure)" + (after.map { " (retry after \($0.components.seconds) s)" } ?? "")
+        case .tokenGone(let failure): "token gone, device would be deactivated: \(failure)"
+        case .refused(let failure): "refused: \(failure)"
+        }
     }
 }

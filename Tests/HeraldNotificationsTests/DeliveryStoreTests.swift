@@ -8,7 +8,7 @@ import Testing
 @Suite struct DeliveryStoreTests {
     static func push(_ id: String, status: DeliveryStatus, due: Int64, lease: Int64? = nil) -> DeliveryRecord {
         DeliveryRecord(
-            id: id, notificationID: "ntf_\(id)", userID: "u1", channel: .push, deviceID: "dev", provider: "apns", status: status,
+            id: id, notificationID: "ntf_\(id)", userID: "u1", channel: .push, deviceID: "dev", provider: .apns, status: status,
             nextAttemptAt: due, leaseUntil: lease, createdAt: 0, updatedAt: 0)
     }
 

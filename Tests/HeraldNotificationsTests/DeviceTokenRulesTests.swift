@@ -1,5 +1,6 @@
 import Foundation
 import HeraldNotifications
+import HeraldPush
 import Testing
 
 private func base64URL(_ bytes: [UInt8], padded: Bool = false) -> String {

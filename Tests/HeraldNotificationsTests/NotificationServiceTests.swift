@@ -14,7 +14,7 @@ import Testing
         try await TestDatabase.with(engine) { database in
             let h = NotificationHarness(database: database)
             let phone = try await h.device("ann")
-            let tablet = try await h.device("ann", provider: "fcm", token: "fcm_" + String(repeating: "x", count: 40))
+            let tablet = try await h.device("ann", provider: .fcm, token: "fcm_" + String(repeating: "x", count: 40))
             let old = try await h.device("ann")
             _ = try await database.withConnection { db in try await DeviceStore().deactivate(db, id: old.id, reason: "Unregistered", now: 0) }
             try await h.device("bob")

@@ -79,12 +79,12 @@ struct NotificationHarness: Sendable {
 
     /// Registers an active device and returns its record.
     @discardableResult
-    func device(_ user: String, provider: String = "apns", token: String? = nil) async throws -> DeviceRecord {
+    func device(_ user: String, provider: PushProvider = .apns, token: String? = nil) async throws -> DeviceRecord {
         let now = clock.now().epochMilliseconds
         let record = DeviceRecord(
             id: Identifier.make("dev"), userID: user, provider: provider,
             token: token ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined(),
-            platform: provider == "apns" ? "ios" : "android", createdAt: now, lastUsedAt: now)
+            platform: provider == .apns ? .ios : .android, createdAt: now, lastUsedAt: now)
         return try await database.transaction { db in try await DeviceStore().register(db, record, now: now).device }
     }
 

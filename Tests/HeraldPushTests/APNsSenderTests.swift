@@ -51,7 +51,7 @@ struct APNsFixture {
     static func message(body: String? = "Silver Camry, 4 min", deviceUpdatedAt: Int64? = nil) -> PushMessage {
         PushMessage(
             deliveryID: "dlv_test1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned",
-            severity: "alert", provider: "apns", platform: "ios", token: token, title: "Alex is on the way", body: body,
+            severity: "alert", provider: .apns, platform: .ios, token: token, title: "Alex is on the way", body: body,
             data: ["job_id": "job_42", "notification_id": "ntf_1"], category: "DRIVER_ASSIGNED", threadID: nil,
             collapseKey: "job_42", interruptionLevel: "time-sensitive", badge: 3, expiresAt: 1_900_000_000_000,
             deviceUpdatedAt: deviceUpdatedAt)

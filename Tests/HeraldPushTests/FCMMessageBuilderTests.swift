@@ -13,7 +13,7 @@ import Testing
     ) -> PushMessage {
         PushMessage(
             deliveryID: "dlv_1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned", severity: severity,
-            provider: "fcm", platform: "android", token: "fcm-token", title: "Alex is on the way", body: body, data: data,
+            provider: .fcm, platform: .android, token: "fcm-token", title: "Alex is on the way", body: body, data: data,
             category: category, threadID: threadID, collapseKey: collapseKey, interruptionLevel: interruptionLevel, badge: 3,
             expiresAt: expiresAt)
     }

@@ -19,7 +19,7 @@ import Testing
     ) -> PushMessage {
         PushMessage(
             deliveryID: "dlv_1", notificationID: "ntf_1", userID: "usr_1", deviceID: "dev_1", type: "trip.arriving", severity: severity,
-            provider: "webpush", platform: "web", token: endpoint, webpushP256dh: subscription.p256dh, webpushAuth: subscription.auth,
+            provider: .webpush, platform: .web, token: endpoint, webpushP256dh: subscription.p256dh, webpushAuth: subscription.auth,
             title: "Driver arriving", body: body, data: data, collapseKey: collapseKey, interruptionLevel: interruptionLevel, badge: 3,
             expiresAt: expiresAt)
     }
@@ -287,8 +287,8 @@ import Testing
         _ = try WebPushEncryption.encrypt(plaintext: plaintext, userAgentPublicKey: subscription.publicKey, authSecret: subscription.authSecret)
 
         let hugeTitle = PushMessage(
-            deliveryID: "d", notificationID: "n", userID: "u", deviceID: "v", type: "t", severity: "info", provider: "webpush",
-            platform: "web", token: "https://push.example/x", title: String(repeating: "t", count: 5000), body: nil, data: [:], badge: 0)
+            deliveryID: "d", notificationID: "n", userID: "u", deviceID: "v", type: "t", severity: "info", provider: .webpush,
+            platform: .web, token: "https://push.example/x", title: String(repeating: "t", count: 5000), body: nil, data: [:], badge: 0)
         #expect(throws: WebPushError.self) { try WebPushSender.plaintext(for: hugeTitle) }
     }
 }

@@ -37,7 +37,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     let database: any Database
-    let senders: [String: any PushSender]
+    let senders: [PushProvider: any PushSender]
     let clock: any HeraldClock
     let settings: Settings
     let logger: Logger
@@ -50,12 +50,12 @@ public final class DeliveryWorker: Service, Sendable {
     ///   - senders: by provider (`apns`, `fcm`, `webpush`); `fallback` serves providers not listed.
     ///   - ready: waits until the schema exists (false: shutting down before it did).
     public init(
-        database: any Database, senders: [String: any PushSender], fallback: (any PushSender)?, clock: any HeraldClock,
+        database: any Database, senders: [PushProvider: any PushSender], fallback: (any PushSender)?, clock: any HeraldClock,
         settings: Settings, logger: Logger, ready: @escaping @Sendable () async -> Bool = { true }
     ) {
         var all = senders
         if let fallback {
-            for provider in ["apns", "fcm", "webpush"] where all[provider] == nil { all[provider] = fallback }
+            for provider in PushProvider.allCases where all[provider] == nil { all[provider] = fallback }
         }
         self.database = database
         self.senders = all

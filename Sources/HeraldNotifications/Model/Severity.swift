@@ -24,16 +24,3 @@ public enum DeliveryMode: String, Sendable, Codable, CaseIterable {
     case push
     case inApp = "in_app"
 }
-
-/// The push service a device token belongs to.
-public enum PushProvider: String, Sendable, Codable, CaseIterable {
-    case apns
-    case fcm
-    case webpush
-}
-
-public enum DevicePlatform: String, Sendable, Codable, CaseIterable {
-    case ios
-    case android
-    case web
-}

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPush
 
 /// Shape checks for push tokens before they are stored.
 ///

@@ -1,3 +1,5 @@
+import HeraldPush
+
 /// One planned delivery of a notification: to the user's sockets (waiting for the client's
 /// ack) or to one push device.
 public struct DeliveryRecord: Sendable, Equatable, Codable {
@@ -6,7 +8,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public var userID: String
     public var channel: DeliveryChannel
     public var deviceID: String?
-    public var provider: String?
+    public var provider: PushProvider?
     public var status: DeliveryStatus
     public var attempts: Int
     /// When the row is next due: the ack deadline, or the next push attempt.
@@ -20,7 +22,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public var completedAt: Int64?
 
     public init(
-        id: String, notificationID: String, userID: String, channel: DeliveryChannel, deviceID: String? = nil, provider: String? = nil,
+        id: String, notificationID: String, userID: String, channel: DeliveryChannel, deviceID: String? = nil, provider: PushProvider? = nil,
         status: DeliveryStatus, attempts: Int = 0, nextAttemptAt: Int64, leaseUntil: Int64? = nil, providerMessageID: String? = nil,
         reason: String? = nil, latencyMs: Int? = nil, createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil
     ) {

@@ -21,7 +21,7 @@ public struct DeliveryStore: Sendable {
             ], capacity: records.count)
         for d in records {
             rows.append(
-                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel.rawValue), .text(d.deviceID), .text(d.provider), .text(d.status.rawValue),
+                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel.rawValue), .text(d.deviceID), .text(d.provider?.rawValue), .text(d.status.rawValue),
                 .integer(Int64(d.attempts)), .integer(d.nextAttemptAt), .integer(d.leaseUntil), .text(d.providerMessageID),
                 .text(d.reason), .integer(d.latencyMs), .integer(d.createdAt), .integer(d.updatedAt), .integer(d.completedAt))
         }
@@ -34,7 +34,7 @@ public struct DeliveryStore: Sendable {
             INSERT INTO notification_deliveries (id, notification_id, user_id, channel, device_id, provider, status, attempts,
                 next_attempt_at, lease_until, provider_message_id, reason, latency_ms, created_at, updated_at, completed_at)
             VALUES (\(bind: d.id), \(bind: d.notificationID), \(bind: d.userID), \(bind: d.channel.rawValue), \(bind: d.deviceID),
-                \(bind: d.provider), \(bind: d.status.rawValue), \(bind: d.attempts), \(bind: d.nextAttemptAt), \(bind: d.leaseUntil),
+                \(bind: d.provider?.rawValue), \(bind: d.status.rawValue), \(bind: d.attempts), \(bind: d.nextAttemptAt), \(bind: d.leaseUntil),
                 \(bind: d.providerMessageID), \(bind: d.reason), \(bind: d.latencyMs), \(bind: d.createdAt), \(bind: d.updatedAt),
                 \(bind: d.completedAt))
             """

@@ -1,11 +1,13 @@
+import HeraldPush
+
 /// A registered push target: an APNs or FCM token, or a Web Push subscription (whose token
 /// is its endpoint).
 public struct DeviceRecord: Sendable, Equatable, Codable {
     public var id: String
     public var userID: String
-    public var provider: String
+    public var provider: PushProvider
     public var token: String
-    public var platform: String
+    public var platform: DevicePlatform
     public var deviceID: String?
     public var appVersion: String?
     public var osVersion: String?
@@ -21,7 +23,7 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
     public var isActive: Bool { deactivatedAt == nil }
 
     public init(
-        id: String, userID: String, provider: String, token: String, platform: String, deviceID: String? = nil,
+        id: String, userID: String, provider: PushProvider, token: String, platform: DevicePlatform, deviceID: String? = nil,
         appVersion: String? = nil, osVersion: String? = nil, locale: String? = nil, userAgent: String? = nil,
         webpushP256dh: String? = nil, webpushAuth: String? = nil, createdAt: Int64, lastUsedAt: Int64,
         deactivatedAt: Int64? = nil, deactivationReason: String? = nil

@@ -17,15 +17,15 @@ public struct DeviceStore: Sendable {
     /// and provider are deactivated as `replaced` (the app got a new token). Run in a transaction.
     public func register(_ db: any SQLDatabase, _ device: DeviceRecord, now: Int64) async throws -> (device: DeviceRecord, created: Bool) {
         let existing = try await db.raw(
-            "SELECT id FROM push_devices WHERE provider = \(bind: device.provider) AND token = \(bind: device.token)"
+            "SELECT id FROM push_devices WHERE provider = \(bind: device.provider.rawValue) AND token = \(bind: device.token)"
         ).first()
         guard
             let stored = try await db.raw(
                 """
                 INSERT INTO push_devices (id, user_id, provider, token, platform, device_id, app_version, os_version, locale,
                     user_agent, webpush_p256dh, webpush_auth, created_at, last_used_at, deactivated_at, deactivation_reason)
-                VALUES (\(bind: device.id), \(bind: device.userID), \(bind: device.provider), \(bind: device.token),
-                    \(bind: device.platform), \(bind: device.deviceID), \(bind: device.appVersion), \(bind: device.osVersion),
+                VALUES (\(bind: device.id), \(bind: device.userID), \(bind: device.provider.rawValue), \(bind: device.token),
+                    \(bind: device.platform.rawValue), \(bind: device.deviceID), \(bind: device.appVersion), \(bind: device.osVersion),
                     \(bind: device.locale), \(bind: device.userAgent), \(bind: device.webpushP256dh), \(bind: device.webpushAuth),
                     \(bind: now), \(bind: now), NULL, NULL)
                 ON CONFLICT (provider, token) DO UPDATE SET
@@ -42,7 +42,7 @@ public struct DeviceStore: Sendable {
             try await db.raw(
                 """
                 UPDATE push_devices SET deactivated_at = \(bind: now), deactivation_reason = 'replaced'
-                WHERE user_id = \(bind: stored.userID) AND device_id = \(bind: deviceID) AND provider = \(bind: stored.provider)
+                WHERE user_id = \(bind: stored.userID) AND device_id = \(bind: deviceID) AND provider = \(bind: stored.provider.rawValue)
                 AND id <> \(bind: stored.id) AND deactivated_at IS NULL
                 """
             ).run()

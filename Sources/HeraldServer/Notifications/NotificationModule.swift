@@ -22,8 +22,8 @@ public struct NotificationModule: Sendable {
     public let vapidPublicKey: String?
 
     /// The senders for the configured providers, and the HTTP clients they need run.
-    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [String: any PushSender], clients: [any PushClient], vapidPublicKey: String?) {
-        var senders: [String: any PushSender] = [:]
+    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?) {
+        var senders: [PushProvider: any PushSender] = [:]
         var clients: [any PushClient] = []
         var vapidPublicKey: String?
         let timeout = Duration.milliseconds(push.requestTimeoutMs)
@@ -36,14 +36,14 @@ public struct NotificationModule: Sendable {
             do {
                 let client = try APNsSender.makeClient(apns)
                 clients.append(client)
-                senders["apns"] = try await APNsSender(config: apns, client: client, clock: clock, requestTimeout: timeout)
+                senders[.apns] = try await APNsSender(config: apns, client: client, clock: clock, requestTimeout: timeout)
             } catch { throw await configError("push.apns", error) }
         }
         if let fcm = push.fcm {
             do {
                 let http = try PushHTTP(caFile: fcm.caFile)
                 clients.append(http)
-                senders["fcm"] = try FCMSender(config: fcm, http: http, clock: clock, requestTimeout: timeout)
+                senders[.fcm] = try FCMSender(config: fcm, http: http, clock: clock, requestTimeout: timeout)
             } catch { throw await configError("push.fcm", error) }
         }
         if let webpush = push.webpush {
@@ -52,7 +52,7 @@ public struct NotificationModule: Sendable {
                 clients.append(http)
                 let sender = try WebPushSender(config: webpush, http: http, clock: clock, requestTimeout: timeout)
                 vapidPublicKey = sender.vapidPublicKey
-                senders["webpush"] = sender
+                senders[.webpush] = sender
             } catch { throw await configError("push.webpush", error) }
         }
         return (senders, clients, vapidPublicKey)

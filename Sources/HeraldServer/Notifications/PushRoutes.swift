@@ -59,7 +59,7 @@ struct PushRoutes {
         return .object([
             "id": .string(d.id), "notification_id": .string(d.notificationID), "user_id": .string(d.userID),
             "channel": .string(d.channel.rawValue), "device_id": d.deviceID.map(JSONValue.string) ?? .null,
-            "provider": d.provider.map(JSONValue.string) ?? .null, "status": .string(d.status.rawValue),
+            "provider": d.provider.map { .string($0.rawValue) } ?? .null, "status": .string(d.status.rawValue),
             "attempts": .number(Double(d.attempts)), "next_attempt_at": time(d.nextAttemptAt),
             "provider_message_id": d.providerMessageID.map(JSONValue.string) ?? .null,
             "reason": d.reason.map(JSONValue.string) ?? .null, "latency_ms": d.latencyMs.map { .number(Double($0)) } ?? .null,

@@ -81,7 +81,7 @@ extension TransitRoutes {
                 throw error
             }
             return try respond(
-                ["device_id": .string(device.id), "registered_at": .string(Timestamp.string(epochMilliseconds: device.createdAt)), "platform": .string(device.platform)],
+                ["device_id": .string(device.id), "registered_at": .string(Timestamp.string(epochMilliseconds: device.createdAt)), "platform": .string(device.platform.rawValue)],
                 status: .created, context)
         }
     }

@@ -53,7 +53,7 @@ struct QueueRSS: AsyncParsableCommand {
                     _ = try await DeviceStore().register(
                         db,
                         DeviceRecord(
-                            id: "dev_\(u)", userID: "user_\(u)", provider: "apns", token: deviceToken(u), platform: "ios", appVersion: "5.2.0",
+                            id: "dev_\(u)", userID: "user_\(u)", provider: .apns, token: deviceToken(u), platform: .ios, appVersion: "5.2.0",
                             osVersion: "18.1", locale: "en_GB", createdAt: now, lastUsedAt: now),
                         now: now)
                 }
@@ -74,7 +74,7 @@ struct QueueRSS: AsyncParsableCommand {
                         db,
                         DeliveryRecord(
                             id: "dlv_\(i)", notificationID: "ntf_\(i)", userID: "user_\(u)", channel: "push", deviceID: "dev_\(u)",
-                            provider: "apns", status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
+                            provider: .apns, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
                 }
             }
             if first % 20_000 == 0 { progress("queue-rss: \(first) deliveries queued") }
@@ -96,7 +96,7 @@ struct QueueRSS: AsyncParsableCommand {
         settings.concurrency = concurrency
         settings.batchSize = batch
         let worker = DeliveryWorker(
-            database: database, senders: ["apns": sender], fallback: nil, clock: SystemClock(), settings: settings, logger: logger)
+            database: database, senders: [.apns: sender], fallback: nil, clock: SystemClock(), settings: settings, logger: logger)
         let rssReady = residentBytes().rss
 
         let cpu0 = processCPUMicros()
