@@ -112,7 +112,7 @@ public enum HeraldApplication {
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
-            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime, server: config.server)) { uri, authorization in
+            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime, requestHeadTimeoutMs: config.server.requestHeadTimeoutMs)) { uri, authorization in
                 await realtime.decide(uri: uri, authorization: authorization)
             },
             configuration: .init(

@@ -59,13 +59,13 @@ import Testing
     }
 
     @Test func configValidationNamesBadRates() {
-        var config = HeraldConfig()
-        config.dispatch.pricing.currency = "usd"
-        config.dispatch.pricing.surcharges = [SurchargeConfig(code: "x", when: "full_moon", amountMinor: 1, percentBasisPoints: 5)]
-        config.dispatch.maxRadiusKm = 10
+        var config = DispatchConfig()
+        config.pricing.currency = "usd"
+        config.pricing.surcharges = [SurchargeConfig(code: "x", when: "full_moon", amountMinor: 1, percentBasisPoints: 5)]
+        config.maxRadiusKm = 10
         let fields = Set(config.validationErrors().map(\.field))
         #expect(fields.isSuperset(of: ["dispatch.pricing.currency", "dispatch.pricing.surcharges[0].when", "dispatch.pricing.surcharges[0]", "dispatch.max_radius_km"]))
-        #expect(HeraldConfig().validationErrors().isEmpty)
+        #expect(DispatchConfig().validationErrors().isEmpty)
         #expect(DispatchConfig().roundRadiiMeters == [30_000, 45_000, 60_000])
     }
 }

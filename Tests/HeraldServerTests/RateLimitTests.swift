@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAuth
 import HeraldCore
+import HeraldServer
 import HeraldTestSupport
 import Testing
 

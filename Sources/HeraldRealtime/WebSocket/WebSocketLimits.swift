@@ -25,10 +25,11 @@ public struct WebSocketLimits: Sendable, Equatable {
         self.requestHeadTimeout = requestHeadTimeout
     }
 
-    public init(_ config: RealtimeConfig, server: ServerConfig = ServerConfig()) {
+    /// - Parameter requestHeadTimeoutMs: the server section's `request_head_timeout_ms`.
+    public init(_ config: RealtimeConfig, requestHeadTimeoutMs: Int = 60_000) {
         self.init(
             maxMessageBytes: config.maxPayload, unauthenticatedMaxMessageBytes: config.unauthenticatedMaxPayload,
             partialMessageTimeout: .milliseconds(Int64(config.partialMessageTimeoutMs)),
-            requestHeadTimeout: .milliseconds(Int64(server.requestHeadTimeoutMs)))
+            requestHeadTimeout: .milliseconds(Int64(requestHeadTimeoutMs)))
     }
 }

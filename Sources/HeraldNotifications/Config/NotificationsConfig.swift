@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// A notification type's defaults, from the config file (or built in).
 public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     /// `info`, `warning` or `alert`.
@@ -55,6 +57,15 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     }
 }
 
+extension NotificationTypeConfig {
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}
+
 /// The notifications module: types, routing and dedupe.
 public struct NotificationsConfig: Codable, Sendable, Equatable {
     /// Types besides (or overriding) the built-in ones, keyed by name.
@@ -88,70 +99,29 @@ public struct NotificationsConfig: Codable, Sendable, Equatable {
         try c.override(&maxRecipients, .maxRecipients)
         try c.override(&syncLimit, .syncLimit)
     }
-}
 
-/// The push delivery worker.
-public struct PushConfig: Codable, Sendable, Equatable {
-    /// Run the delivery worker on this node (turn off on nodes that only serve clients).
-    public var workerEnabled = true
-    /// Pushes in flight at once per node.
-    public var concurrency = 32
-    /// Deliveries claimed per database round trip.
-    public var batchSize = 100
-    /// How often an idle worker looks for due deliveries written by other nodes.
-    public var pollIntervalMs = 500
-    /// A claimed delivery whose worker died is retried after this lease.
-    public var leaseSeconds = 60
-    /// Deadline of one provider request.
-    public var requestTimeoutMs = 10_000
-    /// Attempts before a delivery is dead-lettered…
-    public var maxAttempts = 8
-    /// …or this age, whichever comes first.
-    public var maxAgeSeconds = 86_400
-    /// Exponential backoff: first retry after this, doubling up to `retry_max_ms`, with jitter.
-    public var retryBaseMs = 1_000
-    public var retryMaxMs = 600_000
-    /// The log sender (used for providers that are not configured) appends one JSON line per
-    /// push here.
-    public var logFile: String?
-    /// Providers; one left out is served by the log sender.
-    public var apns: APNsConfig?
-    public var fcm: FCMConfig?
-    public var webpush: WebPushConfig?
-
-    enum CodingKeys: String, CodingKey {
-        case concurrency
-        case workerEnabled = "worker_enabled"
-        case batchSize = "batch_size"
-        case pollIntervalMs = "poll_interval_ms"
-        case leaseSeconds = "lease_seconds"
-        case requestTimeoutMs = "request_timeout_ms"
-        case maxAttempts = "max_attempts"
-        case maxAgeSeconds = "max_age_seconds"
-        case retryBaseMs = "retry_base_ms"
-        case retryMaxMs = "retry_max_ms"
-        case logFile = "log_file"
-        case apns, fcm, webpush
-    }
-
-    public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&workerEnabled, .workerEnabled)
-        try c.override(&concurrency, .concurrency)
-        try c.override(&batchSize, .batchSize)
-        try c.override(&pollIntervalMs, .pollIntervalMs)
-        try c.override(&leaseSeconds, .leaseSeconds)
-        try c.override(&requestTimeoutMs, .requestTimeoutMs)
-        try c.override(&maxAttempts, .maxAttempts)
-        try c.override(&maxAgeSeconds, .maxAgeSeconds)
-        try c.override(&retryBaseMs, .retryBaseMs)
-        try c.override(&retryMaxMs, .retryMaxMs)
-        try c.override(&logFile, .logFile)
-        try c.override(&apns, .apns)
-        try c.override(&fcm, .fcm)
-        try c.override(&webpush, .webpush)
+    /// This section's problems, named by their path in the config file.
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("notifications")
+        checks.check((50...600_000).contains(ackTimeoutMs), "ack_timeout_ms", "must be between 50 and 600000")
+        checks.check(dedupeCooldownSeconds >= 0, "dedupe_cooldown_seconds", "must not be negative")
+        checks.check((1...100_000).contains(maxRecipients), "max_recipients", "must be between 1 and 100000")
+        checks.check((1...1000).contains(syncLimit), "sync_limit", "must be between 1 and 1000")
+        for (name, type) in types.sorted(by: { $0.key < $1.key }) {
+            let path = "types.\(name)"
+            checks.check(NotificationTypeConfig.isValidName(name), path, "a type name is 1 to 64 characters of a-z, 0-9 and _")
+            checks.check(["info", "warning", "alert"].contains(type.severity), path + ".severity", "must be info, warning or alert")
+            checks.check(["push", "in_app"].contains(type.delivery), path + ".delivery", "must be push or in_app")
+            if let level = type.interruptionLevel {
+                checks.check(NotificationTypeConfig.interruptionLevels.contains(level), path + ".interruption_level", "must be passive, active, time-sensitive or critical")
+            }
+            if let category = type.category {
+                checks.check((1...64).contains(category.utf8.count), path + ".category", "must be 1 to 64 bytes")
+            }
+            if let cooldown = type.dedupeCooldownSeconds {
+                checks.check(cooldown >= 0, path + ".dedupe_cooldown_seconds", "must not be negative")
+            }
+        }
+        return checks.errors
     }
 }

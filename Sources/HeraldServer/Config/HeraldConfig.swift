@@ -1,3 +1,13 @@
+import HeraldAuth
+import HeraldCore
+import HeraldDispatch
+import HeraldNotifications
+import HeraldPayments
+import HeraldRealtime
+import HeraldStorage
+import HeraldTransit
+import HeraldTrips
+
 /// Everything Herald can be configured with: one JSON or YAML file (snake_case keys), then
 /// environment variables, then command-line flags, each overriding the one before.
 ///
@@ -105,75 +115,6 @@ public struct ServerConfig: Codable, Sendable, Equatable {
         try c.override(&maxConnections, .maxConnections)
         try c.override(&threads, .threads)
         try c.override(&requestHeadTimeoutMs, .requestHeadTimeoutMs)
-    }
-}
-
-public struct DatabaseConfig: Codable, Sendable, Equatable {
-    /// `sqlite:PATH` or `postgres://user:pass@host:port/db`; nil means
-    /// `sqlite:<data_dir>/herald.sqlite`.
-    public var url: String?
-    /// Connection pool size on PostgreSQL.
-    public var maxConnections = 20
-    /// The longest a request waits for a pooled PostgreSQL connection before it is answered
-    /// 503 (the server restarting or failing over must not hang every request).
-    public var acquireTimeoutMs = 10_000
-
-    enum CodingKeys: String, CodingKey {
-        case url
-        case maxConnections = "max_connections"
-        case acquireTimeoutMs = "acquire_timeout_ms"
-    }
-
-    public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&url, .url)
-        try c.override(&maxConnections, .maxConnections)
-        try c.override(&acquireTimeoutMs, .acquireTimeoutMs)
-    }
-}
-
-public struct AuthConfig: Codable, Sendable, Equatable {
-    /// HS256 secret. Nil in development: a random one is generated once and kept in the data dir.
-    public var jwtSecret: String?
-    /// A JWKS document with the public keys (ES256/RS256) of an external issuer
-    /// (Supabase, Auth0, Firebase).
-    public var jwksFile: String?
-    /// When set, tokens must carry this `iss`.
-    public var issuer: String?
-    /// When set, tokens must carry this `aud` (or contain it in an `aud` list).
-    public var audience: String?
-    /// The claim holding the role; a dotted path reaches into objects (`app_metadata.role`).
-    public var roleClaim = "role"
-    /// The role given when the claim is missing or not a Herald role; nil rejects such tokens.
-    public var defaultRole: String?
-    /// Clock skew allowed on `exp` and `nbf`, in seconds.
-    public var leewaySeconds = 30
-
-    enum CodingKeys: String, CodingKey {
-        case jwtSecret = "jwt_secret"
-        case jwksFile = "jwks_file"
-        case issuer
-        case audience
-        case roleClaim = "role_claim"
-        case defaultRole = "default_role"
-        case leewaySeconds = "leeway_seconds"
-    }
-
-    public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&jwtSecret, .jwtSecret)
-        try c.override(&jwksFile, .jwksFile)
-        try c.override(&issuer, .issuer)
-        try c.override(&audience, .audience)
-        try c.override(&roleClaim, .roleClaim)
-        try c.override(&defaultRole, .defaultRole)
-        try c.override(&leewaySeconds, .leewaySeconds)
     }
 }
 
@@ -360,72 +301,5 @@ public struct LoggingConfig: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         try c.override(&level, .level)
         try c.override(&format, .format)
-    }
-}
-
-/// The realtime gateway: Socket.IO at `/socket.io/` and the native WebSocket protocol at
-/// `/api/v1/realtime`.
-public struct RealtimeConfig: Codable, Sendable, Equatable {
-    public var pingIntervalMs = 25_000
-    public var pingTimeoutMs = 20_000
-    /// Largest message a client may send, in bytes.
-    public var maxPayload = 1_000_000
-    /// Largest message a WebSocket peer may send before it authenticated (a Socket.IO
-    /// CONNECT with its token fits easily): anyone may open a Socket.IO WebSocket.
-    public var unauthenticatedMaxPayload = 16_384
-    /// A message begun (a partial frame, or fragments without the last) must be complete
-    /// within this time, or the WebSocket is closed (1008): no connection holds a buffer idle.
-    public var partialMessageTimeoutMs = 10_000
-    /// Outbound bytes queued for one client before it is disconnected as a slow consumer.
-    public var outboundLimitBytes = 1_048_576
-    /// A Socket.IO client must CONNECT to a namespace within this time.
-    public var connectTimeoutMs = 45_000
-    /// How long after a disconnect a client may recover its session and missed events.
-    public var recoveryWindowSeconds = 120
-    /// Socket.IO namespaces besides "/".
-    public var namespaces: [String] = []
-    /// Refuse realtime connections without a valid token.
-    public var requireAuth = true
-    /// History kept for replay: events younger than this…
-    public var historyRetentionSeconds = 600
-    /// …and at most this many per room.
-    public var historyMaxPerRoom = 1000
-    /// Client messages per second on one connection (bursts of the same size).
-    public var clientMessagesPerSecond = 10
-
-    enum CodingKeys: String, CodingKey {
-        case pingIntervalMs = "ping_interval_ms"
-        case pingTimeoutMs = "ping_timeout_ms"
-        case maxPayload = "max_payload"
-        case unauthenticatedMaxPayload = "unauthenticated_max_payload"
-        case partialMessageTimeoutMs = "partial_message_timeout_ms"
-        case outboundLimitBytes = "outbound_limit_bytes"
-        case connectTimeoutMs = "connect_timeout_ms"
-        case recoveryWindowSeconds = "recovery_window_seconds"
-        case namespaces
-        case requireAuth = "require_auth"
-        case historyRetentionSeconds = "history_retention_seconds"
-        case historyMaxPerRoom = "history_max_per_room"
-        case clientMessagesPerSecond = "client_messages_per_second"
-    }
-
-    public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&pingIntervalMs, .pingIntervalMs)
-        try c.override(&pingTimeoutMs, .pingTimeoutMs)
-        try c.override(&maxPayload, .maxPayload)
-        try c.override(&unauthenticatedMaxPayload, .unauthenticatedMaxPayload)
-        try c.override(&partialMessageTimeoutMs, .partialMessageTimeoutMs)
-        try c.override(&outboundLimitBytes, .outboundLimitBytes)
-        try c.override(&connectTimeoutMs, .connectTimeoutMs)
-        try c.override(&recoveryWindowSeconds, .recoveryWindowSeconds)
-        try c.override(&namespaces, .namespaces)
-        try c.override(&requireAuth, .requireAuth)
-        try c.override(&historyRetentionSeconds, .historyRetentionSeconds)
-        try c.override(&historyMaxPerRoom, .historyMaxPerRoom)
-        try c.override(&clientMessagesPerSecond, .clientMessagesPerSecond)
     }
 }

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// APNs over HTTP/2 with token (.p8) authentication.
 public struct APNsConfig: Codable, Sendable, Equatable {
     /// The 10-character Team ID (the provider token's `iss`).

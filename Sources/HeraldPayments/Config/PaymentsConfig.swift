@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Where job payments are held, and the on-site price adjustment's rules (seed 001).
 public struct PaymentsConfig: Codable, Sendable, Equatable {
     /// `ledger` (holds recorded in Herald's own database; no external service) or `stripe`.
@@ -44,24 +46,21 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
         try c.override(&jobAllowanceHours, .jobAllowanceHours)
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "payments.\(field)", message: message)) }
-        }
-        check(["ledger", "stripe"].contains(provider), "provider", "must be ledger or stripe")
-        check((0...10_000_000).contains(tripFeeMinor), "trip_fee_minor", "must be between 0 and 10000000")
-        check((10...86_400).contains(adjustmentTimeoutSeconds), "adjustment_timeout_seconds", "must be between 10 and 86400")
-        check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
-        check((0...20).contains(maxAdjustmentExtensions), "max_adjustment_extensions", "must be between 0 and 20")
-        check((2...8_760).contains(authorizationLifetimeHours), "authorization_lifetime_hours", "must be between 2 and 8760")
-        check(jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours", "must be at least 1 and less than authorization_lifetime_hours")
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("payments")
+        checks.check(["ledger", "stripe"].contains(provider), "provider", "must be ledger or stripe")
+        checks.check((0...10_000_000).contains(tripFeeMinor), "trip_fee_minor", "must be between 0 and 10000000")
+        checks.check((10...86_400).contains(adjustmentTimeoutSeconds), "adjustment_timeout_seconds", "must be between 10 and 86400")
+        checks.check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
+        checks.check((0...20).contains(maxAdjustmentExtensions), "max_adjustment_extensions", "must be between 0 and 20")
+        checks.check((2...8_760).contains(authorizationLifetimeHours), "authorization_lifetime_hours", "must be between 2 and 8760")
+        checks.check(jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours", "must be at least 1 and less than authorization_lifetime_hours")
         if provider == "stripe" {
-            check(stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
-            check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")
-            check((1...120).contains(stripe.timeoutSeconds), "stripe.timeout_seconds", "must be between 1 and 120")
+            checks.check(stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
+            checks.check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")
+            checks.check((1...120).contains(stripe.timeoutSeconds), "stripe.timeout_seconds", "must be between 1 and 120")
         }
-        return errors
+        return checks.errors
     }
 }
 

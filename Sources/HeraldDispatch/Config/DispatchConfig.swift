@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// Dispatch: who hears of a job, for how long, and what it costs.
 public struct DispatchConfig: Codable, Sendable, Equatable {
@@ -53,20 +54,17 @@ public struct DispatchConfig: Codable, Sendable, Equatable {
         return radii.map { $0 * 1000 }
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "dispatch.\(field)", message: message)) }
-        }
-        check(radiusKm.isFinite && radiusKm > 0 && radiusKm <= 500, "radius_km", "must be more than 0 and at most 500")
-        check(radiusStepKm.isFinite && radiusStepKm >= 0, "radius_step_km", "must be 0 or more")
-        check(maxRadiusKm.isFinite && maxRadiusKm >= radiusKm && maxRadiusKm <= 500, "max_radius_km", "must be at least radius_km and at most 500")
-        check((5...86_400).contains(offerTimeoutSeconds), "offer_timeout_seconds", "must be between 5 and 86400")
-        check((10...86_400).contains(locationMaxAgeSeconds), "location_max_age_seconds", "must be between 10 and 86400")
-        if let feed = feedRadiusKm { check(feed.isFinite && feed > 0 && feed <= 500, "feed_radius_km", "must be more than 0 and at most 500") }
-        check((50...60_000).contains(indexSyncIntervalMs), "index_sync_interval_ms", "must be between 50 and 60000")
-        errors += pricing.validationErrors()
-        return errors
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("dispatch")
+        checks.check(radiusKm.isFinite && radiusKm > 0 && radiusKm <= 500, "radius_km", "must be more than 0 and at most 500")
+        checks.check(radiusStepKm.isFinite && radiusStepKm >= 0, "radius_step_km", "must be 0 or more")
+        checks.check(maxRadiusKm.isFinite && maxRadiusKm >= radiusKm && maxRadiusKm <= 500, "max_radius_km", "must be at least radius_km and at most 500")
+        checks.check((5...86_400).contains(offerTimeoutSeconds), "offer_timeout_seconds", "must be between 5 and 86400")
+        checks.check((10...86_400).contains(locationMaxAgeSeconds), "location_max_age_seconds", "must be between 10 and 86400")
+        if let feed = feedRadiusKm { checks.check(feed.isFinite && feed > 0 && feed <= 500, "feed_radius_km", "must be more than 0 and at most 500") }
+        checks.check((50...60_000).contains(indexSyncIntervalMs), "index_sync_interval_ms", "must be between 50 and 60000")
+        checks.add(pricing.validationErrors())
+        return checks.errors
     }
 }
 
@@ -122,32 +120,29 @@ public struct PricingConfig: Codable, Sendable, Equatable {
         try c.override(&timeZone, .timeZone)
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "dispatch.pricing.\(field)", message: message)) }
-        }
-        check(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }, "currency", "must be a three-letter ISO 4217 code")
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("dispatch.pricing")
+        checks.check(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }, "currency", "must be a three-letter ISO 4217 code")
         let money = 0...100_000_000
-        check(money.contains(baseFeeMinor), "base_fee_minor", "must be between 0 and 100000000")
-        check(money.contains(perYardMinor), "per_yard_minor", "must be between 0 and 100000000")
-        check(money.contains(minimumMinor), "minimum_minor", "must be between 0 and 100000000")
-        check(maxVolumeYards.isFinite && maxVolumeYards > 0 && maxVolumeYards <= 10_000, "max_volume_yards", "must be more than 0 and at most 10000")
-        check(!itemCategories.isEmpty, "item_categories", "must name at least one category")
+        checks.check(money.contains(baseFeeMinor), "base_fee_minor", "must be between 0 and 100000000")
+        checks.check(money.contains(perYardMinor), "per_yard_minor", "must be between 0 and 100000000")
+        checks.check(money.contains(minimumMinor), "minimum_minor", "must be between 0 and 100000000")
+        checks.check(maxVolumeYards.isFinite && maxVolumeYards > 0 && maxVolumeYards <= 10_000, "max_volume_yards", "must be more than 0 and at most 10000")
+        checks.check(!itemCategories.isEmpty, "item_categories", "must name at least one category")
         for (name, fee) in itemCategories.sorted(by: { $0.key < $1.key }) {
-            check(money.contains(fee), "item_categories.\(name)", "must be between 0 and 100000000")
-            check(!name.isEmpty && name.count <= 64, "item_categories", "category names must be 1 to 64 characters")
+            checks.check(money.contains(fee), "item_categories.\(name)", "must be between 0 and 100000000")
+            checks.check(!name.isEmpty && name.count <= 64, "item_categories", "category names must be 1 to 64 characters")
         }
-        check((1...10_000).contains(maxItemQuantity), "max_item_quantity", "must be between 1 and 10000")
-        check(TimeZone(identifier: timeZone) != nil, "time_zone", "must be an IANA time zone")
+        checks.check((1...10_000).contains(maxItemQuantity), "max_item_quantity", "must be between 1 and 10000")
+        checks.check(TimeZone(identifier: timeZone) != nil, "time_zone", "must be an IANA time zone")
         for (index, surcharge) in surcharges.enumerated() {
-            check(SurchargeConfig.conditions.contains(surcharge.when), "surcharges[\(index)].when", "must be one of \(SurchargeConfig.conditions.sorted().joined(separator: ", "))")
-            check((surcharge.amountMinor != nil) != (surcharge.percentBasisPoints != nil), "surcharges[\(index)]", "needs exactly one of amount_minor and percent_basis_points")
-            if let amount = surcharge.amountMinor { check(money.contains(amount), "surcharges[\(index)].amount_minor", "must be between 0 and 100000000") }
-            if let bps = surcharge.percentBasisPoints { check((0...100_000).contains(bps), "surcharges[\(index)].percent_basis_points", "must be between 0 and 100000") }
-            check(!surcharge.code.isEmpty && surcharge.code.count <= 64, "surcharges[\(index)].code", "must be 1 to 64 characters")
+            checks.check(SurchargeConfig.conditions.contains(surcharge.when), "surcharges[\(index)].when", "must be one of \(SurchargeConfig.conditions.sorted().joined(separator: ", "))")
+            checks.check((surcharge.amountMinor != nil) != (surcharge.percentBasisPoints != nil), "surcharges[\(index)]", "needs exactly one of amount_minor and percent_basis_points")
+            if let amount = surcharge.amountMinor { checks.check(money.contains(amount), "surcharges[\(index)].amount_minor", "must be between 0 and 100000000") }
+            if let bps = surcharge.percentBasisPoints { checks.check((0...100_000).contains(bps), "surcharges[\(index)].percent_basis_points", "must be between 0 and 100000") }
+            checks.check(!surcharge.code.isEmpty && surcharge.code.count <= 64, "surcharges[\(index)].code", "must be 1 to 64 characters")
         }
-        return errors
+        return checks.errors
     }
 }
 

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Ride requests, trips and live tracking (seed 002): fares, matching, the location stream's
 /// limits and fraud thresholds, and when ETAs are told.
 public struct TripsConfig: Codable, Sendable, Equatable {
@@ -59,32 +61,29 @@ public struct TripsConfig: Codable, Sendable, Equatable {
         try c.override(&etaPushThresholdSeconds, .etaPushThresholdSeconds)
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "trips.\(field)", message: message)) }
-        }
-        check(currency.count == 3 && currency.allSatisfy { $0.isUppercase && $0.isASCII }, "currency", "must be an ISO 4217 code such as USD")
-        check(!rideTypes.isEmpty, "ride_types", "must name at least one ride type")
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("trips")
+        checks.check(currency.count == 3 && currency.allSatisfy { $0.isUppercase && $0.isASCII }, "currency", "must be an ISO 4217 code such as USD")
+        checks.check(!rideTypes.isEmpty, "ride_types", "must name at least one ride type")
         for (name, rates) in rideTypes.sorted(by: { $0.key < $1.key }) {
-            check((1...32).contains(name.count) && name.allSatisfy { ($0.isUppercase || $0 == "_" || $0.isNumber) && $0.isASCII }, "ride_types", "names are 1 to 32 of A-Z, 0-9 and _ (\(name))")
+            checks.check((1...32).contains(name.count) && name.allSatisfy { ($0.isUppercase || $0 == "_" || $0.isNumber) && $0.isASCII }, "ride_types", "names are 1 to 32 of A-Z, 0-9 and _ (\(name))")
             for (field, value) in [("base_fare_minor", rates.baseFareMinor), ("per_km_minor", rates.perKmMinor), ("per_minute_minor", rates.perMinuteMinor), ("minimum_fare_minor", rates.minimumFareMinor)] {
-                check((0...1_000_000).contains(value), "ride_types.\(name).\(field)", "must be between 0 and 1000000")
+                checks.check((0...1_000_000).contains(value), "ride_types.\(name).\(field)", "must be between 0 and 1000000")
             }
-            check((1...20).contains(rates.capacity), "ride_types.\(name).capacity", "must be between 1 and 20")
+            checks.check((1...20).contains(rates.capacity), "ride_types.\(name).capacity", "must be between 1 and 20")
         }
-        check(!searchRadiiMeters.isEmpty && searchRadiiMeters.count <= 10, "search_radii_meters", "must list 1 to 10 radii")
-        check(searchRadiiMeters.allSatisfy { $0.isFinite && $0 >= 100 && $0 <= 100_000 }, "search_radii_meters", "each must be between 100 and 100000")
-        check(zip(searchRadiiMeters, searchRadiiMeters.dropFirst()).allSatisfy { $0 < $1 }, "search_radii_meters", "must grow")
-        check((10...3_600).contains(requestTimeoutSeconds), "request_timeout_seconds", "must be between 10 and 3600")
-        check(routeDetourFactor.isFinite && (1...3).contains(routeDetourFactor), "route_detour_factor", "must be between 1 and 3")
-        check(averageSpeedMps.isFinite && (1...60).contains(averageSpeedMps), "average_speed_mps", "must be between 1 and 60")
-        check(minimumSpeedMps.isFinite && (0.5...30).contains(minimumSpeedMps), "minimum_speed_mps", "must be between 0.5 and 30")
-        check(trafficFactor.isFinite && (1...5).contains(trafficFactor), "traffic_factor", "must be between 1 and 5")
-        check((1...3_600).contains(etaUpdateThresholdSeconds), "eta_update_threshold_seconds", "must be between 1 and 3600")
-        check((1...86_400).contains(etaPushThresholdSeconds), "eta_push_threshold_seconds", "must be between 1 and 86400")
-        errors += surge.validationErrors() + location.validationErrors()
-        return errors
+        checks.check(!searchRadiiMeters.isEmpty && searchRadiiMeters.count <= 10, "search_radii_meters", "must list 1 to 10 radii")
+        checks.check(searchRadiiMeters.allSatisfy { $0.isFinite && $0 >= 100 && $0 <= 100_000 }, "search_radii_meters", "each must be between 100 and 100000")
+        checks.check(zip(searchRadiiMeters, searchRadiiMeters.dropFirst()).allSatisfy { $0 < $1 }, "search_radii_meters", "must grow")
+        checks.check((10...3_600).contains(requestTimeoutSeconds), "request_timeout_seconds", "must be between 10 and 3600")
+        checks.check(routeDetourFactor.isFinite && (1...3).contains(routeDetourFactor), "route_detour_factor", "must be between 1 and 3")
+        checks.check(averageSpeedMps.isFinite && (1...60).contains(averageSpeedMps), "average_speed_mps", "must be between 1 and 60")
+        checks.check(minimumSpeedMps.isFinite && (0.5...30).contains(minimumSpeedMps), "minimum_speed_mps", "must be between 0.5 and 30")
+        checks.check(trafficFactor.isFinite && (1...5).contains(trafficFactor), "traffic_factor", "must be between 1 and 5")
+        checks.check((1...3_600).contains(etaUpdateThresholdSeconds), "eta_update_threshold_seconds", "must be between 1 and 3600")
+        checks.check((1...86_400).contains(etaPushThresholdSeconds), "eta_push_threshold_seconds", "must be between 1 and 86400")
+        checks.add(surge.validationErrors() + location.validationErrors())
+        return checks.errors
     }
 }
 
@@ -150,15 +149,12 @@ public struct SurgeConfig: Codable, Sendable, Equatable {
         try c.override(&maxMultiplier, .maxMultiplier)
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "trips.surge.\(field)", message: message)) }
-        }
-        check(cellSizeMeters.isFinite && (100...50_000).contains(cellSizeMeters), "cell_size_meters", "must be between 100 and 50000")
-        check(sensitivity.isFinite && (0...10).contains(sensitivity), "sensitivity", "must be between 0 and 10")
-        check(maxMultiplier.isFinite && (1...10).contains(maxMultiplier), "max_multiplier", "must be between 1 and 10")
-        return errors
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("trips.surge")
+        checks.check(cellSizeMeters.isFinite && (100...50_000).contains(cellSizeMeters), "cell_size_meters", "must be between 100 and 50000")
+        checks.check(sensitivity.isFinite && (0...10).contains(sensitivity), "sensitivity", "must be between 0 and 10")
+        checks.check(maxMultiplier.isFinite && (1...10).contains(maxMultiplier), "max_multiplier", "must be between 1 and 10")
+        return checks.errors
     }
 }
 
@@ -212,20 +208,17 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
         try c.override(&routeDeviationMeters, .routeDeviationMeters)
     }
 
-    func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: "trips.location.\(field)", message: message)) }
-        }
-        check(activePerSecond.isFinite && (0.01...1_000).contains(activePerSecond), "active_per_second", "must be between 0.01 and 1000")
-        check(idleIntervalSeconds.isFinite && (0.001...3_600).contains(idleIntervalSeconds), "idle_interval_seconds", "must be between 0.001 and 3600")
-        check((1...1_000).contains(burst), "burst", "must be between 1 and 1000")
-        check(broadcastMaxAccuracyMeters.isFinite && (1...10_000).contains(broadcastMaxAccuracyMeters), "broadcast_max_accuracy_meters", "must be between 1 and 10000")
-        check(maxSpeedKmh.isFinite && (10...2_000).contains(maxSpeedKmh), "max_speed_kmh", "must be between 10 and 2000")
-        check(teleportMeters.isFinite && (10...100_000).contains(teleportMeters), "teleport_meters", "must be between 10 and 100000")
-        check(teleportWindowSeconds.isFinite && (0.1...600).contains(teleportWindowSeconds), "teleport_window_seconds", "must be between 0.1 and 600")
-        check((2...100).contains(zeroAccuracyRun), "zero_accuracy_run", "must be between 2 and 100")
-        check(routeDeviationMeters.isFinite && (100...100_000).contains(routeDeviationMeters), "route_deviation_meters", "must be between 100 and 100000")
-        return errors
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("trips.location")
+        checks.check(activePerSecond.isFinite && (0.01...1_000).contains(activePerSecond), "active_per_second", "must be between 0.01 and 1000")
+        checks.check(idleIntervalSeconds.isFinite && (0.001...3_600).contains(idleIntervalSeconds), "idle_interval_seconds", "must be between 0.001 and 3600")
+        checks.check((1...1_000).contains(burst), "burst", "must be between 1 and 1000")
+        checks.check(broadcastMaxAccuracyMeters.isFinite && (1...10_000).contains(broadcastMaxAccuracyMeters), "broadcast_max_accuracy_meters", "must be between 1 and 10000")
+        checks.check(maxSpeedKmh.isFinite && (10...2_000).contains(maxSpeedKmh), "max_speed_kmh", "must be between 10 and 2000")
+        checks.check(teleportMeters.isFinite && (10...100_000).contains(teleportMeters), "teleport_meters", "must be between 10 and 100000")
+        checks.check(teleportWindowSeconds.isFinite && (0.1...600).contains(teleportWindowSeconds), "teleport_window_seconds", "must be between 0.1 and 600")
+        checks.check((2...100).contains(zeroAccuracyRun), "zero_accuracy_run", "must be between 2 and 100")
+        checks.check(routeDeviationMeters.isFinite && (100...100_000).contains(routeDeviationMeters), "route_deviation_meters", "must be between 100 and 100000")
+        return checks.errors
     }
 }

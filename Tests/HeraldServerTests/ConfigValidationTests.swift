@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldServer
 import Testing
 
 @Suite struct ConfigValidationTests {
@@ -26,5 +27,15 @@ import Testing
                 "app_versions.platforms.ios.minimum_version", "logging.format", "realtime.unauthenticated_max_payload",
                 "realtime.partial_message_timeout_ms",
             ])
+    }
+
+    @Test func threadsOutsideTheirRangeAreNamed() {
+        var config = HeraldConfig()
+        for bad in [0, -1, 257] {
+            config.server.threads = bad
+            #expect(config.validationErrors().map(\.field) == ["server.threads"])
+        }
+        config.server.threads = 1
+        #expect(config.validationErrors().isEmpty)
     }
 }

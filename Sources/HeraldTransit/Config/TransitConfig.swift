@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Transit (seed 003): the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
 /// them, and when realtime data counts as stale.
 public struct TransitConfig: Codable, Sendable, Equatable {
@@ -68,17 +70,14 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         }
 
         func validationErrors() -> [FieldError] {
-            var errors: [FieldError] = []
-            func check(_ ok: Bool, _ field: String, _ message: String) {
-                if !ok { errors.append(FieldError(field: "transit.alerts." + field, message: message)) }
-            }
-            check(["digest", "drop"].contains(quietHours), "quiet_hours", "must be digest or drop")
-            check(!deepLink.isEmpty && deepLink.count <= 500, "deep_link", "must be 1 to 500 characters")
-            check((1...3600).contains(leaseSeconds), "lease_seconds", "must be between 1 and 3600")
-            check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
-            check((1...720).contains(muteHours), "mute_hours", "must be between 1 and 720")
-            check((1...3600).contains(intervalSeconds), "interval_seconds", "must be between 1 and 3600")
-            return errors
+            var checks = ConfigChecks("transit.alerts")
+            checks.check(["digest", "drop"].contains(quietHours), "quiet_hours", "must be digest or drop")
+            checks.check(!deepLink.isEmpty && deepLink.count <= 500, "deep_link", "must be 1 to 500 characters")
+            checks.check((1...3600).contains(leaseSeconds), "lease_seconds", "must be between 1 and 3600")
+            checks.check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
+            checks.check((1...720).contains(muteHours), "mute_hours", "must be between 1 and 720")
+            checks.check((1...3600).contains(intervalSeconds), "interval_seconds", "must be between 1 and 3600")
+            return checks.errors
         }
     }
 
@@ -179,33 +178,31 @@ public struct TransitConfig: Codable, Sendable, Equatable {
     }
 
     public func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        func check(_ ok: Bool, _ field: String, _ message: String) {
-            if !ok { errors.append(FieldError(field: field, message: message)) }
-        }
+        var checks = ConfigChecks("transit")
         var names: Set<String> = []
         for (index, feed) in feeds.enumerated() {
-            let path = "transit.feeds[\(index)]"
-            check(Self.isValidName(feed.name), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _")
-            check(names.insert(feed.name).inserted, path + ".name", "\(feed.name) appears twice")
-            if let url = feed.url { check(url.hasPrefix("https://") || url.hasPrefix("http://"), path + ".url", "must be an http(s) URL") }
-            check(feed.refreshIntervalSeconds >= 5, path + ".refresh_interval_seconds", "must be at least 5")
+            let path = "feeds[\(index)]"
+            checks.check(Self.isValidName(feed.name), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _")
+            checks.check(names.insert(feed.name).inserted, path + ".name", "\(feed.name) appears twice")
+            if let url = feed.url { checks.check(url.hasPrefix("https://") || url.hasPrefix("http://"), path + ".url", "must be an http(s) URL") }
+            checks.check(feed.refreshIntervalSeconds >= 5, path + ".refresh_interval_seconds", "must be at least 5")
         }
         var sources: Set<String> = []
         for (index, source) in realtime.enumerated() {
-            let path = "transit.realtime[\(index)]"
-            check(Self.isValidName(source.name) && !source.name.hasPrefix("push"), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _, not starting with push")
-            check(sources.insert(source.name).inserted, path + ".name", "\(source.name) appears twice")
-            check(source.url.hasPrefix("https://") || source.url.hasPrefix("http://"), path + ".url", "must be an http(s) URL")
-            if let feed = source.feed { check(names.contains(feed), path + ".feed", "no feed is named \(feed)") }
-            check((1...86_400).contains(source.pollIntervalSeconds), path + ".poll_interval_seconds", "must be between 1 and 86400")
-            check((1...300).contains(source.timeoutSeconds), path + ".timeout_seconds", "must be between 1 and 300")
+            let path = "realtime[\(index)]"
+            checks.check(Self.isValidName(source.name) && !source.name.hasPrefix("push"), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _, not starting with push")
+            checks.check(sources.insert(source.name).inserted, path + ".name", "\(source.name) appears twice")
+            checks.check(source.url.hasPrefix("https://") || source.url.hasPrefix("http://"), path + ".url", "must be an http(s) URL")
+            if let feed = source.feed { checks.check(names.contains(feed), path + ".feed", "no feed is named \(feed)") }
+            checks.check((1...86_400).contains(source.pollIntervalSeconds), path + ".poll_interval_seconds", "must be between 1 and 86400")
+            checks.check((1...300).contains(source.timeoutSeconds), path + ".timeout_seconds", "must be between 1 and 300")
         }
-        check((1...86_400).contains(staleAfterSeconds), "transit.stale_after_seconds", "must be between 1 and 86400")
-        check((1 << 10...4 << 30).contains(maxFeedBytes), "transit.max_feed_bytes", "must be between 1 KiB and 4 GiB")
-        check((1 << 10...1 << 30).contains(maxRealtimeBytes), "transit.max_realtime_bytes", "must be between 1 KiB and 1 GiB")
-        check((1...3600).contains(downloadTimeoutSeconds), "transit.download_timeout_seconds", "must be between 1 and 3600")
-        check((1...3600).contains(reloadIntervalSeconds), "transit.reload_interval_seconds", "must be between 1 and 3600")
-        return errors + alerts.validationErrors()
+        checks.check((1...86_400).contains(staleAfterSeconds), "stale_after_seconds", "must be between 1 and 86400")
+        checks.check((1 << 10...4 << 30).contains(maxFeedBytes), "max_feed_bytes", "must be between 1 KiB and 4 GiB")
+        checks.check((1 << 10...1 << 30).contains(maxRealtimeBytes), "max_realtime_bytes", "must be between 1 KiB and 1 GiB")
+        checks.check((1...3600).contains(downloadTimeoutSeconds), "download_timeout_seconds", "must be between 1 and 3600")
+        checks.check((1...3600).contains(reloadIntervalSeconds), "reload_interval_seconds", "must be between 1 and 3600")
+        checks.add(alerts.validationErrors())
+        return checks.errors
     }
 }

@@ -1,0 +1,102 @@
+import HeraldCore
+import HeraldPush
+
+/// The push delivery worker.
+public struct PushConfig: Codable, Sendable, Equatable {
+    /// Run the delivery worker on this node (turn off on nodes that only serve clients).
+    public var workerEnabled = true
+    /// Pushes in flight at once per node.
+    public var concurrency = 32
+    /// Deliveries claimed per database round trip.
+    public var batchSize = 100
+    /// How often an idle worker looks for due deliveries written by other nodes.
+    public var pollIntervalMs = 500
+    /// A claimed delivery whose worker died is retried after this lease.
+    public var leaseSeconds = 60
+    /// Deadline of one provider request.
+    public var requestTimeoutMs = 10_000
+    /// Attempts before a delivery is dead-lettered…
+    public var maxAttempts = 8
+    /// …or this age, whichever comes first.
+    public var maxAgeSeconds = 86_400
+    /// Exponential backoff: first retry after this, doubling up to `retry_max_ms`, with jitter.
+    public var retryBaseMs = 1_000
+    public var retryMaxMs = 600_000
+    /// The log sender (used for providers that are not configured) appends one JSON line per
+    /// push here.
+    public var logFile: String?
+    /// Providers; one left out is served by the log sender.
+    public var apns: APNsConfig?
+    public var fcm: FCMConfig?
+    public var webpush: WebPushConfig?
+
+    enum CodingKeys: String, CodingKey {
+        case concurrency
+        case workerEnabled = "worker_enabled"
+        case batchSize = "batch_size"
+        case pollIntervalMs = "poll_interval_ms"
+        case leaseSeconds = "lease_seconds"
+        case requestTimeoutMs = "request_timeout_ms"
+        case maxAttempts = "max_attempts"
+        case maxAgeSeconds = "max_age_seconds"
+        case retryBaseMs = "retry_base_ms"
+        case retryMaxMs = "retry_max_ms"
+        case logFile = "log_file"
+        case apns, fcm, webpush
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try c.override(&workerEnabled, .workerEnabled)
+        try c.override(&concurrency, .concurrency)
+        try c.override(&batchSize, .batchSize)
+        try c.override(&pollIntervalMs, .pollIntervalMs)
+        try c.override(&leaseSeconds, .leaseSeconds)
+        try c.override(&requestTimeoutMs, .requestTimeoutMs)
+        try c.override(&maxAttempts, .maxAttempts)
+        try c.override(&maxAgeSeconds, .maxAgeSeconds)
+        try c.override(&retryBaseMs, .retryBaseMs)
+        try c.override(&retryMaxMs, .retryMaxMs)
+        try c.override(&logFile, .logFile)
+        try c.override(&apns, .apns)
+        try c.override(&fcm, .fcm)
+        try c.override(&webpush, .webpush)
+    }
+
+    /// This section's problems, named by their path in the config file.
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("push")
+        checks.check((1...10_000).contains(concurrency), "concurrency", "must be between 1 and 10000")
+        checks.check((1...10_000).contains(batchSize), "batch_size", "must be between 1 and 10000")
+        checks.check((10...60_000).contains(pollIntervalMs), "poll_interval_ms", "must be between 10 and 60000")
+        checks.check(leaseSeconds >= 1, "lease_seconds", "must be positive")
+        checks.check((100...300_000).contains(requestTimeoutMs), "request_timeout_ms", "must be between 100 and 300000")
+        checks.check(maxAttempts >= 1, "max_attempts", "must be positive")
+        checks.check(maxAgeSeconds >= 1, "max_age_seconds", "must be positive")
+        checks.check(retryBaseMs >= 1 && retryMaxMs >= retryBaseMs, "retry_base_ms", "must be positive and at most retry_max_ms")
+        checks.check(leaseSeconds * 1000 > requestTimeoutMs, "lease_seconds", "must be longer than push.request_timeout_ms")
+        if let apns = apns {
+            let isID = { (text: String) in text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+            checks.check(isID(apns.teamID), "apns.team_id", "must be the 10-character Team ID")
+            checks.check(isID(apns.keyID), "apns.key_id", "must be the 10-character Key ID of the .p8 key")
+            checks.check(!apns.privateKeyFile.isEmpty, "apns.private_key_file", "must name the .p8 file")
+            checks.check(!apns.topic.isEmpty && !apns.topic.contains(" "), "apns.topic", "must be the app's bundle id")
+            checks.check(["production", "sandbox"].contains(apns.environment), "apns.environment", "must be production or sandbox")
+            checks.check((1...64).contains(apns.connections), "apns.connections", "must be between 1 and 64")
+            if let url = apns.baseURL { checks.check(url.hasPrefix("https://"), "apns.base_url", "must be an https URL") }
+        }
+        if let fcm = fcm {
+            checks.check(!fcm.serviceAccountFile.isEmpty, "fcm.service_account_file", "must name the service-account JSON file")
+        }
+        if let webpush = webpush {
+            checks.check((webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), "webpush.vapid_private_key",
+                  "give exactly one of vapid_private_key and vapid_private_key_file")
+            checks.check(webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), "webpush.subject",
+                  "must be a mailto: or https: URI")
+        }
+        return checks.errors
+    }
+}

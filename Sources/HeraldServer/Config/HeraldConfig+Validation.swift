@@ -1,0 +1,59 @@
+import HeraldAuth
+import HeraldCore
+import HeraldDispatch
+import HeraldNotifications
+import HeraldPayments
+import HeraldRealtime
+import HeraldStorage
+import HeraldTransit
+import HeraldTrips
+
+extension HeraldConfig {
+    /// Problems that would make the server misbehave, named by their config path: the
+    /// server's own sections here, each module's from its section.
+    ///
+    /// Why at start-up: a typo in a limit or a port should stop `herald serve` with a clear
+    /// message, not surface as odd behaviour under load.
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("")
+        checks.check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
+        checks.check(!server.host.isEmpty, "server.host", "must not be empty")
+        checks.check(server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
+        if let limit = server.maxConnections {
+            checks.check(limit >= 1 && limit <= 10_000_000, "server.max_connections", "must be between 1 and 10000000")
+        }
+        if let threads = server.threads {
+            checks.check(threads >= 1 && threads <= 256, "server.threads", "must be between 1 and 256")
+        }
+        checks.check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
+        for (name, rule) in [("anonymous", rateLimits.anonymous), ("authenticated", rateLimits.authenticated)] {
+            checks.check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.\(name)", "limit and window_seconds must be positive")
+        }
+        for (route, rule) in rateLimits.routes.sorted(by: { $0.key < $1.key }) {
+            checks.check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.routes.\(route)", "limit and window_seconds must be positive")
+            if let authenticated = rule.authenticated {
+                checks.check(authenticated.limit > 0 && authenticated.windowSeconds > 0, "rate_limits.routes.\(route).authenticated", "limit and window_seconds must be positive")
+            }
+            let parts = route.split(separator: " ")
+            checks.check(parts.count == 2 && parts[1].hasPrefix("/"), "rate_limits.routes.\(route)", "keys look like \"POST /api/v1/path\"")
+        }
+        for (platform, minimum) in appVersions.platforms.sorted(by: { $0.key < $1.key }) {
+            checks.check(SemanticVersion(minimum.minimumVersion) != nil, "app_versions.platforms.\(platform).minimum_version", "must be a dotted version like 1.2.0")
+        }
+        checks.check(idempotency.ttlSeconds >= 60, "idempotency.ttl_seconds", "must be at least 60")
+        checks.check(idempotency.waitSeconds >= 0 && idempotency.waitSeconds <= 120, "idempotency.wait_seconds", "must be between 0 and 120")
+        checks.check(idempotency.lockTimeoutSeconds >= 1, "idempotency.lock_timeout_seconds", "must be positive")
+        checks.check(["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logging.level), "logging.level", "unknown level")
+        checks.check(["text", "json"].contains(logging.format), "logging.format", "must be text or json")
+        checks.add(database.validationErrors())
+        checks.add(auth.validationErrors())
+        checks.add(realtime.validationErrors())
+        checks.add(notifications.validationErrors())
+        checks.add(push.validationErrors())
+        checks.add(dispatch.validationErrors())
+        checks.add(payments.validationErrors())
+        checks.add(trips.validationErrors())
+        checks.add(transit.validationErrors())
+        return checks.errors
+    }
+}

@@ -1,0 +1,36 @@
+import HeraldCore
+
+public struct DatabaseConfig: Codable, Sendable, Equatable {
+    /// `sqlite:PATH` or `postgres://user:pass@host:port/db`; nil means
+    /// `sqlite:<data_dir>/herald.sqlite`.
+    public var url: String?
+    /// Connection pool size on PostgreSQL.
+    public var maxConnections = 20
+    /// The longest a request waits for a pooled PostgreSQL connection before it is answered
+    /// 503 (the server restarting or failing over must not hang every request).
+    public var acquireTimeoutMs = 10_000
+
+    enum CodingKeys: String, CodingKey {
+        case url
+        case maxConnections = "max_connections"
+        case acquireTimeoutMs = "acquire_timeout_ms"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try c.override(&url, .url)
+        try c.override(&maxConnections, .maxConnections)
+        try c.override(&acquireTimeoutMs, .acquireTimeoutMs)
+    }
+
+    /// This section's problems, named by their path in the config file.
+    public func validationErrors() -> [FieldError] {
+        var checks = ConfigChecks("database")
+        checks.check(maxConnections >= 1 && maxConnections <= 1000, "max_connections", "must be between 1 and 1000")
+        checks.check(acquireTimeoutMs >= 50 && acquireTimeoutMs <= 600_000, "acquire_timeout_ms", "must be between 50 and 600000")
+        return checks.errors
+    }
+}
