@@ -293,7 +293,10 @@ let package = Package(
             path: "Tests/HeraldTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldCoreTests",
+            dependencies: ["HeraldCore", .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")], swiftSettings: strict
+        ),
         .testTarget(name: "HeraldGeoTests", dependencies: ["HeraldGeo"], swiftSettings: strict),
         .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(

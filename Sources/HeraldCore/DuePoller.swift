@@ -33,16 +33,6 @@ public struct DuePoller: Service {
 
     public func run() async throws {
         guard await ready() else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await work() }
-            } catch is CancellationError {
-                return
-            } catch {
-                if Task.isShuttingDownGracefully { return }
-                logger.warning("\(name) round failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            await cancelWhenGracefulShutdown { await wake.wait(for: interval) }
-        }
+        await PeriodicLoop.run(every: interval, start: .immediately, wake: wake, logger: logger, failure: "\(name) round failed", work)
     }
 }

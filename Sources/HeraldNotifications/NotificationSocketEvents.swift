@@ -149,20 +149,10 @@ public struct AckFallbackService: Service {
 
     public func run() async throws {
         guard await ready() else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                // Cancelled by a shutdown (each fallback is its own transaction: nothing half-done).
-                _ = try await cancelWhenGracefulShutdown { try await self.service.fallBackOverdueAcks() }
-            } catch is CancellationError {
-                return
-            } catch {
-                service.logger.warning("ack fallback round failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
-            } catch {
-                return
-            }
+        // Cancelled by a shutdown (each fallback is its own transaction: nothing half-done).
+        let service = self.service
+        await PeriodicLoop.run(every: interval, start: .immediately, logger: service.logger, failure: "ack fallback round failed") {
+            _ = try await service.fallBackOverdueAcks()
         }
     }
 }

@@ -78,25 +78,13 @@ public final class DeliveryWorker: Service, Sendable {
 
     public func run() async throws {
         guard await ready() else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            var claimed = 0
-            do {
-                // A shutdown cancels the round (a database that stopped answering must not hold
-                // the process); a delivery cut off mid-send is retried after its lease.
-                claimed = try await cancelWhenGracefulShutdown { try await self.runOnce() }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("push delivery round failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            if claimed < settings.batchSize {
-                await cancelWhenGracefulShutdownOrSignal(settings.pollInterval)
-            }
-        }
-    }
-
-    private func cancelWhenGracefulShutdownOrSignal(_ interval: Duration) async {
-        await cancelWhenGracefulShutdown { await self.wakeSignal.wait(for: interval) }
+        // A shutdown cancels the round (a database that stopped answering must not hold the
+        // process); a delivery cut off mid-send is retried after its lease. Full batches follow
+        // each other without a wait.
+        let batchSize = settings.batchSize
+        await PeriodicLoop.run(
+            every: settings.pollInterval, start: .immediately, wake: wakeSignal, logger: logger, failure: "push delivery round failed"
+        ) { while try await self.runOnce() >= batchSize && !Task.isCancelled {} }
     }
 
     /// Claims one batch of due deliveries and sends them; returns how many were claimed.

@@ -248,15 +248,10 @@ public final class EngineServer: Service, Sendable {
 
     /// The heartbeat: pings each session on schedule and drops those that stop answering.
     public func run() async throws {
-        let interval = configuration.sweepInterval
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
-            } catch {
-                break
-            }
-            await sweep()
-        }
+        // A sweep is never cut short: it finishes closing the sessions it found dead.
+        await PeriodicLoop.run(
+            every: configuration.sweepInterval, start: .afterInterval, cancellingRound: false, logger: logger, failure: "heartbeat sweep failed"
+        ) { await self.sweep() }
         // Shutting down: tell every client, so they reconnect elsewhere.
         for session in sessions.withLock({ Array($0.values) }) {
             await close(session, reason: .serverShutdown)

@@ -269,9 +269,9 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     /// Closes connections whose token has expired (the client refreshes it and reconnects).
     public func run() async throws {
-        await everySecondUntilShutdown {
-            let now = hub.clock.now().timeIntervalSince1970
-            let expired = connections.withLock { $0.values.filter { $0.identity.expiresAt <= now } }
+        await PeriodicLoop.run(every: .seconds(1), start: .afterInterval, cancellingRound: false) {
+            let now = self.hub.clock.now().timeIntervalSince1970
+            let expired = self.connections.withLock { $0.values.filter { $0.identity.expiresAt <= now } }
             for connection in expired {
                 connection.sendError("TOKEN_EXPIRED", "Your token expired; reconnect with a fresh one.")
                 connection.queue.close()

@@ -55,6 +55,8 @@ public final class SocketIOTokenExpiry: Service, Sendable {
     }
 
     public func run() async throws {
-        await everySecondUntilShutdown { sweep(now: clock.now().timeIntervalSince1970) }
+        await PeriodicLoop.run(every: .seconds(1), start: .afterInterval, cancellingRound: false) {
+            self.sweep(now: self.clock.now().timeIntervalSince1970)
+        }
     }
 }

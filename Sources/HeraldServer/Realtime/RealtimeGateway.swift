@@ -267,26 +267,14 @@ struct RealtimeJanitor: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
-            } catch {
-                return
-            }
+        let (hub, retention, recoveryWindow, maxPerRoom) = (hub, retention, recoveryWindow, maxPerRoom)
+        await PeriodicLoop.run(every: interval, start: .afterInterval, logger: logger, failure: "trimming realtime history failed") {
             let now = hub.clock.now().epochMilliseconds
             let before = now - retention.components.seconds * 1000
             let sessionsBefore = now - recoveryWindow.components.seconds * 1000
-            do {
-                try await cancelWhenGracefulShutdown {
-                    try await hub.database.withConnection { db in
-                        try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
-                        try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: sessionsBefore)").run()
-                    }
-                }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("trimming realtime history failed", metadata: ["error": "\(String(reflecting: error))"])
+            try await hub.database.withConnection { db in
+                try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
+                try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: sessionsBefore)").run()
             }
         }
     }

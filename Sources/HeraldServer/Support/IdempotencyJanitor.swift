@@ -11,24 +11,11 @@ struct IdempotencyJanitor: Service {
     let logger: Logger
 
     func run() async throws {
-        let store = IdempotencyStore()
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
-            } catch {
-                return
-            }
+        let (database, clock, logger) = (database, clock, logger)
+        await PeriodicLoop.run(every: interval, start: .afterInterval, logger: logger, failure: "purging idempotency keys failed") {
             let now = clock.now().epochMilliseconds
-            do {
-                let purged = try await cancelWhenGracefulShutdown {
-                    try await database.withConnection { db in try await store.purgeExpired(db, now: now) }
-                }
-                if purged > 0 { logger.debug("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("purging idempotency keys failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
+            let purged = try await database.withConnection { db in try await IdempotencyStore().purgeExpired(db, now: now) }
+            if purged > 0 { logger.debug("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
         }
     }
 }

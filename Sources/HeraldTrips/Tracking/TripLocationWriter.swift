@@ -69,10 +69,9 @@ public final class TripLocationWriter: Service, Sendable {
 
     public func run() async throws {
         guard await hub.waitUntilReady() else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            await cancelWhenGracefulShutdown { await self.wake.wait(for: .milliseconds(500)) }
-            while await flushOnce() > 0 && !Task.isCancelled {}
-        }
+        await PeriodicLoop.run(
+            every: .milliseconds(500), start: .afterInterval, wake: wake, cancellingRound: false, logger: logger, failure: "location flush failed"
+        ) { while await self.flushOnce() > 0 && !Task.isCancelled {} }
         _ = try? await withDeadline(.seconds(3)) { while await self.flushOnce() > 0 {} }
     }
 
