@@ -51,7 +51,7 @@ public struct LedgerGateway: PaymentGateway {
                 WHERE reference = \(bind: hold.reference) AND status = 'authorized'
                 RETURNING *
                 """
-            ).first(row: Row.self)
+            ).first(decoding: Row.self)
             if let changed { return changed.state }
             throw try await Self.refusal(db, hold.reference)
         }
@@ -67,7 +67,7 @@ public struct LedgerGateway: PaymentGateway {
                 WHERE reference = \(bind: hold.reference) AND status = 'authorized' AND authorized_minor >= \(bind: amountMinor)
                 RETURNING *
                 """
-            ).first(row: Row.self)
+            ).first(decoding: Row.self)
             if let captured { return captured.state }
             if let row = try await Self.row(db, hold.reference), row.status == HoldStatus.authorized.rawValue {
                 throw PaymentError(.invalid, "Cannot capture more than the hold (\(row.authorizedMinor)).")
@@ -84,7 +84,7 @@ public struct LedgerGateway: PaymentGateway {
                 WHERE reference = \(bind: hold.reference) AND status = 'authorized'
                 RETURNING *
                 """
-            ).first(row: Row.self)
+            ).first(decoding: Row.self)
             if let cancelled { return cancelled.state }
             if let row = try await Self.row(db, hold.reference), row.status == HoldStatus.cancelled.rawValue { return row.state }
             throw try await Self.refusal(db, hold.reference)
@@ -148,7 +148,7 @@ public struct LedgerGateway: PaymentGateway {
     }
 
     static func row(_ db: any SQLDatabase, _ reference: String) async throws -> Row? {
-        try await db.raw("SELECT * FROM ledger_holds WHERE reference = \(bind: reference)").first(row: Row.self)
+        try await db.raw("SELECT * FROM ledger_holds WHERE reference = \(bind: reference)").first(decoding: Row.self)
     }
 
     /// Why a conditional update matched nothing: the hold is closed, or it does not exist.
@@ -164,6 +164,13 @@ public struct LedgerGateway: PaymentGateway {
         var amountMinor: Int64
         var capturedMinor: Int64
         var currency: String
+
+        enum CodingKeys: String, CodingKey {
+            case reference, status, currency
+            case authorizedMinor = "authorized_minor"
+            case amountMinor = "amount_minor"
+            case capturedMinor = "captured_minor"
+        }
 
         var state: HoldState {
             HoldState(

@@ -66,7 +66,7 @@ import Testing
             ]
             try await database.transaction { db in try await DeliveryStore().finishAttempts(db, ends, now: 5_000) }
             let read = try await database.withConnection { db in
-                try await db.raw("SELECT * FROM notification_deliveries ORDER BY id").all(rows: DeliveryRecord.self)
+                try await db.raw("SELECT * FROM notification_deliveries ORDER BY id").all(decoding: DeliveryRecord.self)
             }
             let byID = Dictionary(uniqueKeysWithValues: read.map { ($0.id, $0) })
             #expect(read.count == 4)

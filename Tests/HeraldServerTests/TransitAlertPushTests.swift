@@ -44,7 +44,7 @@ import Testing
 
     static func sent(_ s: TestSession) async throws -> [Sent] {
         try await s.runtime.database.withConnection { db in
-            try await db.raw("SELECT * FROM notifications WHERE type = 'service_alert' ORDER BY created_at, user_id").all(rows: Sent.self)
+            try await db.raw("SELECT * FROM notifications WHERE type = 'service_alert' ORDER BY created_at, user_id").all(decoding: Sent.self)
         }
     }
 

@@ -23,4 +23,12 @@ public struct UserRecord: Sendable, Equatable, Codable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, role, locale, phone
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
 }

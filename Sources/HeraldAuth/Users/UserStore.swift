@@ -27,7 +27,7 @@ public struct UserStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> UserRecord? {
-        try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first(row: UserRecord.self)
+        try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first(decoding: UserRecord.self)
     }
 
     /// Time zones of many users (users Herald has not seen are absent).
@@ -53,6 +53,6 @@ public struct UserStore: Sendable {
         query.appendInterpolation(unsafeRaw: " WHERE id = ")
         query.appendInterpolation(bind: id)
         query.appendInterpolation(unsafeRaw: " RETURNING *")
-        return try await db.raw(query).first(row: UserRecord.self)
+        return try await db.raw(query).first(decoding: UserRecord.self)
     }
 }

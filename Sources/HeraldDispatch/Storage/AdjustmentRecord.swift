@@ -25,4 +25,23 @@ public struct AdjustmentRecord: Sendable, Equatable, Codable {
     public var decidedBy: String?
     public var createdAt: Int64
     public var updatedAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case status, automatic, currency, extensions
+        case jobID = "job_id"
+        case driverID = "driver_id"
+        case customerID = "customer_id"
+        case originalVolumeHundredths = "original_volume_hundredths"
+        case actualVolumeHundredths = "actual_volume_hundredths"
+        case originalPriceMinor = "original_price_minor"
+        case newPriceMinor = "new_price_minor"
+        case priceLines = "price_lines"
+        case tripFeeMinor = "trip_fee_minor"
+        case deadlineAt = "deadline_at"
+        case expiredAt = "expired_at"
+        case decidedAt = "decided_at"
+        case decidedBy = "decided_by"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
 }

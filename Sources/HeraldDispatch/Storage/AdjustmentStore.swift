@@ -26,7 +26,7 @@ public struct AdjustmentStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, jobID: String) async throws -> AdjustmentRecord? {
-        try await db.raw("SELECT * FROM job_adjustments WHERE job_id = \(bind: jobID)").first(row: AdjustmentRecord.self)
+        try await db.raw("SELECT * FROM job_adjustments WHERE job_id = \(bind: jobID)").first(decoding: AdjustmentRecord.self)
     }
 
     /// Decides a pending adjustment; nil when it was no longer pending.
@@ -42,7 +42,7 @@ public struct AdjustmentStore: Sendable {
             """)
         if onlyAfterDeadline { query += " AND deadline_at <= \(bind: now)" }
         query += " RETURNING *"
-        return try await db.raw(query).first(row: AdjustmentRecord.self)
+        return try await db.raw(query).first(decoding: AdjustmentRecord.self)
     }
 
     /// Gives a pending proposal a new deadline (counting the extension); nil when it was not
@@ -54,7 +54,7 @@ public struct AdjustmentStore: Sendable {
             WHERE job_id = \(bind: jobID) AND status = 'pending' AND extensions < \(bind: maxExtensions)
             RETURNING *
             """
-        ).first(row: AdjustmentRecord.self)
+        ).first(decoding: AdjustmentRecord.self)
     }
 
     /// Pending proposals whose deadline passed and whose driver was not told yet.
@@ -64,7 +64,7 @@ public struct AdjustmentStore: Sendable {
             SELECT * FROM job_adjustments WHERE status = 'pending' AND deadline_at <= \(bind: now) AND expired_at IS NULL
             ORDER BY deadline_at LIMIT \(bind: limit)
             """
-        ).all(rows: AdjustmentRecord.self)
+        ).all(decoding: AdjustmentRecord.self)
     }
 
     /// Marks the deadline as passed; false when another node did, or the proposal changed.

@@ -38,4 +38,28 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public static func averageRating(total: Int64, count: Int64) -> Double? {
         count > 0 ? (Double(total) / Double(count) * 10).rounded() / 10 : nil
     }
+
+    enum CodingKeys: String, CodingKey {
+        case name, phone, online, latitude, longitude, heading
+        case userID = "user_id"
+        case truckType = "truck_type"
+        case vehicleDescription = "vehicle_description"
+        case licensePlate = "license_plate"
+        case approvalStatus = "approval_status"
+        case approvalReason = "approval_reason"
+        case approvalChangedAt = "approval_changed_at"
+        case approvalChangedBy = "approval_changed_by"
+        case ratingTotal = "rating_total"
+        case ratingCount = "rating_count"
+        case completedJobs = "completed_jobs"
+        case onlineChangedAt = "online_changed_at"
+        case accuracyM = "accuracy_m"
+        case speedMps = "speed_mps"
+        case locationSeq = "location_seq"
+        case locationAt = "location_at"
+        case locationClientAt = "location_client_at"
+        case locationSession = "location_session"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
 }

@@ -65,13 +65,13 @@ public struct DriverStore: Sendable {
                     updated_at = excluded.updated_at
                 RETURNING *
                 """
-            ).first(row: DriverRecord.self)
+            ).first(decoding: DriverRecord.self)
         else { throw StoreError.noRowReturned }
         return record
     }
 
     public func find(_ db: any SQLDatabase, userID: String) async throws -> DriverRecord? {
-        try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: userID)").first(row: DriverRecord.self)
+        try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: userID)").first(decoding: DriverRecord.self)
     }
 
     /// Adds a rider's rating of the driver to their average (`averageRating`).
@@ -88,7 +88,7 @@ public struct DriverStore: Sendable {
                 approval_changed_at = \(bind: now), approval_changed_by = \(bind: by), updated_at = \(bind: now)
             WHERE user_id = \(bind: userID) RETURNING *
             """
-        ).first(row: DriverRecord.self)
+        ).first(decoding: DriverRecord.self)
     }
 
     public func setOnline(_ db: any SQLDatabase, userID: String, online: Bool, now: Int64) async throws -> DriverRecord? {
@@ -97,7 +97,7 @@ public struct DriverStore: Sendable {
             UPDATE drivers SET online = \(bind: online ? 1 : 0), online_changed_at = \(bind: now), updated_at = \(bind: now)
             WHERE user_id = \(bind: userID) RETURNING *
             """
-        ).first(row: DriverRecord.self)
+        ).first(decoding: DriverRecord.self)
     }
 
     /// Writes the newest position of each driver; an older sequence than the stored one of the
@@ -122,23 +122,23 @@ public struct DriverStore: Sendable {
     /// Drivers changed at or after `since` (epoch ms), for the index of other nodes.
     public func changed(_ db: any SQLDatabase, since: Int64, limit: Int) async throws -> [DriverRecord] {
         try await db.raw("SELECT * FROM drivers WHERE updated_at >= \(bind: since) ORDER BY updated_at, user_id LIMIT \(bind: limit)")
-            .all(rows: DriverRecord.self)
+            .all(decoding: DriverRecord.self)
     }
 
     /// Every driver who may be matched now or later: approved and online.
     public func matchable(_ db: any SQLDatabase) async throws -> [DriverRecord] {
-        try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND online = 1").all(rows: DriverRecord.self)
+        try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND online = 1").all(decoding: DriverRecord.self)
     }
 
     /// Approved drivers with a stored position, within a latitude band when one is given (the
     /// drivers whose feeds may show a job).
     public func approvedPositions(_ db: any SQLDatabase, latitudeBand: (min: Double, max: Double)?) async throws -> [DriverRecord] {
         guard let band = latitudeBand else {
-            return try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude IS NOT NULL").all(rows: DriverRecord.self)
+            return try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude IS NOT NULL").all(decoding: DriverRecord.self)
         }
         return try await db.raw(
             "SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude BETWEEN \(bind: band.min) AND \(bind: band.max)"
-        ).all(rows: DriverRecord.self)
+        ).all(decoding: DriverRecord.self)
     }
 
     public func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (drivers: [DriverRecord], total: Int) {

@@ -52,6 +52,22 @@ public struct HoldRecord: Sendable, Equatable, Codable {
             reference: reference, status: provider, authorizedMinor: authorizedMinor, amountMinor: amountMinor,
             capturedMinor: capturedMinor, currency: currency)
     }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, reference, status, currency, attempts
+        case jobID = "job_id"
+        case authorizedMinor = "authorized_minor"
+        case amountMinor = "amount_minor"
+        case capturedMinor = "captured_minor"
+        case pendingOp = "pending_op"
+        case pendingAmountMinor = "pending_amount_minor"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case paymentMethod = "payment_method"
+        case customerID = "customer_id"
+    }
 }
 
 /// A provider call Herald owes a hold.

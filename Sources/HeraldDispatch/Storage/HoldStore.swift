@@ -68,7 +68,7 @@ public struct HoldStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, jobID: String) async throws -> HoldRecord? {
-        try await db.raw("SELECT * FROM payment_holds WHERE job_id = \(bind: jobID)").first(row: HoldRecord.self)
+        try await db.raw("SELECT * FROM payment_holds WHERE job_id = \(bind: jobID)").first(decoding: HoldRecord.self)
     }
 
     /// How long the request that made a decision has to make its call before the scheduler
@@ -132,7 +132,7 @@ public struct HoldStore: Sendable {
             WHERE job_id = \(bind: jobID) AND pending_op IS NOT NULL AND next_attempt_at <= \(bind: now + Self.requestGrace)
             RETURNING *
             """
-        ).first(row: HoldRecord.self)
+        ).first(decoding: HoldRecord.self)
     }
 
     /// Owed calls that are due, leased for `lease` so another node does not make them at the
@@ -143,7 +143,7 @@ public struct HoldStore: Sendable {
             SELECT * FROM payment_holds WHERE pending_op IS NOT NULL AND next_attempt_at <= \(bind: now)
             ORDER BY next_attempt_at LIMIT \(bind: limit)
             """
-        ).all(rows: HoldRecord.self)
+        ).all(decoding: HoldRecord.self)
         var claimed: [HoldRecord] = []
         for hold in due {
             let won = try await db.raw(
@@ -186,9 +186,16 @@ public struct HoldStore: Sendable {
         public var outcome: String
         public var errorCode: String?
         public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case operation, outcome
+            case amountMinor = "amount_minor"
+            case errorCode = "error_code"
+            case createdAt = "created_at"
+        }
     }
 
     public func events(_ db: any SQLDatabase, jobID: String) async throws -> [EventRecord] {
-        try await db.raw("SELECT * FROM payment_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(rows: EventRecord.self)
+        try await db.raw("SELECT * FROM payment_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: EventRecord.self)
     }
 }

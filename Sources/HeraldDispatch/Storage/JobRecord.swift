@@ -36,4 +36,28 @@ public struct JobRecord: Sendable, Equatable, Codable {
     public var expiredAt: Int64?
     public var cancelledBy: String?
     public var cancelReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, address, latitude, longitude, items, notes, currency, version
+        case customerID = "customer_id"
+        case driverID = "driver_id"
+        case volumeHundredths = "volume_hundredths"
+        case scheduledAt = "scheduled_at"
+        case priceMinor = "price_minor"
+        case priceLines = "price_lines"
+        case offerRound = "offer_round"
+        case offerRadiusM = "offer_radius_m"
+        case nextRoundAt = "next_round_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case acceptedAt = "accepted_at"
+        case enRouteAt = "en_route_at"
+        case arrivedAt = "arrived_at"
+        case startedAt = "started_at"
+        case completedAt = "completed_at"
+        case cancelledAt = "cancelled_at"
+        case expiredAt = "expired_at"
+        case cancelledBy = "cancelled_by"
+        case cancelReason = "cancel_reason"
+    }
 }

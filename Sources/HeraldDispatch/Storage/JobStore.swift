@@ -27,7 +27,7 @@ public struct JobStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> JobRecord? {
-        try await db.raw("SELECT * FROM jobs WHERE id = \(bind: id)").first(row: JobRecord.self)
+        try await db.raw("SELECT * FROM jobs WHERE id = \(bind: id)").first(decoding: JobRecord.self)
     }
 
     /// The first-come claim: only a pending job without a driver; nil when someone else won
@@ -40,7 +40,7 @@ public struct JobStore: Sendable {
             WHERE id = \(bind: id) AND status = 'pending' AND driver_id IS NULL
             RETURNING *
             """
-        ).first(row: JobRecord.self)
+        ).first(decoding: JobRecord.self)
     }
 
     /// Moves the job from `from` to `to` (stamping `to`'s time column); nil when it was no
@@ -63,7 +63,7 @@ public struct JobStore: Sendable {
             query.appendInterpolation(unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM job_adjustments WHERE job_adjustments.job_id = jobs.id AND status = 'pending')")
         }
         query.appendInterpolation(unsafeRaw: " RETURNING *")
-        return try await db.raw(query).first(row: JobRecord.self)
+        return try await db.raw(query).first(decoding: JobRecord.self)
     }
 
     /// Takes the job's row lock for the rest of the transaction (a write that changes nothing).
@@ -89,7 +89,7 @@ public struct JobStore: Sendable {
         query += " WHERE id = \(bind: id) AND status = 'arrived'"
         if let driverID { query += " AND driver_id = \(bind: driverID)" }
         query += " RETURNING *"
-        return try await db.raw(query).first(row: JobRecord.self)
+        return try await db.raw(query).first(decoding: JobRecord.self)
     }
 
     static let timeColumn: [JobStatus: String] = [
@@ -118,7 +118,7 @@ public struct JobStore: Sendable {
             WHERE id = \(bind: id) AND status = 'pending' AND offer_round = \(bind: round)
             RETURNING *
             """
-        ).first(row: JobRecord.self)
+        ).first(decoding: JobRecord.self)
     }
 
     /// Pending jobs whose round has ended, oldest first.
@@ -128,7 +128,7 @@ public struct JobStore: Sendable {
             SELECT * FROM jobs WHERE status = 'pending' AND next_round_at <= \(bind: now)
             ORDER BY next_round_at, id LIMIT \(bind: limit)
             """
-        ).all(rows: JobRecord.self)
+        ).all(decoding: JobRecord.self)
     }
 
     /// Pending jobs between two latitudes, plus those without coordinates (they go to everyone).
@@ -139,7 +139,7 @@ public struct JobStore: Sendable {
                 AND ((latitude BETWEEN \(bind: minLatitude) AND \(bind: maxLatitude)) OR latitude IS NULL)
             ORDER BY created_at DESC, id LIMIT \(bind: limit)
             """
-        ).all(rows: JobRecord.self)
+        ).all(decoding: JobRecord.self)
     }
 
     public enum Owner: Sendable {
@@ -192,9 +192,18 @@ public struct JobStore: Sendable {
         public var actorRole: String
         public var reason: String?
         public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case fromStatus = "from_status"
+            case toStatus = "to_status"
+            case actorID = "actor_id"
+            case actorRole = "actor_role"
+            case createdAt = "created_at"
+        }
     }
 
     public func events(_ db: any SQLDatabase, jobID: String) async throws -> [EventRecord] {
-        try await db.raw("SELECT * FROM job_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(rows: EventRecord.self)
+        try await db.raw("SELECT * FROM job_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: EventRecord.self)
     }
 }

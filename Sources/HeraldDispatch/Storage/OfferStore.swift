@@ -24,6 +24,15 @@ public struct OfferRecord: Sendable, Equatable, Codable {
         self.offeredAt = offeredAt
         self.outcome = outcome
     }
+
+    enum CodingKeys: String, CodingKey {
+        case round, channel, outcome
+        case jobID = "job_id"
+        case driverID = "driver_id"
+        case distanceM = "distance_m"
+        case notificationID = "notification_id"
+        case offeredAt = "offered_at"
+    }
 }
 
 /// Who was offered what: the operators' record, and the list of feeds to update.
@@ -45,7 +54,7 @@ public struct OfferStore: Sendable {
     }
 
     public func offers(_ db: any SQLDatabase, jobID: String) async throws -> [OfferRecord] {
-        try await db.raw("SELECT * FROM job_offers WHERE job_id = \(bind: jobID) ORDER BY round, distance_m, driver_id").all(rows: OfferRecord.self)
+        try await db.raw("SELECT * FROM job_offers WHERE job_id = \(bind: jobID) ORDER BY round, distance_m, driver_id").all(decoding: OfferRecord.self)
     }
 
     public func driverIDs(_ db: any SQLDatabase, jobID: String) async throws -> [String] {

@@ -43,4 +43,18 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         self.updatedAt = updatedAt
         self.completedAt = completedAt
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, channel, provider, status, attempts, reason
+        case notificationID = "notification_id"
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case nextAttemptAt = "next_attempt_at"
+        case leaseUntil = "lease_until"
+        case providerMessageID = "provider_message_id"
+        case latencyMs = "latency_ms"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case completedAt = "completed_at"
+    }
 }

@@ -42,13 +42,13 @@ public struct DeliveryStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> DeliveryRecord? {
-        try await db.raw("SELECT * FROM notification_deliveries WHERE id = \(bind: id)").first(row: DeliveryRecord.self)
+        try await db.raw("SELECT * FROM notification_deliveries WHERE id = \(bind: id)").first(decoding: DeliveryRecord.self)
     }
 
     public func forNotification(_ db: any SQLDatabase, notificationID: String) async throws -> [DeliveryRecord] {
         try await db.raw(
             "SELECT * FROM notification_deliveries WHERE notification_id = \(bind: notificationID) ORDER BY created_at, id"
-        ).all(rows: DeliveryRecord.self)
+        ).all(decoding: DeliveryRecord.self)
     }
 
     /// Delivery log for operators, newest first.
@@ -64,7 +64,7 @@ public struct DeliveryStore: Sendable {
         }
         query.appendInterpolation(unsafeRaw: " ORDER BY created_at DESC, id DESC LIMIT ")
         query.appendInterpolation(bind: limit)
-        return try await db.raw(query).all(rows: DeliveryRecord.self)
+        return try await db.raw(query).all(decoding: DeliveryRecord.self)
     }
 
     // MARK: Socket deliveries
@@ -87,7 +87,7 @@ public struct DeliveryStore: Sendable {
             SELECT * FROM notification_deliveries WHERE status = 'awaiting_ack' AND next_attempt_at <= \(bind: now)
             ORDER BY next_attempt_at LIMIT \(bind: limit)
             """
-        ).all(rows: DeliveryRecord.self)
+        ).all(decoding: DeliveryRecord.self)
     }
 
     /// Gives up waiting for the ack; true when this call moved the row (then the caller plans
@@ -130,7 +130,7 @@ public struct DeliveryStore: Sendable {
         query.appendInterpolation(unsafeRaw: " WHERE id IN (SELECT id FROM (SELECT id FROM expired UNION ALL SELECT id FROM due) AS claimable LIMIT ")
         query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: ") RETURNING *")
-        return try await db.raw(query).all(rows: DeliveryRecord.self)
+        return try await db.raw(query).all(decoding: DeliveryRecord.self)
     }
 
     /// How one push attempt ended, for `finishAttempts`.

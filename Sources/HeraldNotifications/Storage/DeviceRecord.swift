@@ -45,4 +45,19 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
         self.deactivatedAt = deactivatedAt
         self.deactivationReason = deactivationReason
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, token, platform, locale
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case appVersion = "app_version"
+        case osVersion = "os_version"
+        case userAgent = "user_agent"
+        case webpushP256dh = "webpush_p256dh"
+        case webpushAuth = "webpush_auth"
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+        case deactivatedAt = "deactivated_at"
+        case deactivationReason = "deactivation_reason"
+    }
 }

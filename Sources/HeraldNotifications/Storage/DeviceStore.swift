@@ -36,7 +36,7 @@ public struct DeviceStore: Sendable {
                     deactivated_at = NULL, deactivation_reason = NULL
                 RETURNING *
                 """
-            ).first(row: DeviceRecord.self)
+            ).first(decoding: DeviceRecord.self)
         else { throw StoreError.noRowReturned }
         if let deviceID = stored.deviceID {
             try await db.raw(
@@ -59,14 +59,14 @@ public struct DeviceStore: Sendable {
                 deactivation_reason = COALESCE(deactivation_reason, 'unregistered')
             WHERE user_id = \(bind: userID) AND token = \(bind: token) RETURNING *
             """
-        ).first(row: DeviceRecord.self)
+        ).first(decoding: DeviceRecord.self)
     }
 
     public func devices(_ db: any SQLDatabase, userID: String, activeOnly: Bool) async throws -> [DeviceRecord] {
         var query = SQLQueryString("SELECT * FROM push_devices WHERE user_id = \(bind: userID)")
         if activeOnly { query.appendInterpolation(unsafeRaw: " AND deactivated_at IS NULL") }
         query.appendInterpolation(unsafeRaw: " ORDER BY created_at, id")
-        return try await db.raw(query).all(rows: DeviceRecord.self)
+        return try await db.raw(query).all(decoding: DeviceRecord.self)
     }
 
     /// Active devices of many users, by user.
@@ -76,13 +76,13 @@ public struct DeviceStore: Sendable {
             var query = SQLQueryString("SELECT * FROM push_devices WHERE deactivated_at IS NULL AND user_id IN ")
             query.appendInList(Array(chunk))
             query.appendInterpolation(unsafeRaw: " ORDER BY created_at, id")
-            for device in try await db.raw(query).all(rows: DeviceRecord.self) { result[device.userID, default: []].append(device) }
+            for device in try await db.raw(query).all(decoding: DeviceRecord.self) { result[device.userID, default: []].append(device) }
         }
         return result
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> DeviceRecord? {
-        try await db.raw("SELECT * FROM push_devices WHERE id = \(bind: id)").first(row: DeviceRecord.self)
+        try await db.raw("SELECT * FROM push_devices WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
     }
 
     /// The devices with these ids, by id.

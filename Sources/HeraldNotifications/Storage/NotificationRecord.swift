@@ -54,4 +54,19 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
         self.sentVia = sentVia
         self.pushSuppressed = pushSuppressed
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, severity, delivery, title, body, data, category, silent
+        case userID = "user_id"
+        case threadID = "thread_id"
+        case collapseKey = "collapse_key"
+        case dedupeKey = "dedupe_key"
+        case interruptionLevel = "interruption_level"
+        case expiresAt = "expires_at"
+        case createdAt = "created_at"
+        case readAt = "read_at"
+        case deletedAt = "deleted_at"
+        case sentVia = "sent_via"
+        case pushSuppressed = "push_suppressed"
+    }
 }

@@ -69,9 +69,9 @@ public struct NotificationStore: Sendable {
         if let userID {
             return try await db.raw(
                 "SELECT * FROM notifications WHERE id = \(bind: id) AND user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0"
-            ).first(row: NotificationRecord.self)
+            ).first(decoding: NotificationRecord.self)
         }
-        return try await db.raw("SELECT * FROM notifications WHERE id = \(bind: id)").first(row: NotificationRecord.self)
+        return try await db.raw("SELECT * FROM notifications WHERE id = \(bind: id)").first(decoding: NotificationRecord.self)
     }
 
     /// A page of the user's inbox, newest first.
@@ -82,7 +82,7 @@ public struct NotificationStore: Sendable {
         query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: " OFFSET ")
         query.appendInterpolation(bind: offset)
-        return try await db.raw(query).all(rows: NotificationRecord.self)
+        return try await db.raw(query).all(decoding: NotificationRecord.self)
     }
 
     /// (all notifications, unread ones) in the user's inbox.
@@ -110,7 +110,7 @@ public struct NotificationStore: Sendable {
             SELECT * FROM notifications WHERE user_id = \(bind: userID) AND deleted_at IS NULL AND silent = 0 AND read_at IS NULL
             AND created_at >= \(bind: since ?? -1) ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
             """
-        ).all(rows: NotificationRecord.self)
+        ).all(decoding: NotificationRecord.self)
     }
 
     /// The ids read and the ids deleted at or after `since` (what the user's other devices

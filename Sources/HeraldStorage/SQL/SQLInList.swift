@@ -27,7 +27,7 @@ extension SQLDatabase {
             var query = SQLQueryString("SELECT * FROM ")
             query.appendInterpolation(unsafeRaw: "\(table) WHERE \(column) IN ")
             query.appendInList(Array(chunk))
-            rows += try await raw(query).all(rows: Row.self)
+            rows += try await raw(query).all(decoding: Row.self)
         }
         return rows
     }

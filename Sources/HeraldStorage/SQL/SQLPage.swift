@@ -17,6 +17,6 @@ extension SQLDatabase {
         page.appendInterpolation(bind: limit)
         page.appendInterpolation(unsafeRaw: " OFFSET ")
         page.appendInterpolation(bind: offset)
-        return (try await raw(page).all(rows: T.self), total)
+        return (try await raw(page).all(decoding: T.self), total)
     }
 }

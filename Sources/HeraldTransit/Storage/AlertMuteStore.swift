@@ -54,7 +54,7 @@ public struct AlertMuteStore: Sendable {
     /// The user's mutes still in force.
     public func active(_ db: any SQLDatabase, userID: String, now: Int64) async throws -> [AlertMuteRecord] {
         try await db.raw("SELECT * FROM transit_alert_mutes WHERE user_id = \(bind: userID) AND until_at > \(bind: now) ORDER BY kind, entity_id")
-            .all(rows: AlertMuteRecord.self)
+            .all(decoding: AlertMuteRecord.self)
     }
 
     /// The mutes in force of many users, read in IN-lists of 500.
@@ -63,7 +63,7 @@ public struct AlertMuteStore: Sendable {
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString("SELECT * FROM transit_alert_mutes WHERE until_at > \(bind: now) AND user_id IN ")
             query.appendInList(Array(chunk))
-            result += try await db.raw(query).all(rows: AlertMuteRecord.self)
+            result += try await db.raw(query).all(decoding: AlertMuteRecord.self)
         }
         return result
     }

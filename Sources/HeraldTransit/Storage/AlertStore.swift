@@ -21,6 +21,17 @@ public struct PostedAlertRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var updatedAt: Int64
 
+    enum CodingKeys: String, CodingKey {
+        case id, severity, header, description, cause, effect, url
+        case affectedRoutes = "affected_routes"
+        case affectedStops = "affected_stops"
+        case activeStart = "active_start"
+        case activeEnd = "active_end"
+        case createdBy = "created_by"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
     public var routeIDs: [String] { (try? JSONDecoder().decode([String].self, from: Data(affectedRoutes.utf8))) ?? [] }
     public var stopIDs: [String] { (try? JSONDecoder().decode([String].self, from: Data(affectedStops.utf8))) ?? [] }
 }
@@ -31,11 +42,11 @@ public struct AlertStore: Sendable {
     /// Alerts whose active period has not ended by `now` (a backend's alert stays until its end).
     public func current(_ db: any SQLDatabase, now: Int64) async throws -> [PostedAlertRecord] {
         try await db.raw("SELECT * FROM transit_alerts WHERE active_end IS NULL OR active_end > \(bind: now) ORDER BY created_at, id")
-            .all(rows: PostedAlertRecord.self)
+            .all(decoding: PostedAlertRecord.self)
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> PostedAlertRecord? {
-        try await db.raw("SELECT * FROM transit_alerts WHERE id = \(bind: id)").first(row: PostedAlertRecord.self)
+        try await db.raw("SELECT * FROM transit_alerts WHERE id = \(bind: id)").first(decoding: PostedAlertRecord.self)
     }
 
     /// Inserts, or replaces the alert with the same id (a backend re-posting an update).
@@ -53,6 +64,6 @@ public struct AlertStore: Sendable {
                 updated_at = excluded.updated_at
             RETURNING *
             """
-        ).first(row: PostedAlertRecord.self) ?? a
+        ).first(decoding: PostedAlertRecord.self) ?? a
     }
 }

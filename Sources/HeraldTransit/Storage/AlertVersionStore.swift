@@ -31,6 +31,18 @@ public struct AlertVersionRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var finishedAt: Int64?
 
+    enum CodingKeys: String, CodingKey {
+        case alert, status, fingerprint, attempts
+        case alertID = "alert_id"
+        case dueAt = "due_at"
+        case claimedBy = "claimed_by"
+        case leaseUntil = "lease_until"
+        case matchedUsers = "matched_users"
+        case queuedUsers = "queued_users"
+        case createdAt = "created_at"
+        case finishedAt = "finished_at"
+    }
+
     public init(alertID: String, fingerprint: String, alert: String, status: AlertVersionStatus, dueAt: Int64, createdAt: Int64) {
         self.alertID = alertID
         self.fingerprint = fingerprint
@@ -59,13 +71,13 @@ public struct AlertVersionStore: Sendable {
 
     public func find(_ db: any SQLDatabase, alertID: String, fingerprint: String) async throws -> AlertVersionRecord? {
         try await db.raw("SELECT * FROM transit_alert_versions WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint)")
-            .first(row: AlertVersionRecord.self)
+            .first(decoding: AlertVersionRecord.self)
     }
 
     /// The newest version of an alert (what `POST /alerts/{id}/mute` reads).
     public func latest(_ db: any SQLDatabase, alertID: String) async throws -> AlertVersionRecord? {
         try await db.raw("SELECT * FROM transit_alert_versions WHERE alert_id = \(bind: alertID) ORDER BY created_at DESC, fingerprint LIMIT 1")
-            .first(row: AlertVersionRecord.self)
+            .first(decoding: AlertVersionRecord.self)
     }
 
     /// Versions that may be claimed now: pending and due, or processing with a lapsed lease.
@@ -89,7 +101,7 @@ public struct AlertVersionStore: Sendable {
                 AND ((status = 'pending' AND due_at <= \(bind: now)) OR (status = 'processing' AND lease_until < \(bind: now)))
             RETURNING *
             """
-        ).first(row: AlertVersionRecord.self)
+        ).first(decoding: AlertVersionRecord.self)
     }
 
     /// Extends this node's lease; false when another node took the version meanwhile.

@@ -13,6 +13,16 @@ public struct FavoriteRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var updatedAt: Int64
 
+    enum CodingKeys: String, CodingKey {
+        case id, label
+        case userID = "user_id"
+        case stopID = "stop_id"
+        case sortOrder = "sort_order"
+        case notificationsEnabled = "notifications_enabled"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
     public init(id: String, userID: String, stopID: String, label: String?, sortOrder: Int, notificationsEnabled: Bool, createdAt: Int64, updatedAt: Int64) {
         self.id = id
         self.userID = userID
@@ -42,11 +52,11 @@ public struct FavoriteStore: Sendable {
     public init() {}
 
     public func list(_ db: any SQLDatabase, userID: String) async throws -> [FavoriteRecord] {
-        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) ORDER BY sort_order, created_at, id").all(rows: FavoriteRecord.self)
+        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) ORDER BY sort_order, created_at, id").all(decoding: FavoriteRecord.self)
     }
 
     public func find(_ db: any SQLDatabase, id: String, userID: String) async throws -> FavoriteRecord? {
-        try await db.raw("SELECT * FROM transit_favorites WHERE id = \(bind: id) AND user_id = \(bind: userID)").first(row: FavoriteRecord.self)
+        try await db.raw("SELECT * FROM transit_favorites WHERE id = \(bind: id) AND user_id = \(bind: userID)").first(decoding: FavoriteRecord.self)
     }
 
     public func count(_ db: any SQLDatabase, userID: String) async throws -> Int {
@@ -63,11 +73,11 @@ public struct FavoriteStore: Sendable {
             ON CONFLICT (user_id, stop_id) DO NOTHING
             RETURNING *
             """
-        ).first(row: FavoriteRecord.self)
+        ).first(decoding: FavoriteRecord.self)
     }
 
     public func findByStop(_ db: any SQLDatabase, userID: String, stopID: String) async throws -> FavoriteRecord? {
-        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) AND stop_id = \(bind: stopID)").first(row: FavoriteRecord.self)
+        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) AND stop_id = \(bind: stopID)").first(decoding: FavoriteRecord.self)
     }
 
     public func update(_ db: any SQLDatabase, _ f: FavoriteRecord) async throws {

@@ -14,6 +14,19 @@ public struct FeedStateRecord: Sendable, Equatable, Codable {
     public var importLeaseUntil: Int64?
     public var importID: String?
     public var updatedAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case name, etag
+        case activeVersion = "active_version"
+        case sourceURL = "source_url"
+        case lastModified = "last_modified"
+        case nextCheckAt = "next_check_at"
+        case checkedAt = "checked_at"
+        case lastError = "last_error"
+        case importLeaseUntil = "import_lease_until"
+        case importID = "import_id"
+        case updatedAt = "updated_at"
+    }
 }
 
 public enum FeedVersionStatus: String, Sendable, Codable, Equatable {
@@ -41,6 +54,16 @@ public struct FeedVersionRecord: Sendable, Equatable, Codable {
     public var report: String?
     public var importedAt: Int64
     public var activatedAt: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case id, version, sha256, status, source, report
+        case feedName = "feed_name"
+        case sizeBytes = "size_bytes"
+        case rowCount = "row_count"
+        case stopTimeCount = "stop_time_count"
+        case importedAt = "imported_at"
+        case activatedAt = "activated_at"
+    }
 }
 
 public enum ImportStatus: String, Sendable, Codable, Equatable {
@@ -67,4 +90,13 @@ public struct ImportRecord: Sendable, Equatable, Codable {
     public var requestedBy: String?
     public var createdAt: Int64
     public var finishedAt: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, source, report, error
+        case feedName = "feed_name"
+        case versionID = "version_id"
+        case requestedBy = "requested_by"
+        case createdAt = "created_at"
+        case finishedAt = "finished_at"
+    }
 }

@@ -13,11 +13,11 @@ public struct FeedStore: Sendable {
     // MARK: Feeds
 
     public func feed(_ db: any SQLDatabase, name: String) async throws -> FeedStateRecord? {
-        try await db.raw("SELECT * FROM transit_feeds WHERE name = \(bind: name)").first(row: FeedStateRecord.self)
+        try await db.raw("SELECT * FROM transit_feeds WHERE name = \(bind: name)").first(decoding: FeedStateRecord.self)
     }
 
     public func feeds(_ db: any SQLDatabase) async throws -> [FeedStateRecord] {
-        try await db.raw("SELECT * FROM transit_feeds ORDER BY name").all(rows: FeedStateRecord.self)
+        try await db.raw("SELECT * FROM transit_feeds ORDER BY name").all(decoding: FeedStateRecord.self)
     }
 
     /// Makes sure the feed has a row (configured feeds, first imports).
@@ -80,7 +80,7 @@ public struct FeedStore: Sendable {
     // MARK: Versions
 
     public func version(_ db: any SQLDatabase, id: String) async throws -> FeedVersionRecord? {
-        try await db.raw("SELECT * FROM transit_feed_versions WHERE id = \(bind: id)").first(row: FeedVersionRecord.self)
+        try await db.raw("SELECT * FROM transit_feed_versions WHERE id = \(bind: id)").first(decoding: FeedVersionRecord.self)
     }
 
     public func insert(_ db: any SQLDatabase, _ v: FeedVersionRecord) async throws {
@@ -196,6 +196,6 @@ public struct FeedStore: Sendable {
     }
 
     public func importRecord(_ db: any SQLDatabase, id: String) async throws -> ImportRecord? {
-        try await db.raw("SELECT * FROM transit_imports WHERE id = \(bind: id)").first(row: ImportRecord.self)
+        try await db.raw("SELECT * FROM transit_imports WHERE id = \(bind: id)").first(decoding: ImportRecord.self)
     }
 }

@@ -16,6 +16,17 @@ public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
     public var nextPollAt: Int64
     public var lastError: String?
     public var updatedAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case source, payload, etag
+        case feedName = "feed_name"
+        case feedTimestamp = "feed_timestamp"
+        case receivedAt = "received_at"
+        case lastModified = "last_modified"
+        case nextPollAt = "next_poll_at"
+        case lastError = "last_error"
+        case updatedAt = "updated_at"
+    }
 }
 
 public struct RealtimeFeedStore: Sendable {
@@ -31,7 +42,7 @@ public struct RealtimeFeedStore: Sendable {
     }
 
     public func all(_ db: any SQLDatabase) async throws -> [RealtimeSourceRecord] {
-        try await db.raw("SELECT * FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all(rows: RealtimeSourceRecord.self)
+        try await db.raw("SELECT * FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all(decoding: RealtimeSourceRecord.self)
     }
 
     /// Which sources have a message and since when (no payloads: a cheap check for changes).
@@ -43,7 +54,7 @@ public struct RealtimeFeedStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, source: String) async throws -> RealtimeSourceRecord? {
-        try await db.raw("SELECT * FROM transit_realtime_feeds WHERE source = \(bind: source)").first(row: RealtimeSourceRecord.self)
+        try await db.raw("SELECT * FROM transit_realtime_feeds WHERE source = \(bind: source)").first(decoding: RealtimeSourceRecord.self)
     }
 
     /// Claims the source's poll when it is due: one node polls each source each interval.

@@ -24,7 +24,7 @@ public struct RideRequestStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> RideRequestRecord? {
-        try await db.raw("SELECT * FROM ride_requests WHERE id = \(bind: id)").first(row: RideRequestRecord.self)
+        try await db.raw("SELECT * FROM ride_requests WHERE id = \(bind: id)").first(decoding: RideRequestRecord.self)
     }
 
     /// Open requests whose pickup is in `cell` (the surge's demand).
@@ -44,7 +44,7 @@ public struct RideRequestStore: Sendable {
             WHERE id = \(bind: id) AND state = 'SEARCHING' AND expires_at > \(bind: now)
             RETURNING *
             """
-        ).first(row: RideRequestRecord.self)
+        ).first(decoding: RideRequestRecord.self)
     }
 
     /// SEARCHING → `to` (CANCELLED or EXPIRED); nil when it was no longer searching.
@@ -56,7 +56,7 @@ public struct RideRequestStore: Sendable {
             query.appendInterpolation(bind: now)
         }
         query.appendInterpolation(unsafeRaw: " RETURNING *")
-        return try await db.raw(query).first(row: RideRequestRecord.self)
+        return try await db.raw(query).first(decoding: RideRequestRecord.self)
     }
 
     /// Starts offer round `round` unless another node did (the conditional update on the round).
@@ -78,7 +78,7 @@ public struct RideRequestStore: Sendable {
             SELECT * FROM ride_requests WHERE state = 'SEARCHING' AND next_round_at <= \(bind: now)
             ORDER BY next_round_at LIMIT \(bind: limit)
             """
-        ).all(rows: RideRequestRecord.self)
+        ).all(decoding: RideRequestRecord.self)
     }
 
     public func insertOffers(_ db: any SQLDatabase, requestID: String, round: Int, offers: [(driverID: String, distance: Double)], now: Int64) async throws {

@@ -20,6 +20,18 @@ public struct TripLocationRow: Sendable, Equatable, Codable {
     /// 1 when the rider was shown it.
     public var shared: Int
     public var warning: String?
+
+    enum CodingKeys: String, CodingKey {
+        case ordinal, sequence, latitude, longitude, heading, shared, warning
+        case tripID = "trip_id"
+        case receivedAt = "received_at"
+        case accuracyM = "accuracy_m"
+        case speedMps = "speed_mps"
+        case altitudeM = "altitude_m"
+        case batteryPercent = "battery_percent"
+        case isCharging = "is_charging"
+        case clientAt = "client_at"
+    }
 }
 
 /// The audit trail of every trip: appended in batches, read by the trip's parties.
@@ -50,7 +62,7 @@ public struct TripLocationStore: Sendable {
             SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND ordinal > \(bind: afterOrdinal)
             ORDER BY ordinal LIMIT \(bind: limit)
             """
-        ).all(rows: TripLocationRow.self)
+        ).all(decoding: TripLocationRow.self)
     }
 
     /// The newest sample the rider was shown (state_sync's `latest_driver_location`): one
@@ -58,6 +70,6 @@ public struct TripLocationStore: Sendable {
     public func latestShared(_ db: any SQLDatabase, tripID: String) async throws -> TripLocationRow? {
         try await db.raw(
             "SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND shared = 1 ORDER BY ordinal DESC LIMIT 1"
-        ).first(row: TripLocationRow.self)
+        ).first(decoding: TripLocationRow.self)
     }
 }

@@ -46,6 +46,45 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var driverComment: String? = nil
 
     public var etag: String { "\"trip-v\(version)\"" }
+
+    enum CodingKeys: String, CodingKey {
+        case id, state, version, currency, flags
+        case requestID = "request_id"
+        case riderID = "rider_id"
+        case driverID = "driver_id"
+        case pickupLatitude = "pickup_latitude"
+        case pickupLongitude = "pickup_longitude"
+        case pickupAddress = "pickup_address"
+        case pickupPlaceID = "pickup_place_id"
+        case dropoffLatitude = "dropoff_latitude"
+        case dropoffLongitude = "dropoff_longitude"
+        case dropoffAddress = "dropoff_address"
+        case dropoffPlaceID = "dropoff_place_id"
+        case rideType = "ride_type"
+        case passengerCount = "passenger_count"
+        case distanceM = "distance_m"
+        case durationS = "duration_s"
+        case fareMinMinor = "fare_min_minor"
+        case fareMaxMinor = "fare_max_minor"
+        case surgeMultiplier = "surge_multiplier"
+        case lastFlag = "last_flag"
+        case cancelledBy = "cancelled_by"
+        case cancelReason = "cancel_reason"
+        case acceptedAt = "accepted_at"
+        case arrivedAt = "arrived_at"
+        case startedAt = "started_at"
+        case completedAt = "completed_at"
+        case cancelledAt = "cancelled_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case finalFareMinor = "final_fare_minor"
+        case travelledDistanceM = "travelled_distance_m"
+        case travelledDurationS = "travelled_duration_s"
+        case riderRating = "rider_rating"
+        case riderComment = "rider_comment"
+        case driverRating = "driver_rating"
+        case driverComment = "driver_comment"
+    }
 }
 
 extension TripRecord {

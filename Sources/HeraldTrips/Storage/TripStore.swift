@@ -24,14 +24,14 @@ public struct TripStore: Sendable {
     }
 
     public func find(_ db: any SQLDatabase, id: String) async throws -> TripRecord? {
-        try await db.raw("SELECT * FROM trips WHERE id = \(bind: id)").first(row: TripRecord.self)
+        try await db.raw("SELECT * FROM trips WHERE id = \(bind: id)").first(decoding: TripRecord.self)
     }
 
     /// The trip the driver is committed to now, if any.
     public func activeTrip(_ db: any SQLDatabase, driverID: String) async throws -> TripRecord? {
         try await db.raw(
             "SELECT * FROM trips WHERE driver_id = \(bind: driverID) AND state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS')"
-        ).first(row: TripRecord.self)
+        ).first(decoding: TripRecord.self)
     }
 
     /// Trips not over that the user rides or drives.
@@ -64,7 +64,7 @@ public struct TripStore: Sendable {
             query.appendInterpolation(bind: reason)
         }
         query.appendInterpolation(" WHERE id = \(bind: id) AND state = \(bind: from.rawValue) RETURNING *" as SQLQueryString)
-        return try await db.raw(query).first(row: TripRecord.self)
+        return try await db.raw(query).first(decoding: TripRecord.self)
     }
 
     /// Stores the fare of a trip that just completed.
@@ -75,7 +75,7 @@ public struct TripStore: Sendable {
                 travelled_duration_s = \(bind: fare.durationSeconds)
             WHERE id = \(bind: id) AND state = 'COMPLETED' RETURNING *
             """
-        ).first(row: TripRecord.self)
+        ).first(decoding: TripRecord.self)
     }
 
     /// Records one side's rating of the other on a completed trip; nil when the trip is not
@@ -89,7 +89,7 @@ public struct TripStore: Sendable {
         query.appendInterpolation(bind: comment)
         query.appendInterpolation(" , version = version + 1, updated_at = \(bind: now) WHERE id = \(bind: id) AND state = 'COMPLETED' AND " as SQLQueryString)
         query.appendInterpolation(unsafeRaw: "\(ratingColumn) IS NULL RETURNING *")
-        return try await db.raw(query).first(row: TripRecord.self)
+        return try await db.raw(query).first(decoding: TripRecord.self)
     }
 
     /// Adds a driver's rating of `riderID` to the rider's average.
@@ -108,8 +108,12 @@ public struct TripStore: Sendable {
         struct Row: Decodable {
             var ratingTotal: Int64
             var ratingCount: Int64
+            enum CodingKeys: String, CodingKey {
+                case ratingTotal = "rating_total"
+                case ratingCount = "rating_count"
+            }
         }
-        let row = try await db.raw("SELECT rating_total, rating_count FROM rider_ratings WHERE user_id = \(bind: riderID)").first(row: Row.self)
+        let row = try await db.raw("SELECT rating_total, rating_count FROM rider_ratings WHERE user_id = \(bind: riderID)").first(decoding: Row.self)
         return row.flatMap { DriverRecord.averageRating(total: $0.ratingTotal, count: $0.ratingCount) }
     }
 

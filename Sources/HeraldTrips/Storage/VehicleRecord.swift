@@ -12,4 +12,13 @@ public struct VehicleRecord: Sendable, Equatable, Codable {
     public var updatedAt: Int64
 
     public var rideTypeList: [String] { rideTypes.split(separator: ",").map(String.init) }
+
+    enum CodingKeys: String, CodingKey {
+        case make, model, color, capacity
+        case driverID = "driver_id"
+        case licensePlate = "license_plate"
+        case rideTypes = "ride_types"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
 }

@@ -5,7 +5,7 @@ public struct VehicleStore: Sendable {
     public init() {}
 
     public func find(_ db: any SQLDatabase, driverID: String) async throws -> VehicleRecord? {
-        try await db.raw("SELECT * FROM vehicles WHERE driver_id = \(bind: driverID)").first(row: VehicleRecord.self)
+        try await db.raw("SELECT * FROM vehicles WHERE driver_id = \(bind: driverID)").first(decoding: VehicleRecord.self)
     }
 
     public func upsert(_ db: any SQLDatabase, _ v: VehicleRecord) async throws -> VehicleRecord {
