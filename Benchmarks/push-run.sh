@@ -38,7 +38,7 @@ CONCURRENCY=${CONCURRENCY:-100}
 CONNECTIONS=${CONNECTIONS:-2}
 DELIVERIES=${DELIVERIES:-100000}
 WEBPUSH_SECONDS=${WEBPUSH_SECONDS:-10}
-PUSHLOAD=$BENCH/PushLoad/.build/release/PushLoad
+PUSHLOAD=${PUSHLOAD:-$BENCH/PushLoad/.build/release/PushLoad}   # another build (a before/after comparison): PUSHLOAD=path SKIP_BUILD=1
 PY=$BENCH/.venv/bin/python
 mkdir -p "$OUT"
 RESULTS=$OUT/results.jsonl

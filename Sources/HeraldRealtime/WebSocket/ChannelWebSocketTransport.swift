@@ -1,4 +1,3 @@
-import HeraldRealtime
 import NIOCore
 
 /// `WebSocketTransport` for the protocol layer, which may call from any thread: each call

@@ -1,4 +1,3 @@
-import HeraldRealtime
 import NIOCore
 
 /// Serves one upgraded WebSocket on its event loop: reads frames from the socket's bytes

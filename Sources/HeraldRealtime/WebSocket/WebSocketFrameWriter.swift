@@ -1,4 +1,3 @@
-import HeraldRealtime
 import NIOCore
 
 /// The outbound end of a served WebSocket, placed next to the socket so that what it writes

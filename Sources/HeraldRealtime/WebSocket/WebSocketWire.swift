@@ -1,4 +1,3 @@
-import HeraldRealtime
 import NIOCore
 
 /// WebSocket opcodes, and the layout of the frames a server sends (RFC 6455 §5.2: final, unmasked).

@@ -38,7 +38,7 @@ struct QueueRSS: AsyncParsableCommand {
         let path = db ?? directory + "/herald.sqlite"
         defer { if db == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let database = try await SQLiteDatabase.open(path: path, logger: logger)
-        try await Migrator().migrate(database, logger: logger)
+        try await Migrator(sets: [NotificationMigrations.set]).migrate(database, logger: logger)
         let rssOpened = residentBytes().rss
 
         // -- fill the queue
@@ -73,8 +73,8 @@ struct QueueRSS: AsyncParsableCommand {
                     try await DeliveryStore().insert(
                         db,
                         DeliveryRecord(
-                            id: "dlv_\(i)", notificationID: "ntf_\(i)", userID: "user_\(u)", channel: "push", deviceID: "dev_\(u)",
-                            provider: .apns, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now))
+                            id: "dlv_\(i)", notificationID: "ntf_\(i)", userID: "user_\(u)", channel: .push, deviceID: "dev_\(u)",
+                            provider: .apns, status: .pending, nextAttemptAt: now, createdAt: now, updatedAt: now))
                 }
             }
             if first % 20_000 == 0 { progress("queue-rss: \(first) deliveries queued") }
