@@ -26,7 +26,7 @@ public struct WebSocketLimits: Sendable, Equatable {
     }
 
     /// - Parameter requestHeadTimeoutMs: the server section's `request_head_timeout_ms`.
-    public init(_ config: RealtimeConfig, requestHeadTimeoutMs: Int = 60_000) {
+    public init(_ config: RealtimeConfig, requestHeadTimeoutMs: Int) {
         self.init(
             maxMessageBytes: config.maxPayload, unauthenticatedMaxMessageBytes: config.unauthenticatedMaxPayload,
             partialMessageTimeout: .milliseconds(Int64(config.partialMessageTimeoutMs)),
