@@ -21,7 +21,9 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         preconditionFailure("the loader threw something other than ConfigurationError: \(error)")
     }
     _ = config.validationErrors()
-    guard let json = try? JSONEncoder().encode(config) else { preconditionFailure("a loaded config does not encode") }
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    guard let json = try? encoder.encode(config) else { preconditionFailure("a loaded config does not encode") }
     let again = try? ConfigLoader.parse(String(decoding: json, as: UTF8.self), isYAML: false)
     precondition(again == config, "a config does not survive encode → load")
     return 0

@@ -6,12 +6,36 @@ import Foundation
 /// (or an out-of-range number) as "not valid JSON" with no field, and clients must be told
 /// which field is wrong. Decoding from the parsed tree gives exact paths for every error,
 /// and realtime payloads, which arrive parsed, decode without being serialised again.
+/// Configuration files decode through it too (`.configuration`), so that a section states
+/// each key and each default once, as its property (see `ConfigSection`).
 public struct JSONValueDecoder: Sendable {
-    public init() {}
+    /// How keys are matched and what a missing key means.
+    public enum Mode: Sendable {
+        /// Request bodies and payloads: each key as the type names it; a missing key is an error.
+        case exact
+        /// Configuration files: a key may be spelled snake_case (`data_dir` for `dataDir`),
+        /// and a key a `ConfigSection` leaves out, or sets to null, keeps its default.
+        case configuration
+    }
+
+    private let mode: Mode
+
+    public init(_ mode: Mode = .exact) {
+        self.mode = mode
+    }
 
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try T(from: ValueDecoder(value: value, codingPath: []))
+        try Convert.decode(type, value, [], mode)
     }
+}
+
+/// A key as the document spells it (error paths name what the user wrote).
+private struct NameKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) { return nil }
 }
 
 private struct IndexKey: CodingKey {
@@ -28,24 +52,27 @@ private struct IndexKey: CodingKey {
 private struct ValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
+    let mode: JSONValueDecoder.Mode
+    /// The defaults of the `ConfigSection` being decoded (configuration mode only).
+    var defaults: SectionDefaults? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
             throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: codingPath, debugDescription: "expected an object, got \(value.typeName)"))
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath, mode: mode, defaults: defaults))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let array) = value else {
             throw DecodingError.typeMismatch([JSONValue].self, .init(codingPath: codingPath, debugDescription: "expected an array, got \(value.typeName)"))
         }
-        return UnkeyedContainer(array: array, codingPath: codingPath)
+        return UnkeyedContainer(array: array, codingPath: codingPath, mode: mode)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleContainer(value: value, codingPath: codingPath)
+        SingleContainer(value: value, codingPath: codingPath, mode: mode)
     }
 }
 
@@ -81,55 +108,92 @@ private enum Convert {
         return exact
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey], _ mode: JSONValueDecoder.Mode) throws -> T {
         if type == JSONValue.self, let same = value as? T { return same }
-        return try T(from: ValueDecoder(value: value, codingPath: path))
+        let defaults = mode == .configuration ? SectionDefaults(type) : nil
+        return try T(from: ValueDecoder(value: value, codingPath: path, mode: mode, defaults: defaults))
     }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: [String: JSONValue]
     let codingPath: [any CodingKey]
+    let mode: JSONValueDecoder.Mode
+    let defaults: SectionDefaults?
 
     var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
-    func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
 
-    private func value(_ key: Key) throws -> JSONValue {
-        guard let value = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
-        }
-        return value
+    /// The key as the document spells it and its value, if the document has it.
+    private func find(_ key: Key) -> (name: String, value: JSONValue)? {
+        if let value = object[key.stringValue] { return (key.stringValue, value) }
+        guard mode == .configuration else { return nil }
+        let snake = key.stringValue.snakeCased
+        return object[snake].map { (snake, $0) }
     }
 
-    private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+    /// What the document sets for `key`, or nil where a section default stands in for it.
+    private func stated(_ key: Key) -> (name: String, value: JSONValue)? {
+        let found = find(key)
+        if let defaults, found?.value ?? .null == .null, defaults.value(key.stringValue) != nil { return nil }
+        return found
+    }
 
-    func decodeNil(forKey key: Key) throws -> Bool { (object[key.stringValue] ?? .null) == .null }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Convert.bool(value(key), path(key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Convert.string(value(key), path(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Convert.double(value(key), path(key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try Convert.double(value(key), path(key))) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try Convert.integer(type, value(key), path(key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try Convert.integer(type, value(key), path(key)) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try Convert.decode(type, value(key), path(key)) }
+    func contains(_ key: Key) -> Bool {
+        find(key) != nil || defaults?.value(key.stringValue) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let (_, value) = stated(key) else { return defaults?.isNil(key.stringValue) ?? true }
+        return value == .null
+    }
+
+    /// Decodes the stated value with `convert`, or returns the section's default.
+    private func decoded<T>(_ key: Key, _ convert: (JSONValue, [any CodingKey]) throws -> T) throws -> T {
+        if let (name, value) = stated(key) { return try convert(value, codingPath + [NameKey(name)]) }
+        if let fallback = defaults?.value(key.stringValue) as? T { return fallback }
+        let name = mode == .configuration ? key.stringValue.snakeCased : key.stringValue
+        throw DecodingError.keyNotFound(NameKey(name), .init(codingPath: codingPath, debugDescription: "missing"))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoded(key, Convert.bool) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoded(key, Convert.string) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoded(key, Convert.double) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoded(key) { Float(try Convert.double($0, $1)) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoded(key) { try Convert.integer(type, $0, $1) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoded(key) { try Convert.decode(type, $0, $1, mode) } }
+
+    /// The document's value for `key` and its path, for a nested container.
+    private func present(_ key: Key) throws -> (JSONValue, [any CodingKey]) {
+        guard let (name, value) = find(key) else {
+            throw DecodingError.keyNotFound(NameKey(key.stringValue), .init(codingPath: codingPath, debugDescription: "missing"))
+        }
+        return (value, codingPath + [NameKey(name)])
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try ValueDecoder(value: value(key), codingPath: path(key)).container(keyedBy: type)
+        let (value, path) = try present(key)
+        return try ValueDecoder(value: value, codingPath: path, mode: mode).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try ValueDecoder(value: value(key), codingPath: path(key)).unkeyedContainer()
+        let (value, path) = try present(key)
+        return try ValueDecoder(value: value, codingPath: path, mode: mode).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(object), codingPath: codingPath) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { ValueDecoder(value: object[key.stringValue] ?? .null, codingPath: path(key)) }
+    func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(object), codingPath: codingPath, mode: mode) }
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        let found = find(key)
+        return ValueDecoder(value: found?.value ?? .null, codingPath: codingPath + [NameKey(found?.name ?? key.stringValue)], mode: mode)
+    }
 }
 
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
@@ -137,9 +201,12 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     let codingPath: [any CodingKey]
     var currentIndex = 0
 
-    init(array: [JSONValue], codingPath: [any CodingKey]) {
+    let mode: JSONValueDecoder.Mode
+
+    init(array: [JSONValue], codingPath: [any CodingKey], mode: JSONValueDecoder.Mode) {
         self.array = array
         self.codingPath = codingPath
+        self.mode = mode
     }
 
     var count: Int? { array.count }
@@ -173,27 +240,28 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { let (v, p) = try next(type); return try Convert.decode(type, v, p) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { let (v, p) = try next(type); return try Convert.decode(type, v, p, mode) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (v, p) = try next([String: JSONValue].self)
-        return try ValueDecoder(value: v, codingPath: p).container(keyedBy: type)
+        return try ValueDecoder(value: v, codingPath: p, mode: mode).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (v, p) = try next([JSONValue].self)
-        return try ValueDecoder(value: v, codingPath: p).unkeyedContainer()
+        return try ValueDecoder(value: v, codingPath: p, mode: mode).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let (v, p) = try next(JSONValue.self)
-        return ValueDecoder(value: v, codingPath: p)
+        return ValueDecoder(value: v, codingPath: p, mode: mode)
     }
 }
 
 private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
     let codingPath: [any CodingKey]
+    let mode: JSONValueDecoder.Mode
 
     func decodeNil() -> Bool { value == .null }
     func decode(_ type: Bool.Type) throws -> Bool { try Convert.bool(value, codingPath) }
@@ -210,5 +278,5 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try Convert.integer(type, value, codingPath) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try Convert.integer(type, value, codingPath) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try Convert.integer(type, value, codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try Convert.decode(type, value, codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try Convert.decode(type, value, codingPath, mode) }
 }

@@ -53,7 +53,8 @@ public enum ConfigLoader {
             data = Data(text.utf8)
         }
         do {
-            return try JSONDecoder().decode(HeraldConfig.self, from: data)
+            let tree = try JSONDecoder().decode(JSONValue.self, from: data)
+            return try JSONValueDecoder(.configuration).decode(HeraldConfig.self, from: tree)
         } catch let error as DecodingError {
             throw ConfigurationError(problems: [describe(error)])
         }

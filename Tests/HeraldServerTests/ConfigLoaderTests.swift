@@ -1,7 +1,10 @@
 import Foundation
 import HeraldCore
+import HeraldDispatch
+import HeraldNotifications
 import HeraldServer
 import HeraldStorage
+import HeraldTrips
 import Testing
 
 @Suite struct ConfigLoaderTests {
@@ -36,6 +39,10 @@ import Testing
         #expect(config.rateLimits.authenticated == RateLimitConfig().authenticated)
         // Route keys are kept verbatim (no snake-case conversion of dictionary keys).
         #expect(config.rateLimits.routes["POST /api/v1/ride_requests"] == RateLimitRule(limit: 3, windowSeconds: 60))
+        // A configured route adds to the built-in ones rather than dropping them.
+        #expect(config.rateLimits.rule(forRoute: "POST /api/v1/ride_requests") == RateLimitRule(limit: 3, windowSeconds: 60))
+        #expect(config.rateLimits.rule(forRoute: "GET /api/v1/stops/nearby") == RateLimitConfig.builtInRoutes["GET /api/v1/stops/nearby"])
+        #expect(config.rateLimits.rule(forRoute: "GET /api/v1/me") == nil)
         #expect(config.appVersions.platforms["ios"]?.minimumVersion == "1.2.0")
         #expect(config.limits.maxBodyBytes == 1_048_576)
     }
@@ -86,6 +93,53 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+
+    /// Every section states its keys once, as its properties: a key of each module's section,
+    /// spelled as the README documents it, reaches its setting, and acronyms are one word.
+    @Test func readsAKeyOfEverySection() throws {
+        let config = try ConfigLoader.parse(
+            """
+            realtime: { ping_interval_ms: 1234 }
+            notifications: { ack_timeout_ms: 4321, types: { job_offer: { severity: alert } } }
+            push:
+              batch_size: 7
+              apns: { team_id: ABCDE12345, key_id: KEY1234567, private_key_file: /k.p8, topic: app.x, base_url: "https://127.0.0.1:1" }
+              fcm: { service_account_file: /sa.json, token_url: "https://t" }
+            dispatch: { radius_km: 3.5, pricing: { base_fee_minor: 999 } }
+            payments: { stripe: { secret_key: sk_test_x } }
+            trips: { surge: { max_multiplier: 2.5 }, ride_types: { PREMIUM: { capacity: 3 } } }
+            transit: { feeds: [{ name: city }], alerts: { mute_hours: 12 } }
+            idempotency: { ttl_seconds: 60 }
+            """, isYAML: true)
+        #expect(config.realtime.pingIntervalMs == 1234)
+        #expect(config.notifications.ackTimeoutMs == 4321)
+        #expect(config.notifications.types["job_offer"]?.severity == "alert")
+        #expect(config.notifications.types["job_offer"]?.delivery == NotificationTypeConfig().delivery)
+        #expect(config.push.batchSize == 7)
+        #expect(config.push.apns?.teamID == "ABCDE12345" && config.push.apns?.baseURL == "https://127.0.0.1:1")
+        #expect(config.push.apns?.environment == "production" && config.push.apns?.connections == 2)
+        #expect(config.push.fcm?.tokenURL == "https://t" && config.push.fcm?.projectID == nil)
+        #expect(config.dispatch.radiusKm == 3.5 && config.dispatch.pricing.baseFeeMinor == 999)
+        #expect(config.dispatch.pricing.perYardMinor == PricingConfig().perYardMinor)
+        #expect(config.payments.stripe.secretKey == "sk_test_x")
+        #expect(config.trips.surge.maxMultiplier == 2.5 && config.trips.surge.sensitivity == SurgeConfig().sensitivity)
+        #expect(config.trips.rideTypes == ["PREMIUM": { var rates = RideTypeConfig(); rates.capacity = 3; return rates }()])
+        #expect(config.transit.feeds.map(\.name) == ["city"] && config.transit.feeds[0].refreshIntervalSeconds == 86_400)
+        #expect(config.transit.alerts.muteHours == 12)
+        #expect(config.idempotency.ttlSeconds == 60)
+        #expect(config.validationErrors().isEmpty, "\(config.validationErrors())")
+        // Written back as JSON (snake_case keys, as Foundation spells them), it loads the same.
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        #expect(try ConfigLoader.parse(String(decoding: encoder.encode(config), as: UTF8.self), isYAML: false) == config)
+    }
+
+    /// Credentials and names have no default: left out, validation names each one.
+    @Test func namesEachMissingCredential() throws {
+        let config = try ConfigLoader.parse("push:\n  apns: { topic: app.x }\ntransit:\n  realtime: [{ feed: x }]\n", isYAML: true)
+        let fields = Set(config.validationErrors().map(\.field))
+        #expect(fields.isSuperset(of: ["push.apns.team_id", "push.apns.key_id", "push.apns.private_key_file", "transit.realtime[0].name", "transit.realtime[0].url"]), "\(fields)")
     }
 
     @Test func environmentOverridesTheFile() throws {

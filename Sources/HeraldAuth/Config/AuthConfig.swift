@@ -1,6 +1,6 @@
 import HeraldCore
 
-public struct AuthConfig: Codable, Sendable, Equatable {
+public struct AuthConfig: ConfigSection, Sendable, Equatable {
     /// HS256 secret. Nil in development: a random one is generated once and kept in the data dir.
     public var jwtSecret: String?
     /// A JWKS document with the public keys (ES256/RS256) of an external issuer
@@ -17,29 +17,7 @@ public struct AuthConfig: Codable, Sendable, Equatable {
     /// Clock skew allowed on `exp` and `nbf`, in seconds.
     public var leewaySeconds = 30
 
-    enum CodingKeys: String, CodingKey {
-        case jwtSecret = "jwt_secret"
-        case jwksFile = "jwks_file"
-        case issuer
-        case audience
-        case roleClaim = "role_claim"
-        case defaultRole = "default_role"
-        case leewaySeconds = "leeway_seconds"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&jwtSecret, .jwtSecret)
-        try c.override(&jwksFile, .jwksFile)
-        try c.override(&issuer, .issuer)
-        try c.override(&audience, .audience)
-        try c.override(&roleClaim, .roleClaim)
-        try c.override(&defaultRole, .defaultRole)
-        try c.override(&leewaySeconds, .leewaySeconds)
-    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 
 /// Dispatch: who hears of a job, for how long, and what it costs.
-public struct DispatchConfig: Codable, Sendable, Equatable {
+public struct DispatchConfig: ConfigSection, Sendable, Equatable {
     /// The first offer round reaches online approved drivers within this distance.
     public var radiusKm: Double = 30
     /// Each later round widens the radius by this much…
@@ -19,31 +19,7 @@ public struct DispatchConfig: Codable, Sendable, Equatable {
     public var indexSyncIntervalMs = 1_000
     public var pricing = PricingConfig()
 
-    enum CodingKeys: String, CodingKey {
-        case pricing
-        case radiusKm = "radius_km"
-        case radiusStepKm = "radius_step_km"
-        case maxRadiusKm = "max_radius_km"
-        case offerTimeoutSeconds = "offer_timeout_seconds"
-        case locationMaxAgeSeconds = "location_max_age_seconds"
-        case feedRadiusKm = "feed_radius_km"
-        case indexSyncIntervalMs = "index_sync_interval_ms"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&radiusKm, .radiusKm)
-        try c.override(&radiusStepKm, .radiusStepKm)
-        try c.override(&maxRadiusKm, .maxRadiusKm)
-        try c.override(&offerTimeoutSeconds, .offerTimeoutSeconds)
-        try c.override(&locationMaxAgeSeconds, .locationMaxAgeSeconds)
-        try c.override(&feedRadiusKm, .feedRadiusKm)
-        try c.override(&indexSyncIntervalMs, .indexSyncIntervalMs)
-        try c.override(&pricing, .pricing)
-    }
 
     /// The radius of each offer round, in meters: first, then widening to the maximum.
     public var roundRadiiMeters: [Double] {
@@ -69,7 +45,7 @@ public struct DispatchConfig: Codable, Sendable, Equatable {
 }
 
 /// The pricing engine's rates. Money is integer minor units (cents) of `currency`.
-public struct PricingConfig: Codable, Sendable, Equatable {
+public struct PricingConfig: ConfigSection, Sendable, Equatable {
     /// ISO 4217 code; all amounts below are in its minor units.
     public var currency = "USD"
     public var baseFeeMinor = 4_900
@@ -93,32 +69,7 @@ public struct PricingConfig: Codable, Sendable, Equatable {
     /// The IANA zone in which `weekend` and `after_hours` are judged.
     public var timeZone = "UTC"
 
-    enum CodingKeys: String, CodingKey {
-        case currency, surcharges
-        case baseFeeMinor = "base_fee_minor"
-        case perYardMinor = "per_yard_minor"
-        case minimumMinor = "minimum_minor"
-        case maxVolumeYards = "max_volume_yards"
-        case itemCategories = "item_categories"
-        case maxItemQuantity = "max_item_quantity"
-        case timeZone = "time_zone"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&currency, .currency)
-        try c.override(&baseFeeMinor, .baseFeeMinor)
-        try c.override(&perYardMinor, .perYardMinor)
-        try c.override(&minimumMinor, .minimumMinor)
-        try c.override(&maxVolumeYards, .maxVolumeYards)
-        try c.override(&itemCategories, .itemCategories)
-        try c.override(&maxItemQuantity, .maxItemQuantity)
-        try c.override(&surcharges, .surcharges)
-        try c.override(&timeZone, .timeZone)
-    }
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("dispatch.pricing")
@@ -157,12 +108,6 @@ public struct SurchargeConfig: Codable, Sendable, Equatable {
     public var percentBasisPoints: Int?
 
     static let conditions: Set<String> = ["always", "weekend", "after_hours", "same_day"]
-
-    enum CodingKeys: String, CodingKey {
-        case code, when
-        case amountMinor = "amount_minor"
-        case percentBasisPoints = "percent_basis_points"
-    }
 
     public init(code: String, when: String, amountMinor: Int? = nil, percentBasisPoints: Int? = nil) {
         self.code = code

@@ -1,7 +1,7 @@
 import HeraldCore
 
 /// A notification type's defaults, from the config file (or built in).
-public struct NotificationTypeConfig: Codable, Sendable, Equatable {
+public struct NotificationTypeConfig: ConfigSection, Sendable, Equatable {
     /// `info`, `warning` or `alert`.
     public var severity: String
     /// `push` or `in_app`.
@@ -21,14 +21,6 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
     /// notification instead of a new one; nil means the global default.
     public var dedupeCooldownSeconds: Int?
 
-    enum CodingKeys: String, CodingKey {
-        case severity, delivery, category, critical
-        case defaultEnabled = "default_enabled"
-        case interruptionLevel = "interruption_level"
-        case pushWhileOnline = "push_while_online"
-        case dedupeCooldownSeconds = "dedupe_cooldown_seconds"
-    }
-
     public init(
         severity: String = "info", delivery: String = "push", defaultEnabled: Bool = true, category: String? = nil,
         interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil, pushWhileOnline: Bool = false
@@ -42,22 +34,12 @@ public struct NotificationTypeConfig: Codable, Sendable, Equatable {
         self.critical = critical
         self.dedupeCooldownSeconds = dedupeCooldownSeconds
     }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&severity, .severity)
-        try c.override(&delivery, .delivery)
-        try c.override(&defaultEnabled, .defaultEnabled)
-        try c.override(&category, .category)
-        try c.override(&interruptionLevel, .interruptionLevel)
-        try c.override(&critical, .critical)
-        try c.override(&pushWhileOnline, .pushWhileOnline)
-        try c.override(&dedupeCooldownSeconds, .dedupeCooldownSeconds)
-    }
 }
 
 extension NotificationTypeConfig {
+    /// A type with every default (what a configured type leaves out keeps).
+    public init() { self.init(severity: "info") }
+
     public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
 
     public static func isValidName(_ name: String) -> Bool {
@@ -67,7 +49,7 @@ extension NotificationTypeConfig {
 }
 
 /// The notifications module: types, routing and dedupe.
-public struct NotificationsConfig: Codable, Sendable, Equatable {
+public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     /// Types besides (or overriding) the built-in ones, keyed by name.
     public var types: [String: NotificationTypeConfig] = [:]
     /// A `push` notification sent over a socket falls back to push when the client has not
@@ -80,25 +62,7 @@ public struct NotificationsConfig: Codable, Sendable, Equatable {
     /// Unread notifications sent in one `sync`.
     public var syncLimit = 100
 
-    enum CodingKeys: String, CodingKey {
-        case types
-        case ackTimeoutMs = "ack_timeout_ms"
-        case dedupeCooldownSeconds = "dedupe_cooldown_seconds"
-        case maxRecipients = "max_recipients"
-        case syncLimit = "sync_limit"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&types, .types)
-        try c.override(&ackTimeoutMs, .ackTimeoutMs)
-        try c.override(&dedupeCooldownSeconds, .dedupeCooldownSeconds)
-        try c.override(&maxRecipients, .maxRecipients)
-        try c.override(&syncLimit, .syncLimit)
-    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {

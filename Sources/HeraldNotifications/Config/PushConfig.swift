@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldPush
 
 /// The push delivery worker.
-public struct PushConfig: Codable, Sendable, Equatable {
+public struct PushConfig: ConfigSection, Sendable, Equatable {
     /// Run the delivery worker on this node (turn off on nodes that only serve clients).
     public var workerEnabled = true
     /// Pushes in flight at once per node.
@@ -30,41 +30,7 @@ public struct PushConfig: Codable, Sendable, Equatable {
     public var fcm: FCMConfig?
     public var webpush: WebPushConfig?
 
-    enum CodingKeys: String, CodingKey {
-        case concurrency
-        case workerEnabled = "worker_enabled"
-        case batchSize = "batch_size"
-        case pollIntervalMs = "poll_interval_ms"
-        case leaseSeconds = "lease_seconds"
-        case requestTimeoutMs = "request_timeout_ms"
-        case maxAttempts = "max_attempts"
-        case maxAgeSeconds = "max_age_seconds"
-        case retryBaseMs = "retry_base_ms"
-        case retryMaxMs = "retry_max_ms"
-        case logFile = "log_file"
-        case apns, fcm, webpush
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&workerEnabled, .workerEnabled)
-        try c.override(&concurrency, .concurrency)
-        try c.override(&batchSize, .batchSize)
-        try c.override(&pollIntervalMs, .pollIntervalMs)
-        try c.override(&leaseSeconds, .leaseSeconds)
-        try c.override(&requestTimeoutMs, .requestTimeoutMs)
-        try c.override(&maxAttempts, .maxAttempts)
-        try c.override(&maxAgeSeconds, .maxAgeSeconds)
-        try c.override(&retryBaseMs, .retryBaseMs)
-        try c.override(&retryMaxMs, .retryMaxMs)
-        try c.override(&logFile, .logFile)
-        try c.override(&apns, .apns)
-        try c.override(&fcm, .fcm)
-        try c.override(&webpush, .webpush)
-    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {

@@ -1,7 +1,7 @@
 import HeraldCore
 
 /// Where job payments are held, and the on-site price adjustment's rules (seed 001).
-public struct PaymentsConfig: Codable, Sendable, Equatable {
+public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
     /// `ledger` (holds recorded in Herald's own database; no external service) or `stripe`.
     public var provider = "ledger"
     public var stripe = StripeConfig()
@@ -21,30 +21,7 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
     /// How long after its `scheduled_at` a job may still be completed and captured.
     public var jobAllowanceHours = 24
 
-    enum CodingKeys: String, CodingKey {
-        case provider, stripe
-        case tripFeeMinor = "trip_fee_minor"
-        case adjustmentTimeoutSeconds = "adjustment_timeout_seconds"
-        case adjustmentExtensionSeconds = "adjustment_extension_seconds"
-        case maxAdjustmentExtensions = "max_adjustment_extensions"
-        case authorizationLifetimeHours = "authorization_lifetime_hours"
-        case jobAllowanceHours = "job_allowance_hours"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&provider, .provider)
-        try c.override(&stripe, .stripe)
-        try c.override(&tripFeeMinor, .tripFeeMinor)
-        try c.override(&adjustmentTimeoutSeconds, .adjustmentTimeoutSeconds)
-        try c.override(&adjustmentExtensionSeconds, .adjustmentExtensionSeconds)
-        try c.override(&maxAdjustmentExtensions, .maxAdjustmentExtensions)
-        try c.override(&authorizationLifetimeHours, .authorizationLifetimeHours)
-        try c.override(&jobAllowanceHours, .jobAllowanceHours)
-    }
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("payments")
@@ -65,7 +42,7 @@ public struct PaymentsConfig: Codable, Sendable, Equatable {
 }
 
 /// Stripe's PaymentIntents API.
-public struct StripeConfig: Codable, Sendable, Equatable {
+public struct StripeConfig: ConfigSection, Sendable, Equatable {
     /// Point it at a test double in tests; `https://api.stripe.com` otherwise.
     public var baseURL = "https://api.stripe.com"
     /// `sk_live_…`/`sk_test_…`; better given as `HERALD_STRIPE_SECRET_KEY` than in a file.
@@ -75,21 +52,5 @@ public struct StripeConfig: Codable, Sendable, Equatable {
     /// Every call's deadline.
     public var timeoutSeconds = 10
 
-    enum CodingKeys: String, CodingKey {
-        case baseURL = "base_url"
-        case secretKey = "secret_key"
-        case apiVersion = "api_version"
-        case timeoutSeconds = "timeout_seconds"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&baseURL, .baseURL)
-        try c.override(&secretKey, .secretKey)
-        try c.override(&apiVersion, .apiVersion)
-        try c.override(&timeoutSeconds, .timeoutSeconds)
-    }
 }

@@ -1,32 +1,27 @@
 import HeraldCore
 
 /// APNs over HTTP/2 with token (.p8) authentication.
-public struct APNsConfig: Codable, Sendable, Equatable {
+///
+/// The four credentials have no default: validation (`push.apns.*`) names each one missing.
+public struct APNsConfig: ConfigSection, Sendable, Equatable {
     /// The 10-character Team ID (the provider token's `iss`).
-    public var teamID: String
+    public var teamID = ""
     /// The 10-character Key ID of the .p8 key (the provider token's `kid`).
-    public var keyID: String
+    public var keyID = ""
     /// Path of the `AuthKey_<KEYID>.p8` file (PKCS#8 PEM of a P-256 key).
-    public var privateKeyFile: String
+    public var privateKeyFile = ""
     /// The app's bundle id (`apns-topic`; `.voip` etc. are appended per push type).
-    public var topic: String
+    public var topic = ""
     /// `production` (api.push.apple.com) or `sandbox` (api.sandbox.push.apple.com).
-    public var environment: String
+    public var environment = "production"
     /// Overrides the host (tests point it at a mock): `https://127.0.0.1:8443`.
     public var baseURL: String?
     /// HTTP/2 connections kept open to APNs (each multiplexes many streams).
-    public var connections: Int
+    public var connections = 2
     /// PEM file of extra CA certificates to trust (a mock's self-signed certificate).
     public var caFile: String?
 
-    enum CodingKeys: String, CodingKey {
-        case topic, environment, connections
-        case teamID = "team_id"
-        case keyID = "key_id"
-        case privateKeyFile = "private_key_file"
-        case baseURL = "base_url"
-        case caFile = "ca_file"
-    }
+    public init() {}
 
     public init(
         teamID: String, keyID: String, privateKeyFile: String, topic: String, environment: String = "production",
@@ -42,16 +37,6 @@ public struct APNsConfig: Codable, Sendable, Equatable {
         self.caFile = caFile
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            teamID: try c.decode(String.self, forKey: .teamID), keyID: try c.decode(String.self, forKey: .keyID),
-            privateKeyFile: try c.decode(String.self, forKey: .privateKeyFile), topic: try c.decode(String.self, forKey: .topic))
-        try c.override(&environment, .environment)
-        try c.override(&baseURL, .baseURL)
-        try c.override(&connections, .connections)
-        try c.override(&caFile, .caFile)
-    }
 }
 
 /// FCM HTTP v1 with a service account.
@@ -66,14 +51,6 @@ public struct FCMConfig: Codable, Sendable, Equatable {
     public var tokenURL: String?
     /// PEM file of extra CA certificates to trust (a mock's self-signed certificate).
     public var caFile: String?
-
-    enum CodingKeys: String, CodingKey {
-        case serviceAccountFile = "service_account_file"
-        case projectID = "project_id"
-        case baseURL = "base_url"
-        case tokenURL = "token_url"
-        case caFile = "ca_file"
-    }
 
     public init(serviceAccountFile: String, projectID: String? = nil, baseURL: String? = nil, tokenURL: String? = nil, caFile: String? = nil) {
         self.serviceAccountFile = serviceAccountFile
@@ -94,13 +71,6 @@ public struct WebPushConfig: Codable, Sendable, Equatable {
     public var subject: String
     /// PEM file of extra CA certificates to trust (a mock's self-signed certificate).
     public var caFile: String?
-
-    enum CodingKeys: String, CodingKey {
-        case subject
-        case vapidPrivateKey = "vapid_private_key"
-        case vapidPrivateKeyFile = "vapid_private_key_file"
-        case caFile = "ca_file"
-    }
 
     public init(vapidPrivateKey: String? = nil, vapidPrivateKeyFile: String? = nil, subject: String, caFile: String? = nil) {
         self.vapidPrivateKey = vapidPrivateKey

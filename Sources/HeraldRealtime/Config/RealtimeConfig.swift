@@ -2,7 +2,7 @@ import HeraldCore
 
 /// The realtime gateway: Socket.IO at `/socket.io/` and the native WebSocket protocol at
 /// `/api/v1/realtime`.
-public struct RealtimeConfig: Codable, Sendable, Equatable {
+public struct RealtimeConfig: ConfigSection, Sendable, Equatable {
     public var pingIntervalMs = 25_000
     public var pingTimeoutMs = 20_000
     /// Largest message a client may send, in bytes.
@@ -30,41 +30,7 @@ public struct RealtimeConfig: Codable, Sendable, Equatable {
     /// Client messages per second on one connection (bursts of the same size).
     public var clientMessagesPerSecond = 10
 
-    enum CodingKeys: String, CodingKey {
-        case pingIntervalMs = "ping_interval_ms"
-        case pingTimeoutMs = "ping_timeout_ms"
-        case maxPayload = "max_payload"
-        case unauthenticatedMaxPayload = "unauthenticated_max_payload"
-        case partialMessageTimeoutMs = "partial_message_timeout_ms"
-        case outboundLimitBytes = "outbound_limit_bytes"
-        case connectTimeoutMs = "connect_timeout_ms"
-        case recoveryWindowSeconds = "recovery_window_seconds"
-        case namespaces
-        case requireAuth = "require_auth"
-        case historyRetentionSeconds = "history_retention_seconds"
-        case historyMaxPerRoom = "history_max_per_room"
-        case clientMessagesPerSecond = "client_messages_per_second"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&pingIntervalMs, .pingIntervalMs)
-        try c.override(&pingTimeoutMs, .pingTimeoutMs)
-        try c.override(&maxPayload, .maxPayload)
-        try c.override(&unauthenticatedMaxPayload, .unauthenticatedMaxPayload)
-        try c.override(&partialMessageTimeoutMs, .partialMessageTimeoutMs)
-        try c.override(&outboundLimitBytes, .outboundLimitBytes)
-        try c.override(&connectTimeoutMs, .connectTimeoutMs)
-        try c.override(&recoveryWindowSeconds, .recoveryWindowSeconds)
-        try c.override(&namespaces, .namespaces)
-        try c.override(&requireAuth, .requireAuth)
-        try c.override(&historyRetentionSeconds, .historyRetentionSeconds)
-        try c.override(&historyMaxPerRoom, .historyMaxPerRoom)
-        try c.override(&clientMessagesPerSecond, .clientMessagesPerSecond)
-    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {

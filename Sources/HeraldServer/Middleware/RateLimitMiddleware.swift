@@ -46,7 +46,7 @@ struct RateLimitGate: Sendable {
             defaultRule = config.anonymous
         }
         let isAuthenticated = context.identity != nil
-        let specific = config.routes[routeKey]
+        let specific = config.rule(forRoute: routeKey)
         let rule = specific?.applying(toAuthenticated: isAuthenticated) ?? defaultRule
         let kind = isAuthenticated ? "authenticated" : "anonymous"
         let key = RateLimiter.Key(rule: specific == nil ? kind : "\(routeKey) \(kind)", caller: caller)

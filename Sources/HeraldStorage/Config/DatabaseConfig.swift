@@ -1,6 +1,6 @@
 import HeraldCore
 
-public struct DatabaseConfig: Codable, Sendable, Equatable {
+public struct DatabaseConfig: ConfigSection, Sendable, Equatable {
     /// `sqlite:PATH` or `postgres://user:pass@host:port/db`; nil means
     /// `sqlite:<data_dir>/herald.sqlite`.
     public var url: String?
@@ -10,21 +10,7 @@ public struct DatabaseConfig: Codable, Sendable, Equatable {
     /// 503 (the server restarting or failing over must not hang every request).
     public var acquireTimeoutMs = 10_000
 
-    enum CodingKeys: String, CodingKey {
-        case url
-        case maxConnections = "max_connections"
-        case acquireTimeoutMs = "acquire_timeout_ms"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&url, .url)
-        try c.override(&maxConnections, .maxConnections)
-        try c.override(&acquireTimeoutMs, .acquireTimeoutMs)
-    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {

@@ -2,7 +2,7 @@ import HeraldCore
 
 /// Transit (seed 003): the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
 /// them, and when realtime data counts as stale.
-public struct TransitConfig: Codable, Sendable, Equatable {
+public struct TransitConfig: ConfigSection, Sendable, Equatable {
     /// Static GTFS feeds. One with a `url` is fetched at start and then every
     /// `refresh_interval_seconds` with a conditional GET; one without is imported by hand
     /// (`herald transit import`, `POST /api/v1/transit/feeds/{name}/import`).
@@ -25,7 +25,7 @@ public struct TransitConfig: Codable, Sendable, Equatable {
     public var alerts = AlertsConfig()
 
     /// The alert push pipeline.
-    public struct AlertsConfig: Codable, Sendable, Equatable {
+    public struct AlertsConfig: ConfigSection, Sendable, Equatable {
         /// Match new and changed alerts to favourites and push them.
         public var push = true
         /// What happens to a push quiet hours held back: `digest` (one summary push when the
@@ -44,30 +44,7 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         /// How often each node looks for alert versions to process (intake also wakes it).
         public var intervalSeconds = 5
 
-        enum CodingKeys: String, CodingKey {
-            case push, localized
-            case quietHours = "quiet_hours"
-            case deepLink = "deep_link"
-            case leaseSeconds = "lease_seconds"
-            case batchSize = "batch_size"
-            case muteHours = "mute_hours"
-            case intervalSeconds = "interval_seconds"
-        }
-
         public init() {}
-
-        public init(from decoder: any Decoder) throws {
-            self.init()
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            try c.override(&push, .push)
-            try c.override(&quietHours, .quietHours)
-            try c.override(&deepLink, .deepLink)
-            try c.override(&localized, .localized)
-            try c.override(&leaseSeconds, .leaseSeconds)
-            try c.override(&batchSize, .batchSize)
-            try c.override(&muteHours, .muteHours)
-            try c.override(&intervalSeconds, .intervalSeconds)
-        }
 
         func validationErrors() -> [FieldError] {
             var checks = ConfigChecks("transit.alerts")
@@ -81,87 +58,42 @@ public struct TransitConfig: Codable, Sendable, Equatable {
         }
     }
 
-    public struct FeedConfig: Codable, Sendable, Equatable {
-        public var name: String
+    /// A static feed; `name` has no default (validation names it missing).
+    public struct FeedConfig: ConfigSection, Sendable, Equatable {
+        public var name = ""
         public var url: String?
         public var refreshIntervalSeconds = 86_400
         /// Extra request headers (an agency's API key).
         public var headers: [String: String] = [:]
 
-        enum CodingKeys: String, CodingKey {
-            case name, url, headers
-            case refreshIntervalSeconds = "refresh_interval_seconds"
-        }
+        public init() {}
 
         public init(name: String, url: String? = nil) {
             self.name = name
             self.url = url
         }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(name: try c.decode(String.self, forKey: .name))
-            try c.override(&url, .url)
-            try c.override(&refreshIntervalSeconds, .refreshIntervalSeconds)
-            try c.override(&headers, .headers)
-        }
     }
 
-    public struct RealtimeSourceConfig: Codable, Sendable, Equatable {
-        public var name: String
-        public var url: String
+    /// A GTFS-Realtime source; `name` and `url` have no default (validation names them missing).
+    public struct RealtimeSourceConfig: ConfigSection, Sendable, Equatable {
+        public var name = ""
+        public var url = ""
         /// The static feed it describes (default: the first in `feeds`).
         public var feed: String?
         public var pollIntervalSeconds = 30
         public var timeoutSeconds = 10
         public var headers: [String: String] = [:]
 
-        enum CodingKeys: String, CodingKey {
-            case name, url, feed, headers
-            case pollIntervalSeconds = "poll_interval_seconds"
-            case timeoutSeconds = "timeout_seconds"
-        }
+        public init() {}
 
         public init(name: String, url: String, feed: String? = nil) {
             self.name = name
             self.url = url
             self.feed = feed
         }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(name: try c.decode(String.self, forKey: .name), url: try c.decode(String.self, forKey: .url))
-            try c.override(&feed, .feed)
-            try c.override(&pollIntervalSeconds, .pollIntervalSeconds)
-            try c.override(&timeoutSeconds, .timeoutSeconds)
-            try c.override(&headers, .headers)
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case feeds, realtime
-        case staleAfterSeconds = "stale_after_seconds"
-        case maxFeedBytes = "max_feed_bytes"
-        case maxRealtimeBytes = "max_realtime_bytes"
-        case downloadTimeoutSeconds = "download_timeout_seconds"
-        case reloadIntervalSeconds = "reload_interval_seconds"
-        case alerts
     }
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&feeds, .feeds)
-        try c.override(&realtime, .realtime)
-        try c.override(&staleAfterSeconds, .staleAfterSeconds)
-        try c.override(&maxFeedBytes, .maxFeedBytes)
-        try c.override(&maxRealtimeBytes, .maxRealtimeBytes)
-        try c.override(&downloadTimeoutSeconds, .downloadTimeoutSeconds)
-        try c.override(&reloadIntervalSeconds, .reloadIntervalSeconds)
-        try c.override(&alerts, .alerts)
-    }
 
     /// The feed a realtime source describes: its `feed`, else the first configured feed,
     /// else `default` (the name a hand import without a name uses).

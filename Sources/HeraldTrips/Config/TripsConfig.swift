@@ -2,7 +2,7 @@ import HeraldCore
 
 /// Ride requests, trips and live tracking (seed 002): fares, matching, the location stream's
 /// limits and fraud thresholds, and when ETAs are told.
-public struct TripsConfig: Codable, Sendable, Equatable {
+public struct TripsConfig: ConfigSection, Sendable, Equatable {
     /// ISO 4217 code of every fare; amounts are its minor units.
     public var currency = "USD"
     /// The rates of each ride type (`STANDARD`, `XL`, …); a request names one.
@@ -29,37 +29,7 @@ public struct TripsConfig: Codable, Sendable, Equatable {
     /// …and pushed to the rider when it moved by more than this.
     public var etaPushThresholdSeconds = 300
 
-    enum CodingKeys: String, CodingKey {
-        case currency, surge, location
-        case rideTypes = "ride_types"
-        case searchRadiiMeters = "search_radii_meters"
-        case requestTimeoutSeconds = "request_timeout_seconds"
-        case routeDetourFactor = "route_detour_factor"
-        case averageSpeedMps = "average_speed_mps"
-        case minimumSpeedMps = "minimum_speed_mps"
-        case trafficFactor = "traffic_factor"
-        case etaUpdateThresholdSeconds = "eta_update_threshold_seconds"
-        case etaPushThresholdSeconds = "eta_push_threshold_seconds"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&currency, .currency)
-        try c.override(&rideTypes, .rideTypes)
-        try c.override(&searchRadiiMeters, .searchRadiiMeters)
-        try c.override(&requestTimeoutSeconds, .requestTimeoutSeconds)
-        try c.override(&routeDetourFactor, .routeDetourFactor)
-        try c.override(&averageSpeedMps, .averageSpeedMps)
-        try c.override(&minimumSpeedMps, .minimumSpeedMps)
-        try c.override(&trafficFactor, .trafficFactor)
-        try c.override(&surge, .surge)
-        try c.override(&location, .location)
-        try c.override(&etaUpdateThresholdSeconds, .etaUpdateThresholdSeconds)
-        try c.override(&etaPushThresholdSeconds, .etaPushThresholdSeconds)
-    }
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("trips")
@@ -88,12 +58,14 @@ public struct TripsConfig: Codable, Sendable, Equatable {
 }
 
 /// One ride type's rates (minor units) and how many riders its vehicles carry.
-public struct RideTypeConfig: Codable, Sendable, Equatable {
+public struct RideTypeConfig: ConfigSection, Sendable, Equatable {
     public var baseFareMinor = 250
     public var perKmMinor = 120
     public var perMinuteMinor = 30
     public var minimumFareMinor = 700
     public var capacity = 4
+
+    public init() {}
 
     public init(baseFareMinor: Int = 250, perKmMinor: Int = 120, perMinuteMinor: Int = 30, minimumFareMinor: Int = 700, capacity: Int = 4) {
         self.baseFareMinor = baseFareMinor
@@ -102,28 +74,10 @@ public struct RideTypeConfig: Codable, Sendable, Equatable {
         self.minimumFareMinor = minimumFareMinor
         self.capacity = capacity
     }
-
-    enum CodingKeys: String, CodingKey {
-        case capacity
-        case baseFareMinor = "base_fare_minor"
-        case perKmMinor = "per_km_minor"
-        case perMinuteMinor = "per_minute_minor"
-        case minimumFareMinor = "minimum_fare_minor"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&baseFareMinor, .baseFareMinor)
-        try c.override(&perKmMinor, .perKmMinor)
-        try c.override(&perMinuteMinor, .perMinuteMinor)
-        try c.override(&minimumFareMinor, .minimumFareMinor)
-        try c.override(&capacity, .capacity)
-    }
 }
 
 /// Surge: demand (open requests) against supply (free drivers) in the pickup's grid cell.
-public struct SurgeConfig: Codable, Sendable, Equatable {
+public struct SurgeConfig: ConfigSection, Sendable, Equatable {
     public var enabled = true
     /// The side of a grid cell.
     public var cellSizeMeters = 2_000.0
@@ -132,22 +86,7 @@ public struct SurgeConfig: Codable, Sendable, Equatable {
     /// …up to this.
     public var maxMultiplier = 3.0
 
-    enum CodingKeys: String, CodingKey {
-        case enabled, sensitivity
-        case cellSizeMeters = "cell_size_meters"
-        case maxMultiplier = "max_multiplier"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&enabled, .enabled)
-        try c.override(&cellSizeMeters, .cellSizeMeters)
-        try c.override(&sensitivity, .sensitivity)
-        try c.override(&maxMultiplier, .maxMultiplier)
-    }
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("trips.surge")
@@ -159,7 +98,7 @@ public struct SurgeConfig: Codable, Sendable, Equatable {
 }
 
 /// The driver location stream: rate limits by state, what is shared, what is suspicious.
-public struct LocationRulesConfig: Codable, Sendable, Equatable {
+public struct LocationRulesConfig: ConfigSection, Sendable, Equatable {
     /// On the way to a pickup or in a trip: this many samples per second…
     public var activePerSecond = 1.0
     /// …online without a trip: one per this many seconds…
@@ -180,33 +119,7 @@ public struct LocationRulesConfig: Codable, Sendable, Equatable {
     /// the pickup–dropoff segment flags ROUTE_DEVIATION.
     public var routeDeviationMeters = 2_000.0
 
-    enum CodingKeys: String, CodingKey {
-        case burst
-        case activePerSecond = "active_per_second"
-        case idleIntervalSeconds = "idle_interval_seconds"
-        case broadcastMaxAccuracyMeters = "broadcast_max_accuracy_meters"
-        case maxSpeedKmh = "max_speed_kmh"
-        case teleportMeters = "teleport_meters"
-        case teleportWindowSeconds = "teleport_window_seconds"
-        case zeroAccuracyRun = "zero_accuracy_run"
-        case routeDeviationMeters = "route_deviation_meters"
-    }
-
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.override(&activePerSecond, .activePerSecond)
-        try c.override(&idleIntervalSeconds, .idleIntervalSeconds)
-        try c.override(&burst, .burst)
-        try c.override(&broadcastMaxAccuracyMeters, .broadcastMaxAccuracyMeters)
-        try c.override(&maxSpeedKmh, .maxSpeedKmh)
-        try c.override(&teleportMeters, .teleportMeters)
-        try c.override(&teleportWindowSeconds, .teleportWindowSeconds)
-        try c.override(&zeroAccuracyRun, .zeroAccuracyRun)
-        try c.override(&routeDeviationMeters, .routeDeviationMeters)
-    }
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("trips.location")
