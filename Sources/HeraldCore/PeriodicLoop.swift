@@ -30,26 +30,42 @@ public enum PeriodicLoop {
         every interval: Duration, start: Start, wake: WakeSignal? = nil, cancellingRound: Bool = true, logger: Logger,
         failure: String, _ round: @escaping @Sendable () async throws -> Void
     ) async {
+        await run(every: interval, start: start, wake: wake, cancellingRound: cancellingRound, logger: logger, failure: failure, carrying: ()) { _ in
+            try await round()
+        }
+    }
+
+    /// The same for a round that hands a value to the next (a watermark): each round gets
+    /// what the last one returned (`initial` first; a round that threw leaves it as it was).
+    /// Returns the last value, for the caller's final work.
+    @discardableResult
+    public static func run<State: Sendable>(
+        every interval: Duration, start: Start, wake: WakeSignal? = nil, cancellingRound: Bool = true, logger: Logger,
+        failure: String, carrying initial: State, _ round: @escaping @Sendable (State) async throws -> State
+    ) async -> State {
+        var state = initial
         var waitFirst = start == .afterInterval
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if waitFirst {
                 if let wake {
                     await cancelWhenGracefulShutdown { await wake.wait(for: interval) }
-                    if Task.isShuttingDownGracefully || Task.isCancelled { return }
+                    if Task.isShuttingDownGracefully || Task.isCancelled { return state }
                 } else {
-                    do { try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) } } catch { return }
+                    do { try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) } } catch { return state }
                 }
             }
             waitFirst = true
+            let current = state
             do {
-                if cancellingRound { try await cancelWhenGracefulShutdown(round) } else { try await round() }
+                state = cancellingRound ? try await cancelWhenGracefulShutdown { try await round(current) } : try await round(current)
             } catch is CancellationError {
-                return
+                return state
             } catch {
-                if Task.isShuttingDownGracefully { return }
+                if Task.isShuttingDownGracefully { return state }
                 logger.warning("\(failure)", metadata: ["error": "\(String(reflecting: error))"])
             }
         }
+        return state
     }
 
     /// The same for a round that cannot fail (a sweep over memory): nothing to log.

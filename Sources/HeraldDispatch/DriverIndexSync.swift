@@ -24,28 +24,22 @@ public struct DriverIndexSync: Service {
 
     public func run() async throws {
         guard await ready() else { return }
-        var watermark = dispatch.now
+        let rebuiltAt = dispatch.now
         do {
             let loaded = try await cancelWhenGracefulShutdown { try await dispatch.rebuildIndex() }
             dispatch.logger.info("driver index rebuilt", metadata: ["drivers": "\(loaded)"])
         } catch {
             dispatch.logger.error("rebuilding the driver index failed", metadata: ["error": "\(String(reflecting: error))"])
         }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: interval) }
-            } catch {
-                break
-            }
-            // A database that stopped answering must not hold up a shutdown: the round is
-            // cancelled (unwritten positions stay dirty for the final flush).
-            let previous = watermark
-            let pulls = pullsChanges
-            let sync = self
-            watermark = await cancelWhenGracefulShutdown {
-                await sync.flush()
-                return pulls ? await sync.pull(since: previous) : previous
-            }
+        // A database that stopped answering must not hold up a shutdown: the round is
+        // cancelled (unwritten positions stay dirty for the final flush).
+        let pulls = pullsChanges
+        let sync = self
+        await PeriodicLoop.run(
+            every: interval, start: .afterInterval, logger: dispatch.logger, failure: "driver index sync failed", carrying: rebuiltAt
+        ) { watermark in
+            await sync.flush()
+            return pulls ? await sync.pull(since: watermark) : watermark
         }
         // The last positions get a bounded try: a lost write costs one report, a hang costs the
         // whole shutdown.

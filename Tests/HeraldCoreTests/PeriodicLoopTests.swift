@@ -46,6 +46,38 @@ import Testing
         #expect(rounds.value == 3)
     }
 
+    /// A round that hands a value on (a watermark) gets what the last round returned; one that
+    /// throws leaves it as it was; the loop returns the last value at shutdown.
+    @Test func carriesAValueFromRoundToRound() async throws {
+        final class Seen: Sendable {
+            let values = Mutex<[Int]>([])
+            func append(_ value: Int) -> Int { values.withLock { $0.append(value); return $0.count } }
+            var all: [Int] { values.withLock { $0 } }
+        }
+        let seen = Seen()
+        let wake = WakeSignal()
+        try await testGracefulShutdown { shutdown in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    await PeriodicLoop.run(
+                        every: .seconds(3600), start: .immediately, wake: wake, logger: Self.logger, failure: "test round failed", carrying: 10
+                    ) { value in
+                        let round = seen.append(value)
+                        if round == 2 { throw TestFailure() }
+                        return value + 1
+                    }
+                }
+                for count in 1...3 {
+                    try await Self.eventually { seen.all.count == count }
+                    if count < 3 { wake.signal() }
+                }
+                shutdown.triggerGracefulShutdown()
+                #expect(try await group.next() == 12)
+            }
+        }
+        #expect(seen.all == [10, 11, 11])
+    }
+
     /// A janitor's loop waits one interval before its first round.
     @Test func afterIntervalWaitsBeforeTheFirstRound() async throws {
         let rounds = Rounds()

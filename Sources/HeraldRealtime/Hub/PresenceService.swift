@@ -121,26 +121,19 @@ public final class PresenceService: Service, Sendable {
 
     public func run() async throws {
         guard await hub.waitUntilReady() else { return }
+        // Every quarter second: a sync when users came or went, else one per interval (the
+        // heartbeat). A failed sync waits for the next interval rather than the next tick.
         let tick: Duration = .milliseconds(250)
-        var sinceSync: Duration = interval
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if sinceSync >= interval || dirty.exchange(false, ordering: .relaxed) {
-                do {
-                    // A database that stopped answering must not hold up a shutdown.
-                    try await cancelWhenGracefulShutdown { try await self.sync() }
-                } catch is CancellationError {
-                    break
-                } catch {
-                    logger.warning("presence sync failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                sinceSync = .zero
-            }
+        await PeriodicLoop.run(
+            every: tick, start: .immediately, logger: logger, failure: "presence sync failed", carrying: interval
+        ) { [self] sinceSync in
+            guard sinceSync >= interval || dirty.exchange(false, ordering: .relaxed) else { return sinceSync + tick }
             do {
-                try await cancelWhenGracefulShutdown { try await CancellableSleep.sleep(for: tick) }
-            } catch {
-                break
+                try await sync()
+            } catch let error where !(error is CancellationError) {
+                logger.warning("presence sync failed", metadata: ["error": "\(String(reflecting: error))"])
             }
-            sinceSync += tick
+            return tick
         }
         // Leaving: this node's users are no longer online here. Bounded, so a database that
         // is already gone cannot hold up the shutdown.
