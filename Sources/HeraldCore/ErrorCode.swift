@@ -20,6 +20,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unsupportedMediaType: ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
     public static let rateLimitExceeded: ErrorCode = "RATE_LIMIT_EXCEEDED"
     public static let appUpdateRequired: ErrorCode = "APP_UPDATE_REQUIRED"
+    public static let originNotAllowed: ErrorCode = "ORIGIN_NOT_ALLOWED"
     public static let idempotencyKeyReused: ErrorCode = "IDEMPOTENCY_KEY_REUSED"
     public static let idempotencyRequestInProgress: ErrorCode = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
     public static let serviceUnavailable: ErrorCode = "SERVICE_UNAVAILABLE"

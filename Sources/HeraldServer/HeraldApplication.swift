@@ -61,8 +61,10 @@ public enum HeraldApplication {
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
             + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
         let router = Router(context: HeraldRequestContext.self)
+        let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
+        router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
         let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
@@ -112,7 +114,9 @@ public enum HeraldApplication {
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,
-            server: RealtimeHTTPChannel.builder(limits: WebSocketLimits(config.realtime, requestHeadTimeoutMs: config.server.requestHeadTimeoutMs)) { uri, authorization in
+            server: RealtimeHTTPChannel.builder(
+                limits: WebSocketLimits(config.realtime, requestHeadTimeoutMs: config.server.requestHeadTimeoutMs), origins: cors
+            ) { uri, authorization in
                 await realtime.decide(uri: uri, authorization: authorization)
             },
             configuration: .init(

@@ -67,11 +67,15 @@ let endpoints = [EngineEndpoint(path: "/engine.io", engine: rawEngine), EngineEn
 let router = Router()
 for endpoint in endpoints { endpoint.addRoutes(to: router) }
 
+// The suites run outside any browser: any origin may connect.
+var anyOrigin = CORSConfig()
+anyOrigin.allowedOrigins = ["*"]
 let app = Application(
     router: router,
     server: RealtimeHTTPChannel.builder(
         // The reference suite connects without tokens and sends messages up to 1 MB.
-        limits: WebSocketLimits(maxMessageBytes: 1_000_000, unauthenticatedMaxMessageBytes: 1_000_000, partialMessageTimeout: .seconds(10))
+        limits: WebSocketLimits(maxMessageBytes: 1_000_000, unauthenticatedMaxMessageBytes: 1_000_000, partialMessageTimeout: .seconds(10)),
+        origins: CORSPolicy(anyOrigin, development: false)
     ) { uri, _ in
         endpoints.lazy.compactMap { $0.decide(uri: uri) }.first ?? .refuse(.notFound)
     },

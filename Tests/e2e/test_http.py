@@ -160,6 +160,26 @@ def test_unknown_route_is_404_envelope(api, token):
     assert_error(api.get("/api/v1/no-such-thing", token=token), 404, "NOT_FOUND")
 
 
+# Browsers (CORS) ---------------------------------------------------------------------------
+def test_loopback_pages_may_call_a_development_server(api, token):
+    """Without auth.jwt_secret (development) and without cors.allowed_origins, pages on
+    loopback origins get CORS answers (preflight on any path, headers on answers); others do not."""
+    preflight = {"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization, content-type"}
+    for path in ("/socket.io/?EIO=4&transport=polling", "/api/v1/notifications"):
+        answer = api.request("OPTIONS", path, headers=preflight)
+        assert answer.status_code == 204, (path, answer.text)
+        assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:5173"
+        assert answer.headers["Access-Control-Allow-Headers"] == "authorization, content-type"
+        refused = api.request("OPTIONS", path, headers={**preflight, "Origin": "https://evil.example"})
+        assert_error(refused, 403, "ORIGIN_NOT_ALLOWED")
+        assert "Access-Control-Allow-Origin" not in refused.headers
+    me = api.get("/api/v1/me", token=token, headers={"Origin": "http://127.0.0.1:3000"})
+    assert me.status_code == 200 and me.headers["Access-Control-Allow-Origin"] == "http://127.0.0.1:3000"
+    other = api.get("/api/v1/me", token=token, headers={"Origin": "https://evil.example"})
+    assert other.status_code == 200 and "Access-Control-Allow-Origin" not in other.headers
+
+
 # Operations endpoints ----------------------------------------------------------------------
 def test_metrics_count_requests(api):
     api.get("/healthz")

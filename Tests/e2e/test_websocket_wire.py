@@ -151,6 +151,18 @@ def test_refused_upgrades_say_why(server):
     assert status == 404 and body["error"]["code"] == "NOT_FOUND"
     # An upgrade with a good token in the Authorization header instead of the query works.
     token = issue_token(server.data_dir, user="ann")
+    # A browser page on another site may not open a WebSocket (CORS does not cover them):
+    # Herald checks Origin against cors.allowed_origins; this server runs on its development
+    # secret, so loopback pages are allowed and others are not.
+    for path in (f"/api/v1/realtime?token={token}", "/socket.io/?EIO=4&transport=websocket"):
+        status, body = raw_upgrade(server, path, {"Origin": "https://evil.example"})
+        assert status == 403 and body["error"]["code"] == "ORIGIN_NOT_ALLOWED", (path, body)
+    status, body = raw_upgrade(server, "/api/v1/realtime", {"Origin": "http://localhost:5173"})
+    assert status == 401, "past the origin check the endpoint's own rules answer"
+    ws = websocket.create_connection(server.url.replace("http://", "ws://") + f"/api/v1/realtime?token={token}",
+                                     origin="http://localhost:5173", timeout=TIMEOUT)
+    assert json.loads(ws.recv())["type"] == "connected"
+    ws.close()
     ws = websocket.create_connection(server.url.replace("http://", "ws://") + "/api/v1/realtime",
                                      header=[f"Authorization: Bearer {token}"], timeout=TIMEOUT)
     assert json.loads(ws.recv())["type"] == "connected"

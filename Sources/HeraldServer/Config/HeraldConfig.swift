@@ -16,6 +16,7 @@ import HeraldTrips
 /// has defaults, so an empty file (or none) is a working development setup.
 public struct HeraldConfig: ConfigSection, Sendable, Equatable {
     public var server = ServerConfig()
+    public var cors = CORSConfig()
     public var database = DatabaseConfig()
     /// Where the embedded database, the development JWT secret and other local state live.
     public var dataDir = "./herald-data"

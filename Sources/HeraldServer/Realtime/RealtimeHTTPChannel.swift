@@ -34,17 +34,24 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     public let responder: HTTPChannelHandler.Responder
     private let decide: Decide
     private let limits: WebSocketLimits
+    private let origins: CORSPolicy
 
-    public init(responder: @escaping HTTPChannelHandler.Responder, limits: WebSocketLimits, decide: @escaping Decide) {
+    /// `origins`: which browser pages may open a WebSocket (an upgrade with an `Origin` the
+    /// policy refuses gets 403 `ORIGIN_NOT_ALLOWED`; one without `Origin` is not a browser's).
+    public init(responder: @escaping HTTPChannelHandler.Responder, limits: WebSocketLimits, origins: CORSPolicy, decide: @escaping Decide) {
         self.responder = Self.redirectingLateUpgrades(responder)
         self.decide = decide
         self.limits = limits
+        self.origins = origins
     }
 
     /// The server builder for `Application(server:)`.
-    public static func builder(limits: WebSocketLimits, decide: @escaping Decide) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, limits: limits, decide: decide) }
+    public static func builder(limits: WebSocketLimits, origins: CORSPolicy, decide: @escaping Decide) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, limits: limits, origins: origins, decide: decide) }
     }
+
+    static let originRefusal = WebSocketRefusal.error(
+        403, code: ErrorCode.originNotAllowed.rawValue, message: "Pages on this origin may not open Herald's WebSockets (cors.allowed_origins).")
 
     /// NIO looks for an upgrade only in a connection's first request. An upgrade asked for
     /// later on a kept-alive connection is sent back to the same URI on a new connection
@@ -72,6 +79,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
             let decide = self.decide
             let limits = self.limits
+            let origins = self.origins
             let decision = NIOLoopBoundBox<WebSocketDecision?>(nil, eventLoop: channel.eventLoop)
             // Until the first request head is complete nothing above NIO's decoder owns the
             // connection: a peer that connects and sends nothing, or trickles a head, is cut.
@@ -83,6 +91,10 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrader = WebSocketUpgrader<UpgradeResult>(
                 shouldUpgrade: { channel, head in
                     headSeen.value = true
+                    guard origins.allowsWebSocket(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) else {
+                        decision.value = .refuse(Self.originRefusal)
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
                     let promise = channel.eventLoop.makePromise(of: WebSocketDecision.self)
                     promise.completeWithTask { await decide(head.uri, head.headers.first(name: "authorization")) }
                     return promise.futureResult.map { decided in
