@@ -1,0 +1,158 @@
+"""The official Socket.IO JavaScript client (4.8.1, `socket.io.min.js`) in headless Chromium, on
+a page served from another origin than Herald's: long-polling then the upgrade to WebSocket,
+the auth token, acks both ways, binary, a REST call with CORS, a notification acknowledged,
+and connection state recovery after a forced disconnect. Then the same page against a server
+whose `cors.allowed_origins` does not list it: the browser refuses to connect.
+
+The client file comes from the PyPI wheel `nicegui==3.18.0` (scripts/test fetches it into the
+ignored .cache/browser and exports HERALD_TEST_SOCKETIO_JS); Chromium and its driver from Debian.
+"""
+
+import functools
+import http.server
+import os
+import secrets
+import shutil
+import threading
+
+import pytest
+
+from conftest import issue_token, publish, wait_until
+
+TIMEOUT = 20.0
+PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Herald from another origin</title>
+<script src="socket.io.min.js"></script></head><body><p id="status">loaded</p></body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory):
+    """A static page on its own loopback port: another origin than Herald's."""
+    script = os.environ.get("HERALD_TEST_SOCKETIO_JS")
+    assert script and os.path.isfile(script), "HERALD_TEST_SOCKETIO_JS must name socket.io.min.js (scripts/test fetches it)"
+    root = tmp_path_factory.mktemp("page")
+    shutil.copy(script, root / "socket.io.min.js")
+    (root / "index.html").write_text(PAGE)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_script_timeout(TIMEOUT)
+    yield driver
+    driver.quit()
+
+
+def run_async(browser, script: str, *args):
+    """Runs `script` in the page; it ends by calling `done(value)`."""
+    return browser.execute_async_script("const done = arguments[arguments.length - 1];\n" + script, *args)
+
+
+def page_state(browser, expression: str):
+    return browser.execute_script(f"return {expression};")
+
+
+CONNECT = """
+const [url, token] = arguments;
+window.received = { news: [], notifications: [] };
+const socket = io(url, { auth: { token }, reconnectionDelay: 2000, randomizationFactor: 0 });
+window.socket = socket;
+socket.on("news", (payload) => window.received.news.push(payload.n));
+socket.on("notification", (notification, ack) => { window.received.notifications.push(notification.id); ack(); });
+socket.once("connect", () => done({ transport: socket.io.engine.transport.name, recovered: socket.recovered }));
+socket.once("connect_error", (error) => done({ error: error.message }));
+"""
+
+
+def test_the_official_client_from_another_origin(module_herald, browser, page_url):
+    server = module_herald.start()
+    user = f"web-{secrets.token_hex(4)}"
+    token = issue_token(server.data_dir, user=user)
+    service = issue_token(server.data_dir, user="svc-web", role="service")
+    browser.get(page_url)
+    assert page_state(browser, "location.origin") != server.url, "the page must be on another origin"
+    assert page_state(browser, "typeof io") == "function", "socket.io.min.js did not load"
+
+    # Long-polling first (the client's default), then the upgrade to WebSocket.
+    connected = run_async(browser, CONNECT, server.url, token)
+    assert connected == {"transport": "polling", "recovered": False}, connected
+    wait_until(lambda: page_state(browser, "socket.io.engine.transport.name") == "websocket", TIMEOUT,
+               message="the client upgraded to WebSocket")
+
+    # An ack the client asks for, and binary both ways.
+    me = run_async(browser, 'socket.emit("whoami", (me) => done(me));')
+    assert me["user_id"] == user and f"user:{user}" in me["rooms"], me
+    echoed = run_async(browser, """
+        socket.emit("echo", "text", new Uint8Array([1, 2, 255]), (text, bytes) =>
+            done([text, bytes instanceof ArrayBuffer, Array.from(new Uint8Array(bytes))]));
+    """)
+    assert echoed == ["text", True, [1, 2, 255]], echoed
+
+    # The REST API from the same page: a preflighted request (Authorization) the browser allows.
+    data = run_async(browser, """
+        fetch(arguments[0] + "/api/v1/me", { headers: { Authorization: "Bearer " + arguments[1] } })
+            .then((r) => r.json()).then((body) => done(body.data), (error) => done({ error: String(error) }));
+    """, server.url, token)
+    assert data.get("id") == user, data
+
+    # A notification the server asks to acknowledge: the page's ack marks it delivered.
+    response = server.request("POST", "/api/v1/notifications", service,
+                              json={"user_id": user, "type": "job_new", "title": "New job", "body": "From the browser test"})
+    assert response.status_code == 201, response.text
+    notification_id = response.json()["data"]["results"][0]["notification"]["id"]
+
+    def acknowledged():
+        rows = server.get(f"/api/v1/deliveries?notification_id={notification_id}", token=service).json()["data"]["deliveries"]
+        return any(row["channel"] == "socket" and row["status"] == "acknowledged" for row in rows)
+
+    wait_until(acknowledged, TIMEOUT, message="the browser acknowledged the notification")
+    assert page_state(browser, "window.received.notifications") == [notification_id]
+
+    # Connection state recovery: an event before, one while the transport is gone; after the
+    # reconnection (2 s later) the session is recovered and each event arrived once, in order.
+    publish(server, service, f"user:{user}", "news", {"n": 1})
+    wait_until(lambda: page_state(browser, "window.received.news") == [1], TIMEOUT, message="the first event")
+    browser.execute_script("window.reconnected = null; socket.once('connect', () => { window.reconnected = socket.recovered; }); socket.io.engine.close();")
+    wait_until(lambda: page_state(browser, "socket.connected") is False, TIMEOUT, message="the forced disconnect")
+    publish(server, service, f"user:{user}", "news", {"n": 2})
+    wait_until(lambda: page_state(browser, "window.reconnected") is not None, TIMEOUT, message="the reconnection")
+    assert page_state(browser, "window.reconnected") is True, "the session was not recovered"
+    wait_until(lambda: page_state(browser, "window.received.news") == [1, 2], TIMEOUT, message="the missed event replayed")
+    browser.execute_script("socket.disconnect();")
+
+
+def test_a_page_on_an_origin_not_listed_cannot_connect(herald, browser, page_url, tmp_path):
+    config = tmp_path / "cors.yaml"
+    config.write_text("cors:\n  allowed_origins: [\"https://app.example.com\"]\n")
+    server = herald.start("--config", str(config))
+    token = issue_token(server.data_dir, user="web-refused")
+    browser.get(page_url)
+    refused = run_async(browser, CONNECT, server.url, token)
+    assert "error" in refused, refused
+    browser.execute_script("socket.disconnect();")
+    # Not even a WebSocket-only client gets through: the upgrade's Origin is checked too.
+    refused = run_async(browser, """
+        const s = io(arguments[0], { auth: { token: arguments[1] }, transports: ["websocket"], reconnection: false });
+        s.once("connect", () => { s.disconnect(); done("connected"); });
+        s.once("connect_error", (error) => { s.disconnect(); done("refused"); });
+    """, server.url, token)
+    assert refused == "refused"
