@@ -73,6 +73,7 @@ import Testing
     @Test func webSocketsFromBrowsersNeedAnAllowedOrSameOrigin() {
         let cors = policy(["https://app.example.com"])
         #expect(cors.allowsWebSocket(origin: nil, host: "herald.example.com"), "apps and services send no Origin")
+        #expect(cors.allowsWebSocket(origin: "ws://127.0.0.1", host: "127.0.0.1:8080"), "WebSocket libraries outside browsers name ws://")
         #expect(cors.allowsWebSocket(origin: "https://app.example.com", host: "herald.example.com"))
         #expect(cors.allowsWebSocket(origin: "https://herald.example.com", host: "herald.example.com"))
         #expect(cors.allowsWebSocket(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080"))

@@ -121,6 +121,9 @@ public struct CORSPolicy: Sendable, Equatable {
     /// with its visitor's cookies (cross-site WebSocket hijacking).
     public func allowsWebSocket(origin: String?, host: String?) -> Bool {
         guard let origin else { return true }  // not a browser
+        // A browser sends its page's origin (http, https, an app's own scheme), and no page
+        // can choose it; `ws://host` is what WebSocket libraries outside browsers put there.
+        if let parts = OriginPattern.split(origin), parts.scheme == "ws" || parts.scheme == "wss" { return true }
         return Self.isSameOrigin(origin, host: host) || allows(origin: origin)
     }
 
