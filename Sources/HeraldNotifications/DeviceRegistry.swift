@@ -106,6 +106,20 @@ public struct DeviceRegistry: Sendable {
         try await database.withConnection { db in try await DeviceStore().devices(db, userID: userID, activeOnly: false) }
     }
 
+    /// The user's active devices and unread count (the badge): what `herald push-test` sends to.
+    public func pushTargets(userID: String) async throws -> (devices: [DeviceRecord], badge: Int) {
+        try await database.withConnection { db in
+            (try await DeviceStore().devices(db, userID: userID, activeOnly: true), try await NotificationStore().unreadCount(db, userID: userID))
+        }
+    }
+
+    /// Delivery attempts for operators (`GET /api/v1/deliveries`), newest first.
+    public func deliveries(notificationID: String?, status: DeliveryStatus?, limit: Int) async throws -> [DeliveryRecord] {
+        try await database.withConnection { db in
+            try await DeliveryStore().list(db, notificationID: notificationID, status: status, limit: limit)
+        }
+    }
+
     public static func json(_ d: DeviceRecord) -> JSONValue {
         .object([
             "id": .string(d.id),

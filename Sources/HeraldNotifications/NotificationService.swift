@@ -378,7 +378,7 @@ public final class NotificationService: Sendable {
     /// The same, read through `db` (inside a caller's transaction).
     public func settings(for userIDs: [String], type: String, _ db: any SQLDatabase) async throws -> [String: UserNotificationSettings] {
         do {
-            let zones = try await UserStore().timeZones(db, ids: userIDs)
+            let zones = try await UserDirectory.timeZones(db, ids: userIDs)
             let stored = try await NotificationPreferenceStore().settings(db, userIDs: userIDs)
             let choices = try await NotificationPreferenceStore().typePreferences(db, userIDs: userIDs, type: type)
             var result: [String: UserNotificationSettings] = [:]

@@ -19,7 +19,7 @@ public struct PreferenceEditor: Sendable {
     public func document(userID: String) async throws -> JSONValue {
         let (user, stored, choices) = try await service.database.withConnection { db in
             (
-                try await UserStore().find(db, id: userID),
+                try await UserDirectory.find(db, id: userID),
                 try await NotificationPreferenceStore().settings(db, userID: userID),
                 try await NotificationPreferenceStore().typePreferences(db, userID: userID)
             )
@@ -164,8 +164,8 @@ public struct PreferenceEditor: Sendable {
                 try await prefs.saveTypePreference(db, userID: userID, record, now: now)
             }
             if let timeZone {
-                try await UserStore().ensure(db, id: userID, role: role, now: now)
-                _ = try await UserStore().update(db, id: userID, changes: UserChanges(timeZone: timeZone), now: now)
+                try await UserDirectory.ensure(db, id: userID, role: role, now: now)
+                try await UserDirectory.update(db, id: userID, changes: UserChanges(timeZone: timeZone), now: now)
             }
         }
         return try await document(userID: userID)

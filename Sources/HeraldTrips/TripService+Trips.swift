@@ -235,7 +235,7 @@ extension TripService {
         let rated = try await database.transaction { db -> TripRecord? in
             guard let updated = try await self.trips.rate(db, id: tripID, byRider: byRider, rating: rating, comment: comment, now: now) else { return nil }
             if byRider {
-                try await DriverStore().addRating(db, userID: trip.driverID, rating: rating)
+                try await self.dispatch.addRating(db, driverID: trip.driverID, rating: rating)
             } else {
                 try await self.trips.addRiderRating(db, riderID: trip.riderID, rating: rating)
             }

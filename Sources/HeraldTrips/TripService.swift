@@ -50,7 +50,7 @@ public final class TripService: Sendable {
         self.tracker = TripTracker(config: config) { driverID in
             try await database.withConnection { db in
                 let trip = try await store.activeTrip(db, driverID: driverID)
-                return (trip, try await !JobStore().activeJobIDs(db, userID: driverID).isEmpty)
+                return (trip, try await dispatch.hasActiveJob(db, userID: driverID))
             }
         }
         self.writer = TripLocationWriter(hub: hub, database: database, logger: logger)
@@ -146,8 +146,8 @@ public final class TripService: Sendable {
     public func tripJSON(_ trip: TripRecord, for identity: Identity) async throws -> JSONValue {
         let (user, riderRating, driver, vehicle) = try await database.withConnection { db in
             (
-                try await UserStore().find(db, id: trip.riderID), try await self.trips.riderRating(db, riderID: trip.riderID),
-                try await DriverStore().find(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID)
+                try await UserDirectory.find(db, id: trip.riderID), try await self.trips.riderRating(db, riderID: trip.riderID),
+                try await self.dispatch.driver(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID)
             )
         }
         return TripJSON.trip(

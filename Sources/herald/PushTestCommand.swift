@@ -32,12 +32,7 @@ struct PushTest: AsyncParsableCommand {
         let title = self.title
         let lines = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> [String] in
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
-            let (devices, badge) = try await database.withConnection { db in
-                (
-                    try await DeviceStore().devices(db, userID: user, activeOnly: true),
-                    try await NotificationStore().unreadCount(db, userID: user)
-                )
-            }
+            let (devices, badge) = try await DeviceRegistry(database: database, clock: clock).pushTargets(userID: user)
             guard !devices.isEmpty else { return ["\(user) has no active device."] }
             let providers = try await NotificationModule.providerSenders(config.push, clock: clock)
             let fallback = try LogPushSender(logger: logger, file: config.push.logFile)

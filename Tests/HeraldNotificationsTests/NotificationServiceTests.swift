@@ -1,5 +1,5 @@
 import Foundation
-import HeraldAuth
+@testable import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPush

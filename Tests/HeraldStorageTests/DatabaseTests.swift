@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldServer
-import HeraldAuth
+@testable import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit

@@ -1,4 +1,4 @@
-import HeraldAuth
+@testable import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import Synchronization

@@ -8,7 +8,7 @@ import SQLKit
 /// Why in the auth module: a user is the identity a token names; every module that needs a
 /// user's settings (quiet hours' time zone, the customer's phone for a driver) reads them
 /// here instead of keeping its own copy.
-public struct UserStore: Sendable {
+struct UserStore: Sendable {
     public init() {}
 
     /// Creates the user if they are new; an existing user is left untouched.

@@ -95,7 +95,7 @@ extension DispatchService {
     public func customerContact(_ job: JobRecord, for identity: Identity) async throws -> JSONValue? {
         let active: Set<JobStatus> = [.accepted, .enRoute, .arrived, .started]
         guard identity.role == .driver, job.driverID == identity.userID, active.contains(job.status) else { return nil }
-        let user = try await database.withConnection { db in try await UserStore().find(db, id: job.customerID) }
+        let user = try await database.withConnection { db in try await UserDirectory.find(db, id: job.customerID) }
         return [
             "id": .string(job.customerID), "name": user?.displayName.map(JSONValue.string) ?? .null,
             "phone": user?.phone.map(JSONValue.string) ?? .null,

@@ -126,7 +126,7 @@ public struct NotificationModule: Sendable {
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         NotificationRoutes(service: service, inbox: inbox, preferences: PreferenceEditor(service: service), clock: clock).addRoutes(to: api)
-        PushRoutes(registry: registry, database: service.database, clock: clock).addRoutes(to: api)
+        PushRoutes(registry: registry, clock: clock).addRoutes(to: api)
         VAPIDRoutes(publicKey: vapidPublicKey).addRoutes(to: api)
     }
 }

@@ -8,7 +8,6 @@ import Hummingbird
 /// Device registration (seed 004's `/push/*`) and the delivery log for operators.
 struct PushRoutes {
     let registry: DeviceRegistry
-    let database: any Database
     let clock: any HeraldClock
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
@@ -46,10 +45,7 @@ struct PushRoutes {
                 if let value = Int(String(text)), (1...1000).contains(value) { limit = value } else { v.fail("limit", "must be an integer from 1 to 1000") }
             }
             try v.validate()
-            let rowLimit = limit
-            let rows = try await database.withConnection { db in
-                try await DeliveryStore().list(db, notificationID: notificationID, status: status, limit: rowLimit)
-            }
+            let rows = try await registry.deliveries(notificationID: notificationID, status: status, limit: limit)
             return try Envelope.response(JSONValue.object(["deliveries": .array(rows.map(Self.json))]), context: context, clock: clock)
         }
     }

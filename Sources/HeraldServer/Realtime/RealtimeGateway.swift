@@ -256,26 +256,3 @@ public final class RealtimeGateway: Sendable {
         return .accept { transport in native.accept(identity: identity, transport: transport) }
     }
 }
-
-/// Trims realtime history and forgets expired recoverable sessions, once a minute.
-struct RealtimeJanitor: Service {
-    let hub: RealtimeHub
-    let retention: Duration
-    let maxPerRoom: Int
-    let recoveryWindow: Duration
-    let interval: Duration
-    let logger: Logger
-
-    func run() async throws {
-        let (hub, retention, recoveryWindow, maxPerRoom) = (hub, retention, recoveryWindow, maxPerRoom)
-        await PeriodicLoop.run(every: interval, start: .afterInterval, logger: logger, failure: "trimming realtime history failed") {
-            let now = hub.clock.now().epochMilliseconds
-            let before = now - retention.components.seconds * 1000
-            let sessionsBefore = now - recoveryWindow.components.seconds * 1000
-            try await hub.database.withConnection { db in
-                try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
-                try await db.raw("DELETE FROM realtime_sessions WHERE updated_at < \(bind: sessionsBefore)").run()
-            }
-        }
-    }
-}

@@ -9,7 +9,6 @@ import Hummingbird
 struct MeRoutes {
     let database: any Database
     let clock: any HeraldClock
-    let store = UserStore()
 
     struct MeView: Encodable {
         let id: String
@@ -44,8 +43,8 @@ struct MeRoutes {
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/me") { _, context in
             let identity = try context.requireIdentity()
-            let record = try await database.withConnection { [store] db in
-                try await store.find(db, id: identity.userID)
+            let record = try await database.withConnection { db in
+                try await UserDirectory.find(db, id: identity.userID)
             }
             guard let record else { throw APIError.notFound("The user does not exist.") }
             return try Envelope.response(MeView(record, role: identity.role), context: context, clock: clock)
@@ -54,8 +53,8 @@ struct MeRoutes {
             let identity = try context.requireIdentity()
             let changes = try Self.changes(from: try await request.jsonObject(context: context))
             let now = clock.now().epochMilliseconds
-            let record = try await database.withConnection { [store] db in
-                try await store.update(db, id: identity.userID, changes: changes, now: now)
+            let record = try await database.withConnection { db in
+                try await UserDirectory.update(db, id: identity.userID, changes: changes, now: now)
             }
             guard let record else { throw APIError.notFound("The user does not exist.") }
             return try Envelope.response(MeView(record, role: identity.role), context: context, clock: clock)
