@@ -61,7 +61,7 @@ public enum HeraldApplication {
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
             + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
         let router = Router(context: HeraldRequestContext.self)
-        let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil)
+        let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))

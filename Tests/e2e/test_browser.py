@@ -76,9 +76,10 @@ const [url, token] = arguments;
 window.received = { news: [], notifications: [] };
 const socket = io(url, { auth: { token }, reconnectionDelay: 2000, randomizationFactor: 0 });
 window.socket = socket;
+socket.io.once("open", () => { window.firstTransport = socket.io.engine.transport.name; });
 socket.on("news", (payload) => window.received.news.push(payload.n));
 socket.on("notification", (notification, ack) => { window.received.notifications.push(notification.id); ack(); });
-socket.once("connect", () => done({ transport: socket.io.engine.transport.name, recovered: socket.recovered }));
+socket.once("connect", () => done({ transport: window.firstTransport, recovered: socket.recovered }));
 socket.once("connect_error", (error) => done({ error: error.message }));
 """
 
@@ -92,7 +93,8 @@ def test_the_official_client_from_another_origin(module_herald, browser, page_ur
     assert page_state(browser, "location.origin") != server.url, "the page must be on another origin"
     assert page_state(browser, "typeof io") == "function", "socket.io.min.js did not load"
 
-    # Long-polling first (the client's default), then the upgrade to WebSocket.
+    # Long-polling first (the client's default: the transport it opened with), then the
+    # upgrade to WebSocket (which may finish before or after the CONNECT answer).
     connected = run_async(browser, CONNECT, server.url, token)
     assert connected == {"transport": "polling", "recovered": False}, connected
     wait_until(lambda: page_state(browser, "socket.io.engine.transport.name") == "websocket", TIMEOUT,

@@ -178,3 +178,11 @@ def test_malformed_tokens_are_refused(idp_server):
         assert_error(idp_server.get("/api/v1/me", token=token), 401, "UNAUTHORIZED")
     response = idp_server.get("/api/v1/me", headers={"Authorization": "Basic dXNlcjpwYXNz"})
     assert_error(response, 401, "UNAUTHORIZED")
+
+
+def test_a_server_trusting_an_identity_provider_allows_no_page_by_default(idp_server):
+    """A JWKS file means a real deployment: without cors.allowed_origins no browser page, not
+    even a loopback one (as in development), may call it."""
+    preflight = {"Origin": "http://localhost:5173", "Access-Control-Request-Method": "GET",
+                 "Access-Control-Request-Headers": "authorization"}
+    assert_error(idp_server.request("OPTIONS", "/api/v1/me", headers=preflight), 403, "ORIGIN_NOT_ALLOWED")

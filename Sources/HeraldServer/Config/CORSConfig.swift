@@ -10,7 +10,8 @@ public struct CORSConfig: ConfigSection, Sendable, Equatable {
     /// Exact origins (`https://app.example.com`), an origin with any port
     /// (`http://localhost:*`), or `*` (any origin, never with `allow_credentials`). Nil: none,
     /// except loopback pages (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`)
-    /// while the server runs on its development secret (no `auth.jwt_secret`).
+    /// while the server runs on its development secret (neither `auth.jwt_secret` nor
+    /// `auth.jwks_file` is set).
     public var allowedOrigins: [String]?
     /// Let pages send cookies and read responses to credentialed requests
     /// (`Access-Control-Allow-Credentials: true`). Herald authenticates with bearer tokens, so

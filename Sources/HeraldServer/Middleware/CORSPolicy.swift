@@ -91,8 +91,9 @@ public struct CORSPolicy: Sendable, Equatable {
     let allowCredentials: Bool
     let maxAgeSeconds: Int
 
-    /// `development`: no `auth.jwt_secret` is configured, so the server signs with the secret
-    /// it made in its data directory; loopback pages are then allowed unless origins are listed.
+    /// `development`: neither `auth.jwt_secret` nor `auth.jwks_file` is configured, so the
+    /// server trusts only the secret it made in its data directory; loopback pages are then
+    /// allowed unless origins are listed.
     public init(_ config: CORSConfig, development: Bool) {
         let origins = config.allowedOrigins ?? (development ? Self.developmentOrigins : [])
         anyOrigin = origins.contains("*")

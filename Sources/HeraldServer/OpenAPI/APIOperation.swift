@@ -76,6 +76,10 @@ public enum Schema {
         var schema: [String: JSONValue] = ["type": nullable ? ["string", "null"] : "string"]
         if let description { schema["description"] = .string(description) }
         if let format { schema["format"] = .string(format) }
+        // RFC 3339 allows UTC offsets up to ±23:59; Herald (like Foundation and most
+        // platforms) reads up to ±18:00, the range of real zones. Said here so that schema-valid
+        // times are accepted ones.
+        if format == "date-time" && pattern == nil { schema["pattern"] = .string(dateTimeOffset) }
         if let minLength { schema["minLength"] = .number(Double(minLength)) }
         if let maxLength { schema["maxLength"] = .number(Double(maxLength)) }
         if let pattern {
@@ -85,6 +89,9 @@ public enum Schema {
         }
         return .object(schema)
     }
+
+    /// The end of a `date-time` Herald reads: `Z` or an offset within ±18:00.
+    static let dateTimeOffset = "([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
 
     /// Printable ASCII without spaces, 1 to `maxBytes`: the part of a byte-limited text field
     /// (ids, keys) that every validator accepts whatever the characters' encoded size.
