@@ -133,10 +133,15 @@ public struct CORSPolicy: Sendable, Equatable {
         var fields = HTTPFields()
         fields[.vary] = "Origin"
         guard allows(origin: origin) else { return fields }
-        fields[.accessControlAllowOrigin] = anyOrigin ? "*" : origin
-        if allowCredentials { fields[.accessControlAllowCredentials] = "true" }
+        allow(origin, in: &fields)
         fields[.accessControlExposeHeaders] = Self.exposedHeaders
         return fields
+    }
+
+    /// The origin (or `*`) and the credentials flag, for an allowed origin.
+    private func allow(_ origin: String, in fields: inout HTTPFields) {
+        fields[.accessControlAllowOrigin] = anyOrigin ? "*" : origin
+        if allowCredentials { fields[.accessControlAllowCredentials] = "true" }
     }
 
     /// The answer to a preflight from `origin` for `method` with `requestHeaders` (the value
@@ -145,12 +150,11 @@ public struct CORSPolicy: Sendable, Equatable {
         guard allows(origin: origin), Self.methods.contains(method) else { return .refused }
         let asked = (requestHeaders ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard asked.allSatisfy({ HTTPField.Name($0) != nil }), asked.count <= 32 else { return .refused }
-        var fields = responseHeaders(origin: origin)
-        fields[.vary] = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
+        var fields: HTTPFields = [.vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"]
+        allow(origin, in: &fields)
         fields[.accessControlAllowMethods] = Self.allowedMethods
         if !asked.isEmpty { fields[.accessControlAllowHeaders] = asked.joined(separator: ", ") }
         fields[.accessControlMaxAge] = String(maxAgeSeconds)
-        fields[.accessControlExposeHeaders] = nil
         return .allowed(fields)
     }
 }

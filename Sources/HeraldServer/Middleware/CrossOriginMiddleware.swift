@@ -10,15 +10,12 @@ struct CrossOriginMiddleware: RouterMiddleware {
     let policy: CORSPolicy
     let clock: any HeraldClock
 
-    static let requestMethod = HTTPField.Name("Access-Control-Request-Method")!
-    static let requestHeaders = HTTPField.Name("Access-Control-Request-Headers")!
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let origin = request.headers[.origin], !CORSPolicy.isSameOrigin(origin, host: request.head.authority) else {
             return try await next(request, context)
         }
-        if request.method == .options, let method = request.headers[Self.requestMethod] {
-            switch policy.preflight(origin: origin, method: method, requestHeaders: request.headers[Self.requestHeaders]) {
+        if request.method == .options, let method = request.headers[.accessControlRequestMethod] {
+            switch policy.preflight(origin: origin, method: method, requestHeaders: request.headers[.accessControlRequestHeaders]) {
             case .allowed(let fields):
                 return Response(status: .noContent, headers: fields)
             case .refused:

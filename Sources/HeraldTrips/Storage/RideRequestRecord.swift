@@ -31,7 +31,6 @@ public struct RideRequestRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var updatedAt: Int64
 
-
     enum CodingKeys: String, CodingKey {
         case id, state, currency
         case riderID = "rider_id"
