@@ -47,7 +47,7 @@ socketConfiguration.namespaces = ["/", "/custom"]
 socketConfiguration.requireAuth = false
 socketConfiguration.recoveryEnabled = false
 socketConfiguration.connectTimeout = .milliseconds(1000)
-let socketIO = SocketIOServer(configuration: socketConfiguration, hub: hub, verifier: nil, logger: logger)
+let socketIO = SocketIOServer(configuration: socketConfiguration, hub: hub, verifier: nil, nodeID: "protocol-testserver", logger: logger)
 for namespace in ["/", "/custom"] {
     socketIO.onConnect(namespace: namespace) { socket in
         socket.emit("auth", [socket.handshakeAuth])

@@ -60,8 +60,13 @@ final class SocketIOClient: EngineSessionDelegate {
         for socket in sockets {
             server.tokenExpiry.forget(socket)
             let rooms = socket.closed()
+            guard server.configuration.recoveryEnabled else { continue }
+            // A client that closed on purpose will not come back for it.
+            guard reason != .clientClose else {
+                server.sessions.forget(pid: socket.pid)
+                continue
+            }
             // A transport loss may be followed by a recovery; save what it needs.
-            guard server.configuration.recoveryEnabled, reason != .clientClose else { continue }
             let saved = RecoverableSession(
                 pid: socket.pid, socketID: socket.id, userID: socket.userID, namespace: socket.namespace,
                 rooms: rooms, disconnectedAt: now)
@@ -92,6 +97,7 @@ final class SocketIOClient: EngineSessionDelegate {
             }
             server.tokenExpiry.forget(socket)
             socket.closed()
+            if server.configuration.recoveryEnabled { server.sessions.forget(pid: socket.pid) }
         case .event, .binaryEvent:
             // Events for a namespace the client has not joined break the protocol.
             guard let socket = socket(packet.namespace), case .array(let values)? = packet.data,
@@ -167,7 +173,8 @@ final class SocketIOClient: EngineSessionDelegate {
             {
                 let candidate = SocketIOSocket(
                     connectionID: server.nextConnectionID(), id: saved.socketID, pid: saved.pid, namespace: namespace,
-                    identity: identity, recovered: true, session: session, hub: server.hub, offsets: true, auth: packet.data)
+                    identity: identity, recovered: true, session: session, hub: server.hub, offsets: true, auth: packet.data,
+                    sessions: server.sessions)
                 server.hub.register(candidate)
                 if let replay = try? await candidate.restore(saved.rooms, offsets: offsets) {
                     recovered = (saved, replay)
@@ -176,6 +183,7 @@ final class SocketIOClient: EngineSessionDelegate {
                 } else {
                     server.hub.counters.add(.recoveriesFailed)
                     candidate.closed()
+                    server.sessions.forget(pid: candidate.pid)
                     socket = await freshSocket(namespace: namespace, identity: identity, auth: packet.data)
                 }
             } else {
@@ -198,6 +206,9 @@ final class SocketIOClient: EngineSessionDelegate {
         for handler in server.connectHandlers(namespace) {
             await handler(socket)
         }
+        // Rooms joined so far are written as they were joined; a socket with none (no user)
+        // and a recovered one are written here.
+        socket.persist()
     }
 
     /// Clients attach their event listeners when they see the CONNECT reply; a frame that
@@ -218,7 +229,8 @@ final class SocketIOClient: EngineSessionDelegate {
             connectionID: server.nextConnectionID(), id: Identifier.make("", length: 20).replacingOccurrences(of: "_", with: ""),
             pid: Identifier.make("", length: 22).replacingOccurrences(of: "_", with: ""), namespace: namespace,
             identity: identity, recovered: false, session: session, hub: server.hub,
-            offsets: server.configuration.recoveryEnabled, auth: auth)
+            offsets: server.configuration.recoveryEnabled, auth: auth,
+            sessions: server.configuration.recoveryEnabled ? server.sessions : nil)
         server.hub.register(socket)
         if let identity {
             do {

@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldStorage
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// Socket.IO v5: namespaces, CONNECT with a token, events and acks both ways, binary, and
@@ -24,12 +25,17 @@ public final class SocketIOServer: Sendable {
     private let handlers = Mutex<(connect: [String: [ConnectHandler]], events: [String: [String: EventHandler]])>(([:], [:]))
     private let connectionCounter = Atomic<UInt64>(0)
 
-    public init(configuration: SocketIOConfiguration, hub: RealtimeHub, verifier: TokenVerifier?, logger: Logger) {
+    /// Writes live sockets' sessions and expires old ones; run it as a service.
+    public var sessionWriter: any Service { sessions }
+
+    /// - Parameter nodeID: this node's id in the cluster (its live sockets' sessions carry it).
+    public init(configuration: SocketIOConfiguration, hub: RealtimeHub, verifier: TokenVerifier?, nodeID: String, logger: Logger) {
         self.configuration = configuration
         self.hub = hub
         self.verifier = verifier
         self.logger = logger
-        sessions = RecoverableSessionStore(database: hub.database)
+        sessions = RecoverableSessionStore(
+            database: hub.database, clock: hub.clock, nodeID: nodeID, recoveryWindow: configuration.recoveryWindow, logger: logger)
         tokenExpiry = SocketIOTokenExpiry(clock: hub.clock)
     }
 

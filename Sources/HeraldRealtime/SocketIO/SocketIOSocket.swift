@@ -42,11 +42,15 @@ public final class SocketIOSocket: RoomFollower {
     let offsets: Bool
     /// The auth payload of the CONNECT packet (`{}` when none was sent).
     public let handshakeAuth: SocketValue
+    /// Where the rooms are written as they change, so the session survives its node (nil when
+    /// recovery is off).
+    let sessions: RecoverableSessionStore?
 
     init(
         connectionID: UInt64, id: String, pid: String, namespace: String, identity: Identity?, recovered: Bool,
-        session: EngineSession, hub: RealtimeHub, offsets: Bool, auth: SocketValue?
+        session: EngineSession, hub: RealtimeHub, offsets: Bool, auth: SocketValue?, sessions: RecoverableSessionStore? = nil
     ) {
+        self.sessions = sessions
         self.offsets = offsets
         self.handshakeAuth = auth ?? .object([:])
         self.connectionID = connectionID
@@ -73,6 +77,7 @@ public final class SocketIOSocket: RoomFollower {
             guard !state.tracker.contains(room) else { return }
             state.tracker.follow(room, after: base)
             state.rooms.append(.init(room: room, base: base))
+            persist(state)
         }
         hub.join(self, room: room)
     }
@@ -83,6 +88,7 @@ public final class SocketIOSocket: RoomFollower {
             guard state.connected, !state.tracker.contains(room) else { return false }
             state.tracker.follow(room, after: base)
             state.rooms.append(.init(room: room, base: base))
+            persist(state)
             return true
         }
         if added { hub.join(self, room: room) }
@@ -92,8 +98,23 @@ public final class SocketIOSocket: RoomFollower {
         state.withLock { state in
             state.tracker.leave(room)
             state.rooms.removeAll { $0.room == room }
+            persist(state)
         }
         hub.leave(self, room: room)
+    }
+
+    /// Writes the live session as it stands now (once connected; in the state's lock, so two
+    /// changes reach the store in the order they happened).
+    func persist() {
+        state.withLock { persist($0) }
+    }
+
+    private func persist(_ state: State) {
+        guard let sessions, state.connected else { return }
+        sessions.markLive(
+            RecoverableSession(
+                pid: pid, socketID: id, userID: userID, namespace: namespace, rooms: state.rooms,
+                disconnectedAt: hub.clock.now().epochMilliseconds))
     }
 
     /// What a recovery sends: the missed events in order, each framed with the offset the

@@ -54,5 +54,14 @@ public enum RealtimeMigrations {
                 "CREATE INDEX realtime_presence_user ON realtime_presence (user_id)",
             ]
         ),
+        Migration(
+            version: 2, name: "sessions of live sockets",
+            statements: [
+                // The node holding a socket that is still connected (NULL once it disconnected):
+                // a node that crashes saves nothing, so live sockets are written as they change
+                // and a client that lost its node recovers on another.
+                "ALTER TABLE realtime_sessions ADD COLUMN node_id TEXT"
+            ]
+        ),
     ])
 }

@@ -44,7 +44,7 @@ public final class RealtimeGateway: Sendable {
         socketIOConfiguration.connectTimeout = .milliseconds(config.connectTimeoutMs)
         socketIOConfiguration.requireAuth = config.requireAuth
         socketIOConfiguration.recoveryWindow = .seconds(config.recoveryWindowSeconds)
-        let socketIO = SocketIOServer(configuration: socketIOConfiguration, hub: hub, verifier: verifier, logger: logger)
+        let socketIO = SocketIOServer(configuration: socketIOConfiguration, hub: hub, verifier: verifier, nodeID: nodeID, logger: logger)
         var engineConfiguration = EngineConfiguration()
         engineConfiguration.pingInterval = .milliseconds(config.pingIntervalMs)
         engineConfiguration.pingTimeout = .milliseconds(config.pingTimeoutMs)
@@ -61,7 +61,7 @@ public final class RealtimeGateway: Sendable {
         let presence = PresenceService(hub: hub, nodeID: nodeID, logger: logger)
         hub.onPresenceChange { _, _ in presence.changed() }
         services.append(presence)
-        Self.addBuiltInEvents(to: socketIO)
+        Self.addBuiltInEvents(to: socketIO, nodeID: nodeID)
         let channels = ChannelPolicy()
         var nativeConfiguration = NativeRealtimeServer.Configuration()
         nativeConfiguration.outboundLimitBytes = config.outboundLimitBytes
@@ -71,10 +71,11 @@ public final class RealtimeGateway: Sendable {
         let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
         services.append(native)
         services.append(socketIO.tokenExpiry)
+        services.append(socketIO.sessionWriter)
         services.append(
             RealtimeJanitor(
                 hub: hub, retention: .seconds(config.historyRetentionSeconds), maxPerRoom: config.historyMaxPerRoom,
-                recoveryWindow: .seconds(config.recoveryWindowSeconds), interval: .seconds(60), logger: logger))
+                interval: .seconds(60), logger: logger))
         self.hub = hub
         self.engine = engine
         self.socketIO = socketIO
@@ -86,15 +87,17 @@ public final class RealtimeGateway: Sendable {
         self.services = services
     }
 
-    /// Client events every Herald server answers: `whoami` (ack: user, role, rooms, recovered)
-    /// and `echo` (ack: the same arguments, for round-trip checks).
-    static func addBuiltInEvents(to socketIO: SocketIOServer) {
+    /// Client events every Herald server answers: `whoami` (ack: user, role, rooms, recovered,
+    /// and the node holding the connection, as `/readyz` names it) and `echo` (ack: the same
+    /// arguments, for round-trip checks).
+    static func addBuiltInEvents(to socketIO: SocketIOServer, nodeID: String) {
         socketIO.on("whoami") { socket, _, ack in
             ack?(.object([
                 "user_id": socket.userID.map(SocketValue.string) ?? .null,
                 "role": socket.identity.map { .string($0.role.rawValue) } ?? .null,
                 "rooms": .array(socket.rooms.map(SocketValue.string)),
                 "recovered": .bool(socket.recovered),
+                "node": .string(nodeID),
             ]))
         }
         socketIO.on("echo") { _, arguments, ack in

@@ -20,10 +20,10 @@ struct SystemRoutes {
         router.get("/readyz") { _, context in
             do {
                 try await database.ping()
-                return Self.json(["status": "ready", "database": .string(database.engine.rawValue)], status: .ok)
+                return Self.json(["status": "ready", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .ok)
             } catch {
                 context.logger.warning("readiness check failed", metadata: ["error": "\(String(reflecting: error))"])
-                return Self.json(["status": "unavailable", "database": .string(database.engine.rawValue)], status: .serviceUnavailable)
+                return Self.json(["status": "unavailable", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .serviceUnavailable)
             }
         }
         router.get("/metrics") { _, _ in
@@ -44,8 +44,9 @@ struct SystemRoutes {
             "GET", "/healthz", summary: "Liveness: the process is up", tag: "operations", access: .public_,
             response: Schema.object(["status": Schema.enumeration(["ok"])]), enveloped: false),
         APIOperation(
-            "GET", "/readyz", summary: "Readiness: the database answers", tag: "operations", access: .public_,
-            response: Schema.object(["status": Schema.enumeration(["ready", "unavailable"]), "database": Schema.string()]),
+            "GET", "/readyz", summary: "Readiness: the database answers (and which node answered: its id in the cluster)",
+            tag: "operations", access: .public_,
+            response: Schema.object(["status": Schema.enumeration(["ready", "unavailable"]), "database": Schema.string(), "node": Schema.string()]),
             enveloped: false, errors: [503: "The database does not answer"]),
         APIOperation(
             "GET", "/metrics", summary: "Prometheus metrics (text exposition format)", tag: "operations", access: .public_,
