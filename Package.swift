@@ -340,7 +340,8 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments", "HeraldTrips",
-                "HeraldTransit", "HeraldGTFS",
+                "HeraldTransit", "HeraldGTFS", "HeraldMockProviders", "HeraldNotifications",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

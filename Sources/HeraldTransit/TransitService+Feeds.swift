@@ -14,12 +14,14 @@ extension TransitService {
 
     /// Runs an import registered with `importer.begin`.
     public func runImport(_ record: ImportRecord, source: FeedImporter.Source) async throws -> FeedImporter.Outcome {
-        let outcome = try await importer.run(record, source: source) { version, timetable in
-            try await self.gate.run {
-                self.install((version, timetable))
-                await self.rebuildOverlays([version.feedName])
-            }
-        }
+        let outcome = try await importer.run(
+            record, source: source,
+            activated: { version, timetable in
+                try await self.gate.run {
+                    self.install((version, timetable))
+                    await self.rebuildOverlays([version.feedName])
+                }
+            })
         statistics.imported(outcome.record.status)
         if let version = outcome.version, outcome.record.status == .succeeded {
             await announce(["kind": "version", "feed": .string(version.feedName), "version_id": .string(version.id)])

@@ -8,7 +8,8 @@ import Synchronization
 // with `--log-payloads` also the `apns-*` headers and the JSON payload (a test that checks
 // what a device would get).
 //
-//   herald-mock-apns [--port 0] [--log FILE] [--log-payloads] [--h2-only] [--status 200] [--delay-ms 0]
+//   herald-mock-apns [--port 0] [--log FILE] [--log-payloads] [--h2-only] [--status 200] [--reason R] [--delay-ms 0]
+// (`--reason`: the `reason` of a non-200 answer; by default Unregistered for 410, else InternalServerError.)
 // (`--h2-only`: HTTP/2 on every connection, as APNs; for clients that negotiate no ALPN.)
 // `--chaos P` makes P % of pushes misbehave, in turn: 429 TooManyRequests, 500, 503, no answer
 // for `--hang-ms` (a stalled provider), the connection dropped mid-stream. The log's `answer`
@@ -18,6 +19,7 @@ import Synchronization
 var port = 0
 var logPath: String?
 var status = 200
+var reasonOverride: String?
 var delayMs = 0
 var logPayloads = false
 var http2Only = false
@@ -29,6 +31,7 @@ while let argument = arguments.next() {
     case "--port": port = Int(arguments.next() ?? "") ?? 0
     case "--log": logPath = arguments.next()
     case "--status": status = Int(arguments.next() ?? "") ?? 200
+    case "--reason": reasonOverride = arguments.next()
     case "--delay-ms": delayMs = Int(arguments.next() ?? "") ?? 0
     case "--log-payloads": logPayloads = true
     case "--h2-only": http2Only = true
@@ -46,6 +49,7 @@ let log: FileHandle? = logPath.flatMap { path in
 }
 let logLock = Mutex(())
 let answer = status
+let reason = reasonOverride
 let delay: Duration? = delayMs > 0 ? .milliseconds(delayMs) : nil
 let withPayloads = logPayloads
 
@@ -91,7 +95,7 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
         if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) }
         else if let misbehaviour { misbehaviour.response(hang: hang) }
         else if answer == 200 { MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay) }
-        else { .json(answer, ["reason": answer == 410 ? "Unregistered" : "InternalServerError"]) }
+        else { .json(answer, ["reason": reason ?? (answer == 410 ? "Unregistered" : "InternalServerError")]) }
     if let log {
         let notification = request.json?["notification_id"] as? String ?? ""
         var line: [String: Any] = [

@@ -14,7 +14,7 @@ struct HeraldCommand: AsyncParsableCommand {
         commandName: "herald",
         abstract: "Realtime dispatch and notification server.",
         version: HeraldApplication.version,
-        subcommands: [Serve.self, Migrate.self, Token.self, PushTest.self, VAPIDKeysCommand.self, TransitCommand.self]
+        subcommands: [Serve.self, Migrate.self, Token.self, DoctorCommand.self, PushTest.self, VAPIDKeysCommand.self, TransitCommand.self]
     )
 }
 

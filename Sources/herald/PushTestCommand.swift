@@ -30,13 +30,22 @@ struct PushTest: AsyncParsableCommand {
         let clock = SystemClock()
         let user = self.user
         let title = self.title
-        let lines = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> [String] in
+        try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> Void in
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
             let (devices, badge) = try await DeviceRegistry(database: database, clock: clock).pushTargets(userID: user)
-            guard !devices.isEmpty else { return ["\(user) has no active device."] }
+            guard !devices.isEmpty else {
+                print("\(user) has no active device.")
+                return
+            }
             let providers = try await NotificationModule.providerSenders(config.push, clock: clock)
             let fallback = try LogPushSender(logger: logger, file: config.push.logFile)
-            var lines: [String] = []
+            var answered = 0
+            // Each answer as it comes (a user with many devices, a slow provider).
+            func report(_ line: String) {
+                answered += 1
+                print("[\(answered)/\(devices.count)] \(line)")
+                fflush(nil)
+            }
             for device in devices {
                 let message = PushMessage(
                     deliveryID: Identifier.make("dlv"), notificationID: "push-test", userID: user, deviceID: device.id,
@@ -48,15 +57,13 @@ struct PushTest: AsyncParsableCommand {
                 let via = providers.senders[device.provider] == nil ? "log sender" : device.provider.rawValue
                 do {
                     let result = try await withDeadline(.milliseconds(config.push.requestTimeoutMs)) { try await sender.send(message) }
-                    lines.append("\(device.id) (\(device.platform.rawValue), \(via)): \(Self.summary(result))")
+                    report("\(device.id) (\(device.platform.rawValue), \(via)): \(Self.summary(result))")
                 } catch {
-                    lines.append("\(device.id) (\(device.platform.rawValue), \(via)): error \(error)")
+                    report("\(device.id) (\(device.platform.rawValue), \(via)): error \(error)")
                 }
             }
             for client in providers.clients { await client.shutdown() }
-            return lines
         }
-        for line in lines { print(line) }
     }
 
     /// One device's answer as an operator reads it: `delivered` with the provider's id, or

@@ -5,6 +5,7 @@ import HeraldServer
 import HeraldStorage
 import HeraldTransit
 import HeraldGTFS
+import Synchronization
 
 /// `herald transit import|validate`: load a GTFS feed into the database, or check one.
 struct TransitCommand: AsyncParsableCommand {
@@ -61,7 +62,7 @@ struct TransitImport: AsyncParsableCommand {
                 let started = ContinuousClock.now
                 let importer = FeedImporter(database: database, config: config.transit, fetcher: fetcher, clock: SystemClock(), logger: logger)
                 let record = try await importer.begin(feed: name, source: feedSource, requestedBy: "cli")
-                let outcome = try await importer.run(record, source: feedSource)
+                let outcome = try await importer.run(record, source: feedSource, progress: ImportProgressPrinter().callback)
                 return (outcome, ContinuousClock.now - started)
             }
         } catch {
@@ -86,6 +87,33 @@ struct TransitImport: AsyncParsableCommand {
         }
         if let report = result.report { printReport(report) }
         if record.status == .failed { throw ExitCode(1) }
+    }
+}
+
+/// Prints an import's progress as it goes: the read, the check, each tenth of the rows
+/// written, the switch.
+final class ImportProgressPrinter: Sendable {
+    private let lastTenth = Mutex(0)
+
+    var callback: @Sendable (FeedImportProgress) -> Void {
+        { [self] progress in
+            switch progress {
+            case .read(let bytes):
+                print(bytes < 1_000_000 ? String(format: "read %.0f kB", Double(bytes) / 1000) : String(format: "read %.1f MB", Double(bytes) / 1_000_000))
+            case .checked(let rows, let warnings):
+                print("checked: \(rows) rows, \(warnings) warning(s); writing")
+            case .writing(let written, let total):
+                let tenth = total == 0 ? 10 : min(10, written * 10 / total)
+                guard lastTenth.withLock({ last in
+                    defer { last = max(last, tenth) }
+                    return tenth > last
+                }) else { return }
+                print("  \(tenth * 10)% of the rows written (\(min(written, total)) of \(total))")
+            case .activated(let version):
+                print("version \(version) now serves")
+            }
+            fflush(nil)
+        }
     }
 }
 

@@ -603,7 +603,45 @@ def test_push_test_sends_through_the_configured_apns(mock_apns, herald, tmp_path
     device = register_apns(server, mint_token(server.data_dir, user), secrets.token_hex(32))
     result = run_herald("push-test", "--user", user, "--config", str(config), "--data-dir", str(server.data_dir))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"{device['id']} (ios, apns): delivered" in result.stdout, result.stdout
+    # Each device's answer as it comes, counted.
+    assert f"[1/1] {device['id']} (ios, apns): delivered" in result.stdout, result.stdout
     wait_until(lambda: mock.count() >= 1, TIMEOUT, message="the test push at the mock APNs")
     [line] = mock.lines()
     assert line["token"] == device["token"] and line["protocol"] == "h2", line
+
+
+def test_doctor_checks_the_configured_apns_at_its_endpoint(mock_apns, tmp_path):
+    """`herald doctor` probes APNs with a made-up device token (the provider checks the
+    credentials first) and says in one line what is wrong; --dry-run contacts nobody; the
+    doctor writes nothing (the SQLite file is not created)."""
+    mock = mock_apns()
+    config = write_config(tmp_path, apns=mock)
+    data = tmp_path / "doctor-data"
+    result = run_herald("doctor", "--config", str(config), "--data-dir", str(data))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = {line.split()[1]: line for line in result.stdout.splitlines() if len(line.split()) > 1 and line[:4] in ("ok  ", "warn", "FAIL", "skip")}
+    assert lines["push.apns"].startswith("ok ") and "accepted the credentials" in lines["push.apns"], result.stdout
+    assert lines["database"].startswith("ok ") and "does not exist yet" in lines["database"], result.stdout
+    assert lines["auth"].startswith("warn"), result.stdout  # the development secret
+    assert result.stdout.rstrip().endswith("no problems found"), result.stdout
+    wait_until(lambda: mock.count() == 1, TIMEOUT, message="the probe at the mock APNs")
+    assert mock.lines()[0]["token"] == "0" * 64
+    assert not data.exists(), "the doctor created the data directory"
+
+    dry = run_herald("doctor", "--dry-run", "--config", str(config), "--data-dir", str(data))
+    assert dry.returncode == 0 and "not contacted (--dry-run)" in dry.stdout, dry.stdout + dry.stderr
+    assert mock.count() == 1, "--dry-run contacted the provider"
+
+    refusing = mock_apns("--status", "403", "--reason", "InvalidProviderToken")
+    bad = run_herald("doctor", "--config", str(write_config(tmp_path, apns=refusing, name="refusing.json")), "--data-dir", str(data))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    [line] = [line for line in bad.stdout.splitlines() if line.startswith("FAIL")]
+    assert line.split()[1] == "push.apns" and "refused: InvalidProviderToken — check push.apns.team_id, key_id" in line, bad.stdout
+    assert bad.stdout.rstrip().endswith("1 problem(s) found"), bad.stdout
+
+    # A configuration that cannot load: each problem one line, exit 1.
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("server:\n  port: 99999\n")
+    invalid = run_herald("doctor", "--config", str(broken), "--data-dir", str(data))
+    assert invalid.returncode == 1, invalid.stdout + invalid.stderr
+    assert ["FAIL", "config", "server.port: must be between 0 and 65535"] in [line.split(None, 2) for line in invalid.stdout.splitlines()], invalid.stdout

@@ -9,6 +9,7 @@ import datetime as dt
 import hashlib
 import http.server
 import io
+import re
 import os
 import shutil
 import threading
@@ -124,6 +125,9 @@ def test_cli_import_validate_and_refusals(herald, tmp_path):
     data = herald.new_data_dir()
     out = import_cli(SAMPLE, data)
     assert "imported default" in out and "0 error(s)" in out, out
+    # Progress as it goes: read, checked, the rows written, the switch.
+    assert re.search(r"^read \d+(\.\d)? [kM]B$", out, re.M), out
+    assert "checked: " in out and "100% of the rows written" in out and "now serves" in out, out
     # The same bytes again: nothing changes.
     assert "is unchanged" in import_cli(SAMPLE, data), "a re-import changed something"
     # A broken feed is refused with a report naming file, line, field and value; exit 1.

@@ -30,8 +30,17 @@ public final class APNsSender: PushSender {
 
     /// - Parameter client: runs as a Service next to the worker (it closes the connections).
     public init(config: APNsConfig, client: APNsClient, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)) async throws {
-        let pem = try String(contentsOfFile: config.privateKeyFile, encoding: .utf8)
-        providerToken = try await APNsProviderToken(privateKeyPEM: pem, keyID: config.keyID, teamID: config.teamID, clock: clock)
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: config.privateKeyFile, encoding: .utf8)
+        } catch {
+            throw APNsKeyError("private_key_file \(config.privateKeyFile.debugDescription) cannot be read (\((error as NSError).localizedDescription))")
+        }
+        do {
+            providerToken = try await APNsProviderToken(privateKeyPEM: pem, keyID: config.keyID, teamID: config.teamID, clock: clock)
+        } catch {
+            throw APNsKeyError("private_key_file \(config.privateKeyFile.debugDescription) is not a P-256 key in PKCS#8 PEM (an AuthKey_<KEYID>.p8): \(error)")
+        }
         self.config = config
         self.client = client
         self.clock = clock
@@ -133,4 +142,10 @@ public final class APNsSender: PushSender {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+}
+
+/// The .p8 key cannot be used; says which file and why, for the start-up error and `herald doctor`.
+public struct APNsKeyError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

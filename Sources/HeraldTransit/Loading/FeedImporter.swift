@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import HeraldCore
 import HeraldStorage
 import Logging
@@ -76,7 +77,8 @@ public struct FeedImporter: Sendable {
     /// new version serves in the database and before the record says so (the server puts it
     /// in service there, so whoever reads `succeeded` gets answers from it).
     public func run(
-        _ record: ImportRecord, source: Source, activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void = { _, _ in }
+        _ record: ImportRecord, source: Source, progress: @escaping @Sendable (FeedImportProgress) -> Void = { _ in },
+        activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void = { _, _ in }
     ) async throws -> Outcome {
         var record = record
         let leaseUntil = now + 30 * 60 * 1000
@@ -93,7 +95,7 @@ public struct FeedImporter: Sendable {
             try? await database.withConnection { db in try await store.releaseImport(db, name: feed, importID: id) }
         }
         do {
-            let outcome = try await load(&record, source: source, activated: activated)
+            let outcome = try await load(&record, source: source, progress: progress, activated: activated)
             await release()
             return outcome
         } catch {
@@ -118,7 +120,8 @@ public struct FeedImporter: Sendable {
     }
 
     func load(
-        _ record: inout ImportRecord, source: Source, activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void
+        _ record: inout ImportRecord, source: Source, progress: @escaping @Sendable (FeedImportProgress) -> Void,
+        activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void
     ) async throws -> Outcome {
         let archive: FeedArchive
         do {
@@ -128,6 +131,7 @@ public struct FeedImporter: Sendable {
         } catch let error as FeedFetcher.FetchError {
             return try await failed(&record, error: error.description)
         }
+        progress(.read(bytes: archive.zipBytes.count))
         let sha256 = SHA256.hash(data: archive.zipBytes).map { String(format: "%02x", $0) }.joined()
         let active = try await database.withConnection { [store, feed = record.feedName] db -> FeedVersionRecord? in
             guard let id = try await store.feed(db, name: feed)?.activeVersion else { return nil }
@@ -160,6 +164,7 @@ public struct FeedImporter: Sendable {
             return try await failed(&record, error: "the agency time zone \(feed.timezone) is unknown")
         }
         let parseTime = ContinuousClock.now - started
+        progress(.checked(rows: feed.rowCount, warnings: report.warningCount))
         let version = FeedVersionRecord(
             id: Identifier.make("fv"), feedName: record.feedName,
             version: feed.feedInfo?.version ?? "\(ServiceDate.compact(Int32(now / 86_400_000)))-\(sha256.prefix(8))", sha256: sha256,
@@ -168,7 +173,11 @@ public struct FeedImporter: Sendable {
         do {
             try await database.withConnection { [store] db in try await store.insert(db, version) }
             try await store.writeFile(database, versionID: version.id, zip: archive.zipBytes)
-            try await FeedRowWriter(database: database, versionID: version.id).write(feed)
+            var writer = FeedRowWriter(database: database, versionID: version.id)
+            let total = feed.rowCount
+            let done = Mutex(0)
+            writer.written = { rows in progress(.writing(written: done.withLock { $0 += rows; return $0 }, of: total)) }
+            try await writer.write(feed)
         } catch {
             try? await store.deleteRows(database, versionID: version.id)
             throw error
@@ -180,6 +189,7 @@ public struct FeedImporter: Sendable {
         ready.status = .ready
         ready.activatedAt = now
         try await activated(ready, timetable)
+        progress(.activated(version: version.version))
         record.status = .succeeded
         record.versionID = version.id
         record.report = FeedReportJSON.text(report)

@@ -8,6 +8,8 @@ struct FeedRowWriter {
     let versionID: String
     /// Rows per bulk call: bounded memory, and other requests get the database in between.
     let batch = 20_000
+    /// Told the number of rows of each bulk call once it is written.
+    var written: @Sendable (Int) -> Void = { _ in }
 
     func write(_ feed: TransitFeed) async throws {
         let v = BulkValue.text(versionID)
@@ -87,12 +89,16 @@ struct FeedRowWriter {
         var rows = BulkRows(table: table, columns: columns, capacity: min(batch, elements.count))
         for element in elements {
             add(&rows, element)
-            if rows.rowCount >= batch {
-                try await database.bulkInsert(rows)
-                rows.removeAll()
-            }
+            if rows.rowCount >= batch { try await flush(&rows) }
         }
+        try await flush(&rows)
+    }
+
+    private func flush(_ rows: inout BulkRows) async throws {
+        let count = rows.rowCount
         try await database.bulkInsert(rows)
+        rows.removeAll()
+        written(count)
     }
 
     func writeStopTimes(_ feed: TransitFeed) async throws {
@@ -114,12 +120,9 @@ struct FeedRowWriter {
                     .text(table.headsigns[Int32(position)]), .integer(Int64(table.pickupType[position])), .integer(Int64(table.dropOffType[position])),
                     table.distances.isEmpty || table.distances[position].isNaN ? .null : .double(Double(table.distances[position])),
                     timepoint == 0 ? .null : .integer(Int64(timepoint - 1)))
-                if rows.rowCount >= batch {
-                    try await database.bulkInsert(rows)
-                    rows.removeAll()
-                }
+                if rows.rowCount >= batch { try await flush(&rows) }
             }
         }
-        try await database.bulkInsert(rows)
+        try await flush(&rows)
     }
 }

@@ -1,0 +1,188 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldNotifications
+import HeraldPush
+import HeraldStorage
+import Logging
+
+/// `herald doctor`: checks a node's setup before it serves — the configuration, the database,
+/// and each push provider's credentials against the provider's real endpoint.
+///
+/// Why probe the providers with a made-up device token: APNs and FCM check the credentials
+/// before the token, so a refused token (`BadDeviceToken`, `INVALID_ARGUMENT`) proves the key,
+/// team, topic and account are accepted, and nothing reaches any device. `dryRun` checks only
+/// what can be checked without a request (files, keys, signing). Nothing is written: the
+/// database is read, never migrated.
+public enum Doctor {
+    /// APNs device tokens are 32 bytes in hex; no device has this one.
+    static let apnsProbeToken = String(repeating: "0", count: 64)
+    /// Not an FCM registration token (FCM answers INVALID_ARGUMENT once the caller is authorised).
+    static let fcmProbeToken = "herald-doctor-probe-not-a-registration-token"
+
+    public static func check(
+        _ config: HeraldConfig, dryRun: Bool, clock: any HeraldClock = SystemClock(), logger: Logger,
+        databaseDeadline: Duration = .seconds(5)
+    ) async -> [DoctorFinding] {
+        var findings = configuration(config)
+        findings.append(await authentication(config, clock: clock))
+        findings.append(await database(config, logger: logger, deadline: databaseDeadline))
+        findings += await push(config.push, dryRun: dryRun, clock: clock)
+        return findings
+    }
+
+    static func configuration(_ config: HeraldConfig) -> [DoctorFinding] {
+        let problems = config.validationErrors()
+        guard problems.isEmpty else { return problems.map { DoctorFinding(.failed, "config", "\($0.field): \($0.message)") } }
+        return [DoctorFinding(.ok, "config", "every section valid")]
+    }
+
+    static func authentication(_ config: HeraldConfig, clock: any HeraldClock) async -> DoctorFinding {
+        if let file = config.auth.jwksFile {
+            do {
+                _ = try await HeraldApplication.makeVerifier(config.auth, secret: config.auth.jwtSecret ?? "unused-by-jwks-check", clock: clock)
+                return DoctorFinding(.ok, "auth", "tokens checked against the JWKS in \(file)")
+            } catch let error as ConfigurationError {
+                return DoctorFinding(.failed, "auth", error.problems.map { "\($0.field) \($0.message)" }.joined(separator: "; "))
+            } catch {
+                return DoctorFinding(.failed, "auth", "auth.jwks_file: \(short(error))")
+            }
+        }
+        if config.auth.jwtSecret != nil { return DoctorFinding(.ok, "auth", "HS256 tokens with the configured secret") }
+        return DoctorFinding(
+            .warning, "auth",
+            "no auth.jwt_secret or auth.jwks_file: the development secret in \(config.dataDir) signs tokens (fine on a laptop, not in production)")
+    }
+
+    static func database(_ config: HeraldConfig, logger: Logger, deadline: Duration) async -> DoctorFinding {
+        let url: DatabaseURL
+        do {
+            url = try config.resolvedDatabaseURL()
+        } catch {
+            return DoctorFinding(.failed, "database", "database.url: \(short(error))")
+        }
+        if case .sqlite(let path) = url, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
+            let directory = (path as NSString).deletingLastPathComponent
+            let parent = directory.isEmpty ? "." : directory
+            if FileManager.default.isWritableFile(atPath: parent) || !FileManager.default.fileExists(atPath: parent) {
+                return DoctorFinding(.ok, "database", "\(url) does not exist yet; `herald serve` creates it")
+            }
+            return DoctorFinding(.failed, "database", "\(url) cannot be created: \(parent) is not writable")
+        }
+        let opened: any Database
+        do {
+            opened = try await DatabaseFactory.open(url, config: config, logger: logger)
+        } catch {
+            return DoctorFinding(.failed, "database", "\(url) cannot be opened: \(short(error))")
+        }
+        let migrator = HeraldSchema.migrator
+        do {
+            let applied = try await DatabaseFactory.withRunningDatabase(opened, logger: logger) { () -> Set<MigrationID>? in
+                try await withDeadline(deadline) { try await opened.ping() }
+                // No migration table yet: a new database.
+                return try? await migrator.applied(opened)
+            }
+            guard let applied else { return DoctorFinding(.ok, "database", "\(url) answers; no Herald schema yet (`herald migrate` or `serve` creates it)") }
+            if let unknown = applied.subtracting(migrator.ids).max() {
+                return DoctorFinding(.failed, "database", "\(url) has migration \(unknown), which this binary does not know: a newer Herald made it")
+            }
+            let pending = migrator.ids.filter { !applied.contains($0) }
+            if pending.isEmpty { return DoctorFinding(.ok, "database", "\(url) answers; schema up to date (\(applied.count) migrations)") }
+            return DoctorFinding(
+                .warning, "database",
+                "\(url) answers; \(pending.count) migration(s) pending, applied by `herald migrate` or `serve`: \(pending.map(\.description).joined(separator: ", "))")
+        } catch is DeadlineExceeded {
+            return DoctorFinding(.failed, "database", "\(url) does not answer within \(deadline.components.seconds) s")
+        } catch {
+            return DoctorFinding(.failed, "database", "\(url) does not answer: \(short(error))")
+        }
+    }
+
+    static func push(_ push: PushConfig, dryRun: Bool, clock: any HeraldClock) async -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        for provider in [PushProvider.apns, .fcm, .webpush] {
+            var only = push
+            only.apns = provider == .apns ? push.apns : nil
+            only.fcm = provider == .fcm ? push.fcm : nil
+            only.webpush = provider == .webpush ? push.webpush : nil
+            let name = "push.\(provider.rawValue)"
+            guard only.apns != nil || only.fcm != nil || only.webpush != nil else {
+                findings.append(DoctorFinding(.skipped, name, "not configured (pushes for its devices go to the log sender)"))
+                continue
+            }
+            let made: (senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?)
+            do {
+                made = try await NotificationModule.providerSenders(only, clock: clock)
+            } catch let error as ConfigurationError {
+                findings.append(DoctorFinding(.failed, name, error.problems.map { $0.message }.joined(separator: "; ")))
+                continue
+            } catch {
+                findings.append(DoctorFinding(.failed, name, short(error)))
+                continue
+            }
+            guard let sender = made.senders[provider] else { continue }
+            findings.append(await probe(provider, sender: sender, push: push, vapidPublicKey: made.vapidPublicKey, dryRun: dryRun))
+            for client in made.clients { await client.shutdown() }
+        }
+        return findings
+    }
+
+    static func probe(_ provider: PushProvider, sender: any PushSender, push: PushConfig, vapidPublicKey: String?, dryRun: Bool) async -> DoctorFinding {
+        let name = "push.\(provider.rawValue)"
+        let endpoint: String
+        switch provider {
+        case .apns:
+            let apns = push.apns
+            endpoint = apns?.baseURL ?? (apns?.environment == "sandbox" ? "https://api.sandbox.push.apple.com" : "https://api.push.apple.com")
+        case .fcm:
+            endpoint = push.fcm?.baseURL ?? "https://fcm.googleapis.com"
+        case .webpush:
+            // Each browser's subscription names its own push service: nothing central to ask.
+            return DoctorFinding(.ok, name, "VAPID key usable (public key \(vapidPublicKey ?? "?")); push services are per subscription, nothing to contact")
+        }
+        if dryRun { return DoctorFinding(.ok, name, "credentials read and usable; \(endpoint) not contacted (--dry-run)") }
+        let message = PushMessage(
+            deliveryID: Identifier.make("dlv"), notificationID: "herald-doctor", userID: "herald-doctor", deviceID: "herald-doctor",
+            type: "doctor_probe", severity: "info", provider: provider, platform: provider == .apns ? .ios : .android,
+            token: provider == .apns ? apnsProbeToken : fcmProbeToken, title: "Herald doctor", body: nil, data: [:], badge: 0)
+        let result: PushResult
+        do {
+            result = try await withDeadline(.milliseconds(push.requestTimeoutMs)) { try await sender.send(message) }
+        } catch is DeadlineExceeded {
+            return DoctorFinding(.failed, name, "\(endpoint) did not answer within \(push.requestTimeoutMs) ms")
+        } catch {
+            return DoctorFinding(.failed, name, "\(endpoint): \(short(error))")
+        }
+        switch result {
+        case .tokenGone(let failure):
+            return DoctorFinding(.ok, name, "\(endpoint) accepted the credentials (a made-up device token was refused as expected: \(failure))")
+        case .accepted:
+            return DoctorFinding(.ok, name, "\(endpoint) accepted the credentials (and a push to a made-up device token)")
+        case .refused(let failure):
+            return DoctorFinding(.failed, name, "\(endpoint) refused: \(failure)\(hint(failure).map { " — \($0)" } ?? "")")
+        case .retryLater(let failure, _):
+            return DoctorFinding(.failed, name, "\(endpoint) could not be used now: \(failure)")
+        }
+    }
+
+    /// What to change for the refusals a wrong setup causes.
+    static func hint(_ failure: PushFailure) -> String? {
+        switch failure {
+        case .apns(.invalidProviderToken), .apns(.unrelatedKeyIDInToken), .apns(.missingProviderToken):
+            "check push.apns.team_id, key_id and the .p8 file belong together"
+        case .apns(.badEnvironmentKeyIDInToken): "the key is not enabled for push.apns.environment"
+        case .apns(.topicDisallowed), .apns(.badTopic): "check push.apns.topic (the app's bundle id) belongs to the team"
+        case .apns(.expiredProviderToken): "check this machine's clock"
+        case .fcm(.authConfiguration): "the OAuth token endpoint refused the service account (push.fcm.service_account_file)"
+        case .fcm(.senderIDMismatch), .fcm(.thirdPartyAuthError), .fcm(.unauthenticated):
+            "check the service account belongs to the project (push.fcm.project_id)"
+        default: nil
+        }
+    }
+
+    /// An error's text, one line and short (no stack, no driver dump).
+    static func short(_ error: any Error) -> String {
+        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+}
