@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         // For the push benchmark package (Benchmarks/PushLoad), which drives the senders directly.
@@ -19,10 +19,13 @@ let package = Package(
         .library(name: "HeraldGeo", targets: ["HeraldGeo"]),
         // For the transit benchmark package (Benchmarks/TransitLoad).
         .library(name: "HeraldGTFS", targets: ["HeraldGTFS"]),
+        // For apps: REST, push registration, the inbox and realtime, without the server.
+        .library(name: "HeraldClient", targets: ["HeraldClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
@@ -55,6 +58,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "HeraldGeo", swiftSettings: strict),
+        // The app-side client: Foundation everywhere; SwiftNIO's WebSocket client only where
+        // Foundation has none (Linux).
+        .target(
+            name: "HeraldClient",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldAuth",
             dependencies: [
@@ -298,6 +311,15 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")], swiftSettings: strict
         ),
         .testTarget(name: "HeraldGeoTests", dependencies: ["HeraldGeo"], swiftSettings: strict),
+        // The client against the real server on a loopback socket.
+        .testTarget(
+            name: "HeraldClientTests",
+            dependencies: [
+                "HeraldClient", "HeraldServer", "HeraldTestSupport", "HeraldCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
