@@ -247,6 +247,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The operations console's page, script and style (served at /console).
+            resources: [.copy("Console/Resources")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -60,12 +60,14 @@ public enum HeraldApplication {
 
         let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
             + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
+            + ConsoleModule.operations
         let router = Router(context: HeraldRequestContext.self)
         let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))
-        router.add(middleware: ErrorEnvelopeMiddleware(clock: clock))
+        let recentErrors = RecentErrors()
+        router.add(middleware: ErrorEnvelopeMiddleware(clock: clock, errors: recentErrors))
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
         let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
         let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
@@ -74,6 +76,9 @@ public enum HeraldApplication {
         let transit = TransitModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
         SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications, transit: transit).addRoutes(to: router)
         realtime.addRoutes(to: router)
+        let console = ConsoleModule(
+            realtime: realtime, dispatch: dispatch, trips: trips, notifications: notifications, errors: recentErrors, clock: clock)
+        console.addPageRoutes(to: router)
 
         let api = router.group("/api/v1")
         api.add(
@@ -96,6 +101,7 @@ public enum HeraldApplication {
         dispatch.addRoutes(to: api)
         trips.addRoutes(to: api, rateLimits: rateLimits)
         transit.addRoutes(to: api)
+        console.addRoutes(to: api)
         extraRoutes(api)
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
@@ -107,6 +113,7 @@ public enum HeraldApplication {
         services.append(contentsOf: dispatch.services)
         services.append(contentsOf: trips.services)
         services.append(contentsOf: transit.services)
+        services.append(console.feed)
 
         let connectionLimit = ConnectionLimit.resolve(
             configured: config.server.maxConnections, descriptors: ConnectionLimit.raiseDescriptorLimit(),

@@ -68,6 +68,27 @@ public final class PresenceService: Service, Sendable {
         return online
     }
 
+    /// Connected users' connections on each live node (this node's from memory; with
+    /// PostgreSQL the others' as they last wrote them), for the operations console.
+    public func connectionsPerNode() async throws -> [String: Int] {
+        var nodes = [nodeID: hub.connectedUsers.values.reduce(0, +)]
+        guard distributed else { return nodes }
+        let freshAfter = hub.clock.now().epochMilliseconds - ttlMilliseconds
+        let rows = try await hub.database.withConnection { db in
+            try await db.raw(
+                """
+                SELECT n.node_id, COALESCE(SUM(p.connections), 0) AS connections FROM realtime_nodes n
+                LEFT JOIN realtime_presence p ON p.node_id = n.node_id WHERE n.heartbeat_at > \(bind: freshAfter) GROUP BY n.node_id
+                """
+            ).all()
+        }
+        for row in rows {
+            let node = try row.decode(column: "node_id", as: String.self)
+            if node != nodeID { nodes[node] = try row.decode(column: "connections", as: Int.self) }
+        }
+        return nodes
+    }
+
     /// Writes this node's users and heartbeat now (also done every `interval`), and publishes
     /// `presence` events (`{user_id, online}`, to room `presence:{user}`) for users who came or
     /// went on this node since the last sync.

@@ -13,12 +13,20 @@ import NIOCore
 struct ErrorEnvelopeMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let clock: any HeraldClock
+    /// Where 5xx answers are noted for the operations console.
+    var errors: RecentErrors?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
             let apiError = Self.apiError(for: error, logger: context.logger)
+            if apiError.status >= 500 {
+                errors?.record(
+                    .init(
+                        at: clock.now().epochMilliseconds, method: request.method.rawValue, path: request.uri.path, status: apiError.status,
+                        code: apiError.code.rawValue, requestID: context.requestID))
+            }
             return Envelope.errorResponse(apiError, context: context, clock: clock)
         }
     }
