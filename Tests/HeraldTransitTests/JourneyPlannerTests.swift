@@ -1,0 +1,181 @@
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import Testing
+
+@testable import HeraldGTFS
+
+/// Journeys checked against the sample feed's text by hand (stop_times.txt: AB1 BEATTY_AIRPORT
+/// 8:00 → BULLFROG 8:10; BFC1 BULLFROG 8:20 → FUR_CREEK_RES 9:20; STBA STAGECOACH 6:00 →
+/// BEATTY_AIRPORT 6:20; AAMV1 BEATTY_AIRPORT 8:00 → AMV 9:00 on weekends only), and against a
+/// small feed written here for footpaths, trips past midnight and wheelchair access.
+@Suite struct JourneyPlannerTests {
+    static func planner(_ timetable: Timetable) -> JourneyPlanner {
+        JourneyPlanner(network: TransitNetwork(timetable: timetable), timetable: timetable)
+    }
+
+    static func query(_ t: Timetable, from: String, to: String, at: Int64) -> JourneyQuery {
+        JourneyQuery(origins: [(t.stopsByID[from]!, 0)], destinations: [(t.stopsByID[to]!, 0)], departAt: at)
+    }
+
+    /// (trip id, board stop, alight stop) of each ride.
+    static func rides(_ t: Timetable, _ journey: Journey) -> [String] {
+        journey.legs.compactMap { leg in
+            guard case .ride(let trip, _, let board, let alight, _, _) = leg else { return nil }
+            let stops = t.feed.stopTimes.stop
+            return "\(t.feed.trips[Int(trip)].id) \(t.feed.stops[Int(stops[board])].id)→\(t.feed.stops[Int(stops[alight])].id)"
+        }
+    }
+
+    @Test func directTransferAndTwoTransfersOnTheSampleFeed() async throws {
+        let t = try await TimetableTests.timetable(try TransitFixtures.sampleFeedPath())
+        let planner = Self.planner(t)
+        // Tuesday 5 June 2007.
+        let direct = planner.plan(Self.query(t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: TimetableTests.local(t, 2007, 6, 5, 7, 50)))
+        #expect(direct.count == 1)
+        #expect(Self.rides(t, direct[0]) == ["AB1 BEATTY_AIRPORT→BULLFROG"])
+        #expect(direct[0].departure == TimetableTests.local(t, 2007, 6, 5, 8, 0) && direct[0].arrival == TimetableTests.local(t, 2007, 6, 5, 8, 10))
+
+        let oneChange = planner.plan(Self.query(t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: TimetableTests.local(t, 2007, 6, 5, 7, 50)))
+        #expect(oneChange.map { Self.rides(t, $0) } == [["AB1 BEATTY_AIRPORT→BULLFROG", "BFC1 BULLFROG→FUR_CREEK_RES"]])
+        #expect(oneChange.first?.transfers == 1 && oneChange.first?.arrival == TimetableTests.local(t, 2007, 6, 5, 9, 20))
+
+        let twoChanges = planner.plan(Self.query(t, from: "STAGECOACH", to: "FUR_CREEK_RES", at: TimetableTests.local(t, 2007, 6, 5, 5, 50)))
+        #expect(twoChanges.map { Self.rides(t, $0) } == [["STBA STAGECOACH→BEATTY_AIRPORT", "AB1 BEATTY_AIRPORT→BULLFROG", "BFC1 BULLFROG→FUR_CREEK_RES"]])
+        // Every leg starts when the one before ended or later.
+        for journey in direct + oneChange + twoChanges {
+            #expect(zip(journey.legs, journey.legs.dropFirst()).allSatisfy { $0.arrival <= $1.departure })
+        }
+    }
+
+    @Test func weekendServiceCancelledTripsAndNoRoute() async throws {
+        let t = try await TimetableTests.timetable(try TransitFixtures.sampleFeedPath())
+        let planner = Self.planner(t)
+        // AAMV runs on weekends: Saturday 9 June 2007 yes…
+        let saturday = planner.plan(Self.query(t, from: "BEATTY_AIRPORT", to: "AMV", at: TimetableTests.local(t, 2007, 6, 9, 7, 50)))
+        #expect(saturday.map { Self.rides(t, $0) } == [["AAMV1 BEATTY_AIRPORT→AMV"]])
+        // …on a Tuesday there is none within the days searched.
+        #expect(planner.plan(Self.query(t, from: "BEATTY_AIRPORT", to: "AMV", at: TimetableTests.local(t, 2007, 6, 5, 7, 50))).isEmpty)
+        // AB1 cancelled today: tomorrow's AB1 is the answer, never today's.
+        var cancelled = Self.query(t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: TimetableTests.local(t, 2007, 6, 5, 7, 50))
+        let today = t.zone.localDay(cancelled.departAt)
+        cancelled.cancelled = [TripDay(trip: t.tripsByID["AB1"]!, day: today)]
+        let avoided = planner.plan(cancelled)
+        #expect(avoided.count == 1 && avoided[0].arrival == TimetableTests.local(t, 2007, 6, 6, 8, 10))
+        guard case .ride(_, let day, _, _, _, _)? = avoided.first?.legs.first else { Issue.record("no ride"); return }
+        #expect(day == today + 1)
+    }
+
+    /// A: the route R1 A → B; B and C are 200 m apart; R2 C → D leaves after midnight (24:10 on
+    /// the service day); R3 A → D direct but later and not wheelchair accessible.
+    static let smallFeed: [String: String] = [
+        "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nX,X,http://x.example,Europe/Berlin\n",
+        "stops.txt": """
+            stop_id,stop_name,stop_lat,stop_lon,wheelchair_boarding
+            A,A,52.5000,13.4000,1
+            B,B,52.5100,13.4000,1
+            C,C,52.5118,13.4000,1
+            D,D,52.5300,13.4000,1
+
+            """,
+        "routes.txt": "route_id,route_short_name,route_type\nR1,1,3\nR2,2,3\nR3,3,3\n",
+        "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20250101,20251231\n",
+        "trips.txt": "route_id,service_id,trip_id,wheelchair_accessible\nR1,S,T1,1\nR2,S,T2,1\nR3,S,T3,2\n",
+        "stop_times.txt": """
+            trip_id,arrival_time,departure_time,stop_id,stop_sequence
+            T1,23:50:00,23:50:00,A,1
+            T1,23:58:00,23:58:00,B,2
+            T2,24:10:00,24:10:00,C,1
+            T2,24:30:00,24:30:00,D,2
+            T3,24:35:00,24:35:00,A,1
+            T3,24:50:00,24:50:00,D,2
+
+            """,
+    ]
+
+    @Test func aFootpathATripAfterMidnightAndWheelchairOnly() throws {
+        let (feed, report) = FeedParser.parse(try TransitTestData.archive(Self.smallFeed), scope: .full)
+        let t = try Timetable(feed: try #require(feed, "\(report.sorted.prefix(3))"))
+        let planner = Self.planner(t)
+        let leave = t.zone.instant(localSeconds: Int64(ServiceDate.days(year: 2025, month: 3, day: 10)!) * 86_400 + 23 * 3600 + 45 * 60)
+        let journeys = planner.plan(Self.query(t, from: "A", to: "D", at: leave))
+        // The Pareto set: T3 direct (no change, at D 00:50), or T1 to B, walk 200 m to C
+        // (200 × 1.3 / 1.2 = 217 s), T2 at 00:10 (the service day's 24:10): at D at 00:30.
+        #expect(journeys.map { Self.rides(t, $0) } == [["T3 A→D"], ["T1 A→B", "T2 C→D"]])
+        #expect(journeys.map(\.transfers) == [0, 1])
+        guard journeys.count == 2 else { return }
+        #expect(journeys[0].arrival == leave + 65 * 60)
+        let legs = journeys[1].legs
+        guard legs.count == 3, case .walk(let from?, let to?, let departure, let arrival) = legs[1] else { Issue.record("\(legs)"); return }
+        #expect(t.feed.stops[Int(from)].id == "B" && t.feed.stops[Int(to)].id == "C")
+        #expect(arrival - departure == 217)
+        #expect(journeys[1].arrival == leave + 45 * 60)  // 23:45 → 00:30
+
+        // Wheelchair only: T3 is not accessible (2).
+        var accessible = Self.query(t, from: "A", to: "D", at: leave)
+        accessible.wheelchairOnly = true
+        #expect(planner.plan(accessible).map { Self.rides(t, $0) } == [["T1 A→B", "T2 C→D"]])
+        var withoutT2 = Self.query(t, from: "A", to: "D", at: leave)
+        withoutT2.cancelled = [TripDay(trip: t.tripsByID["T2"]!, day: t.zone.localDay(leave))]
+        #expect(planner.plan(withoutT2).map { Self.rides(t, $0) } == [["T3 A→D"]])
+        // Accessible only and tonight's T2 cancelled: tomorrow night's T2, never tonight's.
+        withoutT2.wheelchairOnly = true
+        let tomorrow = planner.plan(withoutT2)
+        #expect(tomorrow.map { Self.rides(t, $0) } == [["T1 A→B", "T2 C→D"]])
+        #expect(tomorrow.first?.arrival == leave + 86_400 + 45 * 60)
+    }
+}
+
+extension JourneyPlannerTests {
+    /// Random queries on a real city feed (Halifax: 2,381 stops, 327,575 stop times): every
+    /// journey found is possible in the timetable — each ride boards and alights on one trip
+    /// running that service day, at the times the stop time table gives, later stops after
+    /// earlier ones, and no leg starts before the one before it ended.
+    @Test func everyLegOfRandomJourneysOnARealFeedIsInTheTimetable() async throws {
+        let t = try await TimetableTests.timetable(try TransitFixtures.realFeedPath("halifax.zip"))
+        let planner = Self.planner(t)
+        let times = t.feed.stopTimes
+        let day = try #require(t.calendar.days).lowerBound + 3
+        var random = SplitMix(seed: 22)
+        var found = 0
+        for _ in 0..<40 {
+            let from = Int32(random.next() % UInt64(t.feed.stops.count))
+            let to = Int32(random.next() % UInt64(t.feed.stops.count))
+            let at = t.zone.serviceDayStart(day) + Int64(6 * 3600 + random.next() % (12 * 3600))
+            let query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
+            let journeys = planner.plan(query)
+            found += journeys.isEmpty ? 0 : 1
+            // The Pareto set: fewer transfers first, each later one arriving strictly earlier.
+            #expect(zip(journeys, journeys.dropFirst()).allSatisfy { $0.transfers < $1.transfers && $0.arrival > $1.arrival })
+            for journey in journeys {
+                #expect(journey.departure >= at)
+                #expect(zip(journey.legs, journey.legs.dropFirst()).allSatisfy { $0.arrival <= $1.departure })
+                for leg in journey.legs {
+                    guard case .ride(let trip, let serviceDay, let board, let alight, let departure, let arrival) = leg else { continue }
+                    let range = times.range(trip: trip)
+                    #expect(range.contains(board) && range.contains(alight) && board < alight)
+                    #expect(t.calendar.isActive(service: t.feed.trips[Int(trip)].service, day: serviceDay))
+                    #expect(departure == t.zone.serviceDayStart(serviceDay) + Int64(times.departure[board]))
+                    #expect(arrival == t.zone.serviceDayStart(serviceDay) + Int64(times.arrival[alight]))
+                }
+                if case .ride(_, _, let board, _, _, _)? = journey.legs.first(where: { if case .ride = $0 { true } else { false } }) {
+                    #expect(times.stop[board] == from || journey.legs.first.map { if case .walk = $0 { true } else { false } } == true)
+                }
+            }
+        }
+        #expect(found >= 20, "only \(found) of 40 random queries found a journey")
+    }
+}
+
+/// A seeded generator (SplitMix64), so a failing random query can be replayed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
