@@ -1,7 +1,8 @@
 /// The timetable as the journey planner reads it, built once per feed version and shared by
 /// every query: trips grouped into patterns (trips of one route that stop at the same stops in
-/// the same order and never overtake each other), each pattern's times as one flat array, the
-/// patterns serving each stop, and the footpaths between stops.
+/// the same order with the same boarding and alighting rules, and never overtake each other),
+/// each pattern's times as one flat array, the patterns serving each stop, and the footpaths
+/// between stops.
 ///
 /// Why patterns: RAPTOR scans a pattern stop by stop and, at each stop, needs "the earliest
 /// trip of this pattern leaving after t", a binary search when the trips are sorted and do
@@ -42,18 +43,22 @@ public struct TransitNetwork: Sendable {
         self.walking = walking
 
         // Group trips by route and stop sequence, then split into FIFO patterns.
+        // Trips that stop at the same stops but allow boarding or alighting at different ones
+        // are different patterns, so a pattern's rules are its every trip's.
         struct Key: Hashable {
             let route: Int32
             let stops: [Int32]
+            let rules: [UInt8]
         }
         var groups: [Key: [Int32]] = [:]
         for trip in 0..<feed.trips.count {
             let range = times.range(trip: Int32(trip))
             guard range.count >= 2 else { continue }
-            groups[Key(route: feed.trips[trip].route, stops: range.map { times.stop[$0] }), default: []].append(Int32(trip))
+            let rules = range.map { (times.pickupType[$0] == 1 ? 1 : 0) | (times.dropOffType[$0] == 1 ? 2 : 0) as UInt8 }
+            groups[Key(route: feed.trips[trip].route, stops: range.map { times.stop[$0] }, rules: rules), default: []].append(Int32(trip))
         }
         var patterns: [Pattern] = []
-        for (key, trips) in groups.sorted(by: { ($0.key.route, $0.key.stops.first ?? 0) < ($1.key.route, $1.key.stops.first ?? 0) }) {
+        for (key, trips) in groups.sorted(by: { ($0.key.route, $0.key.stops.first ?? 0, $0.value[0]) < ($1.key.route, $1.key.stops.first ?? 0, $1.value[0]) }) {
             let ordered = trips.sorted { times.departure[Int(times.tripStart[Int($0)])] < times.departure[Int(times.tripStart[Int($1)])] }
             // Greedy: each trip joins the first sub-pattern whose last trip it never overtakes.
             var lanes: [[Int32]] = []
@@ -80,17 +85,8 @@ public struct TransitNetwork: Sendable {
                         departures.append(times.departure[start + index])
                     }
                 }
-                // Boarding and alighting rules of the first trip (GTFS sets them per stop time;
-                // a pattern whose trips differ keeps the strictest).
-                var canBoard = [Bool](repeating: true, count: key.stops.count)
-                var canAlight = [Bool](repeating: true, count: key.stops.count)
-                for trip in lane {
-                    let start = Int(times.tripStart[Int(trip)])
-                    for index in 0..<key.stops.count {
-                        if times.pickupType[start + index] == 1 { canBoard[index] = false }
-                        if times.dropOffType[start + index] == 1 { canAlight[index] = false }
-                    }
-                }
+                let canBoard = key.rules.map { $0 & 1 == 0 }
+                let canAlight = key.rules.map { $0 & 2 == 0 }
                 patterns.append(Pattern(route: key.route, stops: key.stops, trips: lane, arrivals: arrivals, departures: departures, canBoard: canBoard, canAlight: canAlight))
             }
         }
