@@ -33,6 +33,11 @@ public struct JourneyPlanner: Sendable {
         var best = [Int64](repeating: Self.unreached, count: stopCount)
         var arrivals = [[Int64]](repeating: [Int64](repeating: Self.unreached, count: stopCount), count: rounds + 1)
         var labels = [[Label]](repeating: [Label](repeating: .none, count: stopCount), count: rounds + 1)
+        // How each stop was reached by a ride (or from the origin) in each round: footpaths
+        // start from these, so a walk never follows a walk, even when a walk improved the
+        // stop's arrival later in the round.
+        var rideArrivals = [[Int64]](repeating: [Int64](repeating: Self.unreached, count: stopCount), count: rounds + 1)
+        var rideLabels = [[Label]](repeating: [Label](repeating: .none, count: stopCount), count: rounds + 1)
         var marked = Set<Int32>()
         var egress: [Int32: Int32] = [:]
         for destination in query.destinations { egress[destination.stop] = min(egress[destination.stop] ?? .max, destination.walkSeconds) }
@@ -42,13 +47,15 @@ public struct JourneyPlanner: Sendable {
                 arrivals[0][Int(origin.stop)] = time
                 best[Int(origin.stop)] = time
                 labels[0][Int(origin.stop)] = .origin(walk: origin.walkSeconds)
+                rideArrivals[0][Int(origin.stop)] = time
+                rideLabels[0][Int(origin.stop)] = .origin(walk: origin.walkSeconds)
                 marked.insert(origin.stop)
             }
         }
         // Footpaths from the origin stops (a query by stop id may start next door).
-        for stop in Array(marked) {
+        for stop in marked.sorted() {
             for path in network.footpaths[Int(stop)] where accessible(stop: path.to, query) {
-                let time = arrivals[0][Int(stop)] + Int64(path.seconds)
+                let time = rideArrivals[0][Int(stop)] + Int64(path.seconds)
                 if time < best[Int(path.to)] {
                     arrivals[0][Int(path.to)] = time
                     best[Int(path.to)] = time
@@ -86,8 +93,11 @@ public struct JourneyPlanner: Sendable {
                         if arrival < best[Int(stop)] && arrival < bestAtDestination {
                             arrivals[round][Int(stop)] = arrival
                             best[Int(stop)] = arrival
-                            labels[round][Int(stop)] = .ride(
+                            let label = Label.ride(
                                 pattern: patternNumber, row: Int32(trip.row), day: trip.day, boardIndex: Int32(trip.boardIndex), alightIndex: Int32(index))
+                            labels[round][Int(stop)] = label
+                            rideArrivals[round][Int(stop)] = arrival
+                            rideLabels[round][Int(stop)] = label
                             marked.insert(stop)
                         }
                     }
@@ -105,8 +115,8 @@ public struct JourneyPlanner: Sendable {
                 }
             }
             // Footpaths from the stops reached by a ride in this round.
-            for stop in Array(marked) {
-                let arrival = arrivals[round][Int(stop)]
+            for stop in marked.sorted() {
+                let arrival = rideArrivals[round][Int(stop)]
                 for path in network.footpaths[Int(stop)] where accessible(stop: path.to, query) {
                     let time = arrival + Int64(path.seconds)
                     if time < best[Int(path.to)] && time < bestAtDestination {
@@ -119,7 +129,10 @@ public struct JourneyPlanner: Sendable {
             }
             if let reached = destinationArrival(arrivals[round], egress), reached.time < bestAtDestination {
                 bestAtDestination = reached.time
-                if let journey = reconstruct(round: round, stop: reached.stop, egress: reached.walk, labels: labels, arrivals: arrivals, query: query) {
+                if let journey = reconstruct(
+                    round: round, stop: reached.stop, egress: reached.walk, labels: labels, arrivals: arrivals, rideLabels: rideLabels,
+                    rideArrivals: rideArrivals, query: query)
+                {
                     journeys.append(journey)
                 }
             }
@@ -179,23 +192,30 @@ public struct JourneyPlanner: Sendable {
         return found.map { ($0.row, $0.day, $0.dayStart) }
     }
 
-    private func reconstruct(round: Int, stop: Int32, egress: Int32, labels: [[Label]], arrivals: [[Int64]], query: JourneyQuery) -> Journey? {
+    private func reconstruct(
+        round: Int, stop: Int32, egress: Int32, labels: [[Label]], arrivals: [[Int64]], rideLabels: [[Label]], rideArrivals: [[Int64]],
+        query: JourneyQuery
+    ) -> Journey? {
         var legs: [Journey.Leg] = []
         var round = round
         var stop = stop
         let end = arrivals[round][Int(stop)]
         if egress > 0 { legs.append(.walk(from: stop, to: nil, departure: end, arrival: end + Int64(egress))) }
+        // After a walk the stop it started from was reached by a ride (or is the origin).
+        var afterWalk = false
         while true {
-            switch labels[round][Int(stop)] {
+            switch afterWalk ? rideLabels[round][Int(stop)] : labels[round][Int(stop)] {
             case .none:
                 return nil
             case .origin(let walk):
                 if walk > 0 { legs.append(.walk(from: nil, to: stop, departure: query.departAt, arrival: query.departAt + Int64(walk))) }
                 return Journey(legs: legs.reversed())
             case .walk(let from, let seconds):
-                let arrival = arrivals[round][Int(stop)]
-                legs.append(.walk(from: from, to: stop, departure: arrival - Int64(seconds), arrival: arrival))
+                let departure = rideArrivals[round][Int(from)]
+                legs.append(.walk(from: from, to: stop, departure: departure, arrival: departure + Int64(seconds)))
                 stop = from
+                afterWalk = true
+                continue
             case .ride(let patternNumber, let row, let day, let boardIndex, let alightIndex):
                 let pattern = network.patterns[Int(patternNumber)]
                 let trip = pattern.trips[Int(row)]
@@ -209,6 +229,7 @@ public struct JourneyPlanner: Sendable {
                 stop = pattern.stops[Int(boardIndex)]
                 round -= 1
             }
+            afterWalk = false
         }
     }
 }

@@ -8,7 +8,7 @@ import HeraldGTFS
 /// `TransitLoad csv`: read a CSV file with Herald's reader, SwiftCSV and CSV.swift.
 @main
 struct TransitLoad: ParsableCommand {
-    static let configuration = CommandConfiguration(subcommands: [Load.self, CSVCompare.self])
+    static let configuration = CommandConfiguration(subcommands: [Load.self, CSVCompare.self, PlanLoad.self])
 }
 
 /// Peak and current resident memory of this process (bytes), from /proc/self/status.

@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import HeraldGTFS
+
+/// `TransitLoad plan`: the journey planner on a real feed — the network's build time and
+/// bytes per stop time, then random one-to-one earliest-arrival queries (stop to stop, leaving
+/// between 06:00 and 20:00 on `date`) on one core: p50/p99 and queries/s, against a connection
+/// scan (CSA) over the same service days, written here as the baseline (no peer planner runs
+/// on these machines without a street network), checking both agree on every arrival.
+struct PlanLoad: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "plan")
+
+    @Option var feed: String
+    @Option(help: "YYYYMMDD") var date: String
+    @Option var queries = 2_000
+    @Option(name: .customLong("baseline-queries")) var baselineQueries = 500
+    @Option var seed: UInt64 = 23
+    @Option var out: String?
+
+    func run() throws {
+        let clock = ContinuousClock()
+        let archive = try FeedArchive(path: feed)
+        let (parsed, report) = FeedParser.parse(archive, scope: .serving)
+        guard let parsedFeed = parsed else { throw ValidationError("the feed does not load: \(report.sorted.prefix(3))") }
+        let timetable = try Timetable(feed: parsedFeed)
+        guard let day = ServiceDate.parse(date) else { throw ValidationError("--date is YYYYMMDD") }
+        let built = clock.now
+        let network = TransitNetwork(timetable: timetable)
+        let buildSeconds = seconds(clock.now - built)
+        let planner = JourneyPlanner(network: network, timetable: timetable)
+        let baseline = ConnectionScan(timetable: timetable, network: network, day: day)
+
+        var random = SplitMix(seed: seed)
+        let stops = Int32(timetable.feed.stops.count)
+        let start = timetable.zone.serviceDayStart(day)
+        let pairs: [(Int32, Int32, Int64)] = (0..<queries).map { _ in
+            (Int32(random.next() % UInt64(stops)), Int32(random.next() % UInt64(stops)), start + Int64(6 * 3600 + random.next() % (14 * 3600)))
+        }
+
+        func measure(_ count: Int, _ answer: (Int32, Int32, Int64) -> Int64?) -> (latencies: [Double], total: Double, answers: [Int64?]) {
+            var latencies: [Double] = []
+            var answers: [Int64?] = []
+            latencies.reserveCapacity(count)
+            let runStart = clock.now
+            for (from, to, at) in pairs.prefix(count) {
+                let began = clock.now
+                answers.append(answer(from, to, at))
+                latencies.append(seconds(clock.now - began) * 1000)
+            }
+            return (latencies.sorted(), seconds(clock.now - runStart), answers)
+        }
+        func stats(_ run: (latencies: [Double], total: Double, answers: [Int64?])) -> [String: Any] {
+            func percentile(_ p: Double) -> Double { run.latencies[min(run.latencies.count - 1, Int(Double(run.latencies.count) * p))] }
+            return [
+                "queries": run.latencies.count, "queries_per_second": Double(run.latencies.count) / run.total,
+                "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "max_ms": run.latencies.last ?? 0,
+                "found": run.answers.compactMap { $0 }.count,
+            ]
+        }
+        if let debug = ProcessInfo.processInfo.environment["PLAN_DEBUG"] {
+            let parts = debug.split(separator: ",").map(String.init)
+            let from = timetable.stopsByID[parts[0]]!, to = timetable.stopsByID[parts[1]]!
+            let at = Int64(parts[2])!
+            var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
+            query.maxTransfers = 8
+            for journey in planner.plan(query) {
+                print("journey arriving \(timetable.zone.iso8601(journey.arrival))")
+                for leg in journey.legs {
+                    switch leg {
+                    case .walk(let a, let b, let d, let e): print("  walk \(a.map { timetable.feed.stops[Int($0)].id } ?? "-") → \(b.map { timetable.feed.stops[Int($0)].id } ?? "-") \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))")
+                    case .ride(let trip, let day, let board, let alight, let d, let e):
+                        let st = timetable.feed.stopTimes
+                        print("  ride \(timetable.feed.trips[Int(trip)].id) day \(day) \(timetable.feed.stops[Int(st.stop[board])].id)(pickup \(st.pickupType[board])) → \(timetable.feed.stops[Int(st.stop[alight])].id)(drop \(st.dropOffType[alight])) \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))")
+                    }
+                }
+            }
+            print("scan:", baseline.earliestArrival(from: from, to: to, at: at).map { timetable.zone.iso8601($0) } ?? "none")
+            return
+        }
+        let herald = measure(queries) { from, to, at in
+            var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
+            query.maxTransfers = 8
+            return from == to ? at : planner.plan(query).last?.arrival
+        }
+        let csa = measure(baselineQueries) { from, to, at in from == to ? at : baseline.earliestArrival(from: from, to: to, at: at) }
+        let differing = zip(pairs, zip(herald.answers, csa.answers)).filter { $0.1.0 != $0.1.1 }
+        let disagreements = differing.count
+        let samples = differing.prefix(10).map { pair, answers -> String in
+            let (from, to, at) = pair
+            func show(_ time: Int64?) -> String { time.map { timetable.zone.iso8601($0) } ?? "none" }
+            return "\(timetable.feed.stops[Int(from)].id) → \(timetable.feed.stops[Int(to)].id) at \(show(at)): raptor \(show(answers.0)), scan \(show(answers.1))"
+        }
+        let result: [String: Any] = [
+            "feed": feed, "date": date, "stops": Int(stops), "stop_times": timetable.feed.stopTimes.count,
+            "network": ["build_seconds": buildSeconds, "patterns": network.patterns.count, "bytes_per_stop_time": network.bytesPerStopTime],
+            "herald_raptor": stats(herald), "baseline_connection_scan": stats(csa),
+            "baseline_connections": baseline.connectionCount,
+            "compared": min(queries, baselineQueries), "disagreements": disagreements, "disagreement_samples": samples,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+        if let out { try data.write(to: URL(fileURLWithPath: out)) }
+        if disagreements > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The baseline: earliest arrival by scanning every connection (one stop time to the next of
+/// a trip running that day) in departure order, over the service day before, of and after
+/// `day`, with the planner's rules (minimum change after a ride; footpaths after a ride and from
+/// the origin, never two in a row). The connections are built and sorted once.
+struct ConnectionScan {
+    struct Connection {
+        let departure: Int64
+        let arrival: Int64
+        let from: Int32
+        let to: Int32
+        let trip: Int32
+        let canBoard: Bool
+        let canAlight: Bool
+    }
+
+    let connections: [Connection]
+    let network: TransitNetwork
+    let stopCount: Int
+    let tripCount: Int
+    var connectionCount: Int { connections.count }
+
+    init(timetable t: Timetable, network: TransitNetwork, day: Int32) {
+        let times = t.feed.stopTimes
+        var connections: [Connection] = []
+        var occurrence: Int32 = 0
+        for serviceDay in (day - 1)...(day + 1) {
+            let start = t.zone.serviceDayStart(serviceDay)
+            for trip in 0..<t.feed.trips.count {
+                defer { occurrence += 1 }
+                guard t.calendar.isActive(service: t.feed.trips[trip].service, day: serviceDay) else { continue }
+                let range = times.range(trip: Int32(trip))
+                for position in range.dropLast() {
+                    connections.append(
+                        Connection(
+                            departure: start + Int64(times.departure[position]), arrival: start + Int64(times.arrival[position + 1]),
+                            from: times.stop[position], to: times.stop[position + 1], trip: occurrence,
+                            canBoard: times.pickupType[position] != 1, canAlight: times.dropOffType[position + 1] != 1))
+                }
+            }
+        }
+        connections.sort { ($0.departure, $0.arrival) < ($1.departure, $1.arrival) }
+        self.connections = connections
+        self.network = network
+        stopCount = t.feed.stops.count
+        tripCount = Int(occurrence)
+    }
+
+    func earliestArrival(from: Int32, to: Int32, at: Int64) -> Int64? {
+        var arrival = [Int64](repeating: .max, count: stopCount)
+        var byRide = [Bool](repeating: false, count: stopCount)
+        var onBoard = [Bool](repeating: false, count: tripCount)
+        arrival[Int(from)] = at
+        for path in network.footpaths[Int(from)] where at + Int64(path.seconds) < arrival[Int(path.to)] {
+            arrival[Int(path.to)] = at + Int64(path.seconds)
+        }
+        let change = Int64(network.walking.minimumChangeSeconds)
+        var low = 0
+        var high = connections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if connections[mid].departure < at { low = mid + 1 } else { high = mid }
+        }
+        for index in low..<connections.count {
+            let connection = connections[index]
+            if connection.departure >= arrival[Int(to)] { break }
+            if !onBoard[Int(connection.trip)] {
+                let reached = arrival[Int(connection.from)]
+                guard connection.canBoard, reached != .max, reached + (byRide[Int(connection.from)] ? change : 0) <= connection.departure else { continue }
+                onBoard[Int(connection.trip)] = true
+            }
+            guard connection.canAlight, connection.arrival < arrival[Int(connection.to)] else { continue }
+            arrival[Int(connection.to)] = connection.arrival
+            byRide[Int(connection.to)] = true
+            for path in network.footpaths[Int(connection.to)] where connection.arrival + Int64(path.seconds) < arrival[Int(path.to)] {
+                arrival[Int(path.to)] = connection.arrival + Int64(path.seconds)
+                byRide[Int(path.to)] = false
+            }
+        }
+        return arrival[Int(to)] == .max ? nil : arrival[Int(to)]
+    }
+}
+
+/// A seeded generator (SplitMix64), so a run can be repeated.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
