@@ -77,7 +77,8 @@ struct MeRoutes {
             case .string(let name):
                 let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
                 validator.check(!trimmed.isEmpty, "display_name", "must not be empty")
-                validator.check(trimmed.count <= 100, "display_name", "must be at most 100 characters")
+                // Counted as JSON Schema counts maxLength: code points, not grapheme clusters.
+                validator.check(trimmed.unicodeScalars.count <= 100, "display_name", "must be at most 100 characters")
                 validator.check(
                     !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }),
                     "display_name", "must not contain control characters")
