@@ -24,12 +24,3 @@ public struct RealtimeMessage: Sendable, Equatable {
     /// The error code of an `error` message (`RATE_LIMITED`, `FORBIDDEN`, `TOKEN_EXPIRED`…).
     public var errorCode: String? { type == "error" ? raw["code"]?.string : nil }
 }
-
-/// Where the connection is, for a status line in the app.
-public enum RealtimeState: Sendable, Equatable {
-    case connecting
-    case connected
-    /// Disconnected; the next attempt is in `retryIn`.
-    case waiting(retryIn: Duration)
-    case stopped
-}

@@ -27,35 +27,3 @@ public struct Journey: Sendable, Equatable {
     public var rides: Int { legs.filter { if case .ride = $0 { true } else { false } }.count }
     public var transfers: Int { max(0, rides - 1) }
 }
-
-/// A journey planning question: where from (stops with the walk to each), where to (stops with
-/// the walk from each), when, and what may be used.
-public struct JourneyQuery: Sendable {
-    public var origins: [(stop: Int32, walkSeconds: Int32)]
-    public var destinations: [(stop: Int32, walkSeconds: Int32)]
-    /// Leave at or after this instant (epoch seconds).
-    public var departAt: Int64
-    public var maxTransfers: Int = 4
-    /// Only trips marked accessible (`wheelchair_accessible = 1`) and stops that are not
-    /// marked inaccessible.
-    public var wheelchairOnly = false
-    /// Trips that do not run (a realtime cancellation): (trip, service day).
-    public var cancelled: Set<TripDay> = []
-
-    public init(origins: [(stop: Int32, walkSeconds: Int32)], destinations: [(stop: Int32, walkSeconds: Int32)], departAt: Int64) {
-        self.origins = origins
-        self.destinations = destinations
-        self.departAt = departAt
-    }
-}
-
-/// A trip on one service day.
-public struct TripDay: Sendable, Hashable {
-    public let trip: Int32
-    public let day: Int32
-
-    public init(trip: Int32, day: Int32) {
-        self.trip = trip
-        self.day = day
-    }
-}

@@ -152,8 +152,8 @@ final class RecoverableSessionStore: Service, Sendable {
     /// past the recovery window go. (With SQLite there is one node and no heartbeats: rows of
     /// another node id are an earlier run's.)
     func expire(now: Int64) async throws {
-        let fresh = now - Self.milliseconds(nodeTTL)
-        let before = now - Self.milliseconds(recoveryWindow)
+        let fresh = now - nodeTTL.wholeMilliseconds
+        let before = now - recoveryWindow.wholeMilliseconds
         let nodeID = self.nodeID
         try await database.withConnection { db in
             try await db.raw(
@@ -165,10 +165,6 @@ final class RecoverableSessionStore: Service, Sendable {
             ).run()
             try await db.raw("DELETE FROM realtime_sessions WHERE node_id IS NULL AND updated_at < \(bind: before)").run()
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Flushes live rows every quarter second and expires rows once a minute; the last flush

@@ -5,8 +5,8 @@ import HeraldGTFS
 /// `TransitLoad plan`: the journey planner on a real feed — the network's build time and
 /// bytes per stop time, then random one-to-one earliest-arrival queries (stop to stop, leaving
 /// between 06:00 and 20:00 on `date`) on one core: p50/p99 and queries/s, against a connection
-/// scan (CSA) over the same service days, written here as the baseline (no peer planner runs
-/// on these machines without a street network), checking both agree on every arrival.
+/// scan (CSA, `HeraldGTFS.ConnectionScan`) over the same service days as the baseline (no peer
+/// planner runs on these machines without a street network), checking both agree on every arrival.
 struct PlanLoad: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "plan")
 
@@ -101,88 +101,6 @@ struct PlanLoad: ParsableCommand {
         print(String(decoding: data, as: UTF8.self))
         if let out { try data.write(to: URL(fileURLWithPath: out)) }
         if disagreements > 0 { throw ExitCode(1) }
-    }
-}
-
-/// The baseline: earliest arrival by scanning every connection (one stop time to the next of
-/// a trip running that day) in departure order, over the service day before, of and after
-/// `day`, with the planner's rules (minimum change after a ride; footpaths after a ride and from
-/// the origin, never two in a row). The connections are built and sorted once.
-struct ConnectionScan {
-    struct Connection {
-        let departure: Int64
-        let arrival: Int64
-        let from: Int32
-        let to: Int32
-        let trip: Int32
-        let canBoard: Bool
-        let canAlight: Bool
-    }
-
-    let connections: [Connection]
-    let network: TransitNetwork
-    let stopCount: Int
-    let tripCount: Int
-    var connectionCount: Int { connections.count }
-
-    init(timetable t: Timetable, network: TransitNetwork, day: Int32) {
-        let times = t.feed.stopTimes
-        var connections: [Connection] = []
-        var occurrence: Int32 = 0
-        for serviceDay in (day - 1)...(day + 1) {
-            let start = t.zone.serviceDayStart(serviceDay)
-            for trip in 0..<t.feed.trips.count {
-                defer { occurrence += 1 }
-                guard t.calendar.isActive(service: t.feed.trips[trip].service, day: serviceDay) else { continue }
-                let range = times.range(trip: Int32(trip))
-                for position in range.dropLast() {
-                    connections.append(
-                        Connection(
-                            departure: start + Int64(times.departure[position]), arrival: start + Int64(times.arrival[position + 1]),
-                            from: times.stop[position], to: times.stop[position + 1], trip: occurrence,
-                            canBoard: times.pickupType[position] != 1, canAlight: times.dropOffType[position + 1] != 1))
-                }
-            }
-        }
-        connections.sort { ($0.departure, $0.arrival) < ($1.departure, $1.arrival) }
-        self.connections = connections
-        self.network = network
-        stopCount = t.feed.stops.count
-        tripCount = Int(occurrence)
-    }
-
-    func earliestArrival(from: Int32, to: Int32, at: Int64) -> Int64? {
-        var arrival = [Int64](repeating: .max, count: stopCount)
-        var byRide = [Bool](repeating: false, count: stopCount)
-        var onBoard = [Bool](repeating: false, count: tripCount)
-        arrival[Int(from)] = at
-        for path in network.footpaths[Int(from)] where at + Int64(path.seconds) < arrival[Int(path.to)] {
-            arrival[Int(path.to)] = at + Int64(path.seconds)
-        }
-        let change = Int64(network.walking.minimumChangeSeconds)
-        var low = 0
-        var high = connections.count
-        while low < high {
-            let mid = (low + high) / 2
-            if connections[mid].departure < at { low = mid + 1 } else { high = mid }
-        }
-        for index in low..<connections.count {
-            let connection = connections[index]
-            if connection.departure >= arrival[Int(to)] { break }
-            if !onBoard[Int(connection.trip)] {
-                let reached = arrival[Int(connection.from)]
-                guard connection.canBoard, reached != .max, reached + (byRide[Int(connection.from)] ? change : 0) <= connection.departure else { continue }
-                onBoard[Int(connection.trip)] = true
-            }
-            guard connection.canAlight, connection.arrival < arrival[Int(connection.to)] else { continue }
-            arrival[Int(connection.to)] = connection.arrival
-            byRide[Int(connection.to)] = true
-            for path in network.footpaths[Int(connection.to)] where connection.arrival + Int64(path.seconds) < arrival[Int(path.to)] {
-                arrival[Int(path.to)] = connection.arrival + Int64(path.seconds)
-                byRide[Int(path.to)] = false
-            }
-        }
-        return arrival[Int(to)] == .max ? nil : arrival[Int(to)]
     }
 }
 

@@ -1,0 +1,87 @@
+/// Earliest arrival by a connection scan (CSA, Dibbelt et al. 2013): every connection (one stop
+/// time to the next of a trip running that day) in departure order, over the service day
+/// before, of and after `day`, under the planner's rules — the minimum change after a ride,
+/// footpaths after a ride and from the origin, never two in a row.
+///
+/// Why it is here: it answers one question (the earliest arrival, not the Pareto set) in a way
+/// that shares nothing with RAPTOR's rounds, so the tests hold the planner to it and the
+/// benchmark measures the planner against it. The connections are built and sorted once.
+public struct ConnectionScan: Sendable {
+    struct Connection: Sendable {
+        let departure: Int64
+        let arrival: Int64
+        let from: Int32
+        let to: Int32
+        /// The trip on its service day, numbered from 0.
+        let trip: Int32
+        let canBoard: Bool
+        let canAlight: Bool
+    }
+
+    let connections: [Connection]
+    let network: TransitNetwork
+    let stopCount: Int
+    let tripCount: Int
+    public var connectionCount: Int { connections.count }
+
+    public init(timetable t: Timetable, network: TransitNetwork, day: Int32) {
+        let times = t.feed.stopTimes
+        var connections: [Connection] = []
+        var occurrence: Int32 = 0
+        for serviceDay in (day - 1)...(day + 1) {
+            let start = t.zone.serviceDayStart(serviceDay)
+            for trip in 0..<t.feed.trips.count {
+                defer { occurrence += 1 }
+                guard t.calendar.isActive(service: t.feed.trips[trip].service, day: serviceDay) else { continue }
+                let range = times.range(trip: Int32(trip))
+                for position in range.dropLast() {
+                    connections.append(
+                        Connection(
+                            departure: start + Int64(times.departure[position]), arrival: start + Int64(times.arrival[position + 1]),
+                            from: times.stop[position], to: times.stop[position + 1], trip: occurrence,
+                            canBoard: times.pickupType[position] != 1, canAlight: times.dropOffType[position + 1] != 1))
+                }
+            }
+        }
+        connections.sort { ($0.departure, $0.arrival) < ($1.departure, $1.arrival) }
+        self.connections = connections
+        self.network = network
+        stopCount = t.feed.stops.count
+        tripCount = Int(occurrence)
+    }
+
+    /// The earliest arrival at `to` leaving `from` at or after `at`; nil when none.
+    public func earliestArrival(from: Int32, to: Int32, at: Int64) -> Int64? {
+        var arrival = [Int64](repeating: .max, count: stopCount)
+        var byRide = [Bool](repeating: false, count: stopCount)
+        var onBoard = [Bool](repeating: false, count: tripCount)
+        arrival[Int(from)] = at
+        for path in network.footpaths[Int(from)] where at + Int64(path.seconds) < arrival[Int(path.to)] {
+            arrival[Int(path.to)] = at + Int64(path.seconds)
+        }
+        let change = Int64(network.walking.minimumChangeSeconds)
+        var low = 0
+        var high = connections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if connections[mid].departure < at { low = mid + 1 } else { high = mid }
+        }
+        for index in low..<connections.count {
+            let connection = connections[index]
+            if connection.departure >= arrival[Int(to)] { break }
+            if !onBoard[Int(connection.trip)] {
+                let reached = arrival[Int(connection.from)]
+                guard connection.canBoard, reached != .max, reached + (byRide[Int(connection.from)] ? change : 0) <= connection.departure else { continue }
+                onBoard[Int(connection.trip)] = true
+            }
+            guard connection.canAlight, connection.arrival < arrival[Int(connection.to)] else { continue }
+            arrival[Int(connection.to)] = connection.arrival
+            byRide[Int(connection.to)] = true
+            for path in network.footpaths[Int(connection.to)] where connection.arrival + Int64(path.seconds) < arrival[Int(path.to)] {
+                arrival[Int(path.to)] = connection.arrival + Int64(path.seconds)
+                byRide[Int(path.to)] = false
+            }
+        }
+        return arrival[Int(to)] == .max ? nil : arrival[Int(to)]
+    }
+}

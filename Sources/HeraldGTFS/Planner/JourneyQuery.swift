@@ -1,0 +1,20 @@
+/// A journey planning question: where from (stops with the walk to each), where to (stops with
+/// the walk from each), when, and what may be used.
+public struct JourneyQuery: Sendable {
+    public var origins: [(stop: Int32, walkSeconds: Int32)]
+    public var destinations: [(stop: Int32, walkSeconds: Int32)]
+    /// Leave at or after this instant (epoch seconds).
+    public var departAt: Int64
+    public var maxTransfers: Int = 4
+    /// Only trips marked accessible (`wheelchair_accessible = 1`) and stops that are not
+    /// marked inaccessible.
+    public var wheelchairOnly = false
+    /// Trips that do not run (a realtime cancellation): (trip, service day).
+    public var cancelled: Set<TripDay> = []
+
+    public init(origins: [(stop: Int32, walkSeconds: Int32)], destinations: [(stop: Int32, walkSeconds: Int32)], departAt: Int64) {
+        self.origins = origins
+        self.destinations = destinations
+        self.departAt = departAt
+    }
+}
