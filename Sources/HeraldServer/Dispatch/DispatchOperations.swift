@@ -38,8 +38,8 @@ extension DispatchRoutes {
             description: "A new profile is `pending` until an operator approves it; only approved drivers are offered jobs.",
             tag: "dispatch", access: driverOnly,
             requestBody: Schema.object(
-                ["name": Schema.string(maxLength: 100), "truck_type": Schema.string(maxLength: 64), "phone": Schema.string(maxLength: 32),
-                 "vehicle_description": Schema.string(maxLength: 200), "license_plate": Schema.string(maxLength: 20)], required: ["name", "truck_type"]),
+                ["name": Schema.text(maxLength: 100), "truck_type": Schema.text(maxLength: 64), "phone": Schema.text(maxLength: 32),
+                 "vehicle_description": Schema.text(maxLength: 200), "license_plate": Schema.text(maxLength: 20)], required: ["name", "truck_type"]),
             response: driverSchema, errors: [422: "Invalid fields"], otherSuccessStatus: 201),
         APIOperation(
             "POST", "/api/v1/drivers/online", summary: "Go online or offline", tag: "dispatch", access: driverOnly,
@@ -74,10 +74,10 @@ extension DispatchRoutes {
             description: "Priced by the pricing engine (base fee, per-yard rate, item categories, surcharges; integer minor units). Offered at once to online approved drivers within dispatch.radius_km (socket `job:new` and a `job_new` notification, pushed when the app is not connected); unclaimed after offer_timeout_seconds it is offered again with a wider radius, and after the last round it expires.",
             tag: "dispatch", access: .authenticated(roles: ["customer"]),
             requestBody: Schema.object(
-                ["address": Schema.string(maxLength: 500), "lat": ["type": "number"], "lng": ["type": "number"],
+                ["address": Schema.text(maxLength: 500), "lat": ["type": "number"], "lng": ["type": "number"],
                  "items": ["type": "array", "items": Schema.object(["category": Schema.string(), "quantity": Schema.integer()])],
                  "volume_estimate": ["type": "number", "description": "cubic yards, at most two decimals"],
-                 "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.string(maxLength: 2000),
+                 "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.text(maxLength: 2000),
                  "payment_method_id": ["type": "string", "description": "the provider's payment method for the hold (Stripe pm_…); the ledger needs none"]],
                 required: ["address"]),
             response: jobSchema, successStatus: 201, acceptsIdempotencyKey: true,
@@ -99,7 +99,7 @@ extension DispatchRoutes {
             "POST", "/api/v1/jobs/{id}/cancel", summary: "Cancel a job",
             description: "The customer, while pending, accepted or en_route; operators at any time before it ends. Repeats answer the cancelled job.",
             tag: "dispatch", access: .authenticated(roles: ["customer", "operator", "service"]),
-            requestBody: Schema.object(["reason": Schema.string(maxLength: 500)]), response: jobSchema,
+            requestBody: Schema.object(["reason": Schema.text(maxLength: 500)]), response: jobSchema,
             errors: [404: "`JOB_NOT_FOUND`", 409: "Too late to cancel (`INVALID_TRANSITION`)"], parameters: idParameter),
         APIOperation(
             "GET", "/api/v1/operators/drivers", summary: "Drivers, for operators", tag: "dispatch", access: operatorOnly,
@@ -113,7 +113,7 @@ extension DispatchRoutes {
         APIOperation(
             "POST", "/api/v1/operators/drivers/{id}/approval", summary: "Approve, reject or suspend a driver",
             tag: "dispatch", access: .authenticated(roles: ["operator"]),
-            requestBody: Schema.object(["status": Schema.enumeration(["pending", "approved", "rejected", "suspended"]), "reason": Schema.string(maxLength: 500)], required: ["status"]),
+            requestBody: Schema.object(["status": Schema.enumeration(["pending", "approved", "rejected", "suspended"]), "reason": Schema.text(maxLength: 500)], required: ["status"]),
             response: driverSchema, errors: [404: "`DRIVER_NOT_FOUND`", 422: "Invalid status"], parameters: idParameter),
         APIOperation(
             "GET", "/api/v1/operators/jobs/{id}/offers", summary: "Who was offered a job, when, how far and by which channel; and its status history",

@@ -90,6 +90,12 @@ public enum Schema {
         return .object(schema)
     }
 
+    /// Free text a validator trims (names, addresses, reasons): up to `maxLength`, with at least
+    /// one character that is not white space, since a blank value is refused rather than stored.
+    public static func text(_ description: String? = nil, maxLength: Int) -> JSONValue {
+        string(description, maxLength: maxLength, pattern: "\\S")
+    }
+
     /// The end of a `date-time` Herald reads: `Z` or an offset within ±18:00.
     static let dateTimeOffset = "([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
 

@@ -4,11 +4,11 @@ import HeraldCore
 extension TripRoutes {
     static let place = Schema.object([
         "latitude": ["type": "number", "minimum": -90, "maximum": 90], "longitude": ["type": "number", "minimum": -180, "maximum": 180],
-        "address": Schema.string(maxLength: 500), "place_id": Schema.string(maxLength: 200),
+        "address": Schema.text(maxLength: 500), "place_id": Schema.text(maxLength: 200),
     ])
     static let requestBody = Schema.object([
         "pickup": place, "dropoff": place, "ride_type": Schema.string(), "passenger_count": Schema.integer(),
-        "payment_method_id": Schema.string(maxLength: 255),
+        "payment_method_id": Schema.text(maxLength: 255),
         "surge_multiplier": ["type": "number", "description": "the multiplier the rider was quoted and confirmed; required when it is above 1.0"],
     ])
     static let fare = Schema.object([
@@ -35,8 +35,8 @@ extension TripRoutes {
         "created_at": Schema.string(format: "date-time"), "etag": Schema.string(),
     ])
     static let vehicleSchema = Schema.object([
-        "make": Schema.string(maxLength: 60), "model": Schema.string(maxLength: 60), "color": Schema.string(maxLength: 40),
-        "license_plate": Schema.string(maxLength: 20), "capacity": Schema.integer(), "ride_types": ["type": "array", "items": Schema.string()],
+        "make": Schema.text(maxLength: 60), "model": Schema.text(maxLength: 60), "color": Schema.text(maxLength: 40),
+        "license_plate": Schema.text(maxLength: 20), "capacity": Schema.integer(), "ride_types": ["type": "array", "items": Schema.string()],
     ])
     static let rider = APIOperation.Access.authenticated(roles: ["customer"])
     static let riderOrOperator = APIOperation.Access.authenticated(roles: ["customer", "operator", "service"])
@@ -69,7 +69,7 @@ extension TripRoutes {
             errors: [404: "No such request of yours (`RIDE_REQUEST_NOT_FOUND`)"], parameters: id),
         APIOperation(
             "POST", "/api/v1/ride-requests/{id}/cancel", summary: "Cancel a ride request (a matched one cancels its trip)", tag: "trips",
-            access: riderOrOperator, requestBody: Schema.object(["reason": Schema.string(maxLength: 500)]), response: requestSchema,
+            access: riderOrOperator, requestBody: Schema.object(["reason": Schema.text(maxLength: 500)]), response: requestSchema,
             errors: [404: "No such request of yours (`RIDE_REQUEST_NOT_FOUND`)", 409: "It expired (`DRIVER_UNAVAILABLE`)"], parameters: id),
         APIOperation(
             "POST", "/api/v1/drivers/ride-requests/{id}/accept", summary: "Accept a ride: the first driver makes the trip",
