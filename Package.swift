@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
@@ -357,7 +358,10 @@ let package = Package(
         .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldTransitTests",
-            dependencies: ["HeraldTransit", "HeraldGTFS", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "HeraldTransit", "HeraldGTFS", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldAuth", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(

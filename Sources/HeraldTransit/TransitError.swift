@@ -38,4 +38,25 @@ public enum TransitError {
     public static func invalidFeedMessage(_ reason: String) -> APIError {
         APIError(status: 400, code: "INVALID_FEED_MESSAGE", message: "The body is not a GTFS-Realtime FeedMessage: \(reason).")
     }
+
+    public static func outsideServiceArea(_ end: String, meters: Int) -> APIError {
+        APIError(
+            status: 422, code: "OUTSIDE_SERVICE_AREA", message: "No stop is within \(meters) m of walking of the \(end).",
+            details: ["field": .string(end), "max_walking_distance": .number(Double(meters))])
+    }
+
+    public static func outsideServiceDates(_ days: ClosedRange<Int32>?) -> APIError {
+        APIError(
+            status: 422, code: "OUTSIDE_SERVICE_DATES", message: "The timetable has no service on that date.",
+            details: [
+                "service_start_date": days.map { .string(ServiceDate.iso($0.lowerBound)) } ?? .null,
+                "service_end_date": days.map { .string(ServiceDate.iso($0.upperBound)) } ?? .null,
+            ])
+    }
+
+    public static let noRoute = APIError(
+        status: 404, code: "NO_ROUTE_FOUND", message: "No itinerary reaches the destination within the walking distance, changes and time allowed.")
+
+    public static let plannerNotReady = APIError(
+        status: 503, code: "PLANNER_NOT_READY", message: "The journey planner is being built for the new timetable.", headers: ["Retry-After": "5"])
 }

@@ -17,8 +17,9 @@ extension TransitService {
         let outcome = try await importer.run(
             record, source: source,
             activated: { version, timetable in
+                let loaded = try await self.withPlanner(version, timetable)
                 try await self.gate.run {
-                    self.install((version, timetable))
+                    self.install(loaded)
                     await self.rebuildOverlays([version.feedName])
                 }
             })

@@ -148,31 +148,45 @@ public final class TransitService: Sendable {
     }
 
     /// Reads a version's zip from the database and builds its timetable.
-    func loadVersion(_ id: String) async throws -> (FeedVersionRecord, Timetable)? {
+    func loadVersion(_ id: String) async throws -> LoadedFeed? {
         guard let version = try await database.withConnection({ [feedStore] db in try await feedStore.version(db, id: id) }),
             let zip = try await feedStore.readFile(database, versionID: id)
         else { return nil }
         let maxUncompressed = importer.maxUncompressed
+        let walking = config.planner.walking
         // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
-        let (timetable, report) = try await BlockingWork.run { () -> (Timetable?, FeedReport) in
+        let (timetable, planner, report) = try await BlockingWork.run { () -> (Timetable?, JourneyPlanner?, FeedReport) in
             let archive = try FeedArchive(zip: zip, maxUncompressedBytes: maxUncompressed)
             let (feed, report) = FeedParser.parse(archive, scope: .serving)
-            return (try feed.map { try Timetable(feed: $0) }, report)
+            guard let timetable = try feed.map({ try Timetable(feed: $0) }) else { return (nil, nil, report) }
+            return (timetable, Self.planner(timetable, walking: walking), report)
         }
         guard let timetable else {
             logger.error("a stored feed version does not parse", metadata: ["version_id": "\(id)", "report": "\(FeedReportJSON.text(report))"])
             return nil
         }
         statistics.loadedVersion()
-        return (version, timetable)
+        return LoadedFeed(name: version.feedName, version: version, timetable: timetable, planner: planner)
+    }
+
+    /// The journey planner of a timetable: its network is built once per feed version.
+    static func planner(_ timetable: Timetable, walking: WalkingRules) -> JourneyPlanner {
+        JourneyPlanner(network: TransitNetwork(timetable: timetable, walking: walking), timetable: timetable)
+    }
+
+    /// A version just imported, with its planner built off the cooperative pool.
+    func withPlanner(_ version: FeedVersionRecord, _ timetable: Timetable) async throws -> LoadedFeed {
+        let walking = config.planner.walking
+        let planner = try await BlockingWork.run { Self.planner(timetable, walking: walking) }
+        return LoadedFeed(name: version.feedName, version: version, timetable: timetable, planner: planner)
     }
 
     /// Puts a version in place of the feed's current one (or adds the feed).
-    func install(_ loaded: (FeedVersionRecord, Timetable)) {
-        let (version, timetable) = loaded
+    func install(_ loaded: LoadedFeed) {
+        let version = loaded.version
         state.withLock { state in
             var feeds = state.snapshot.feeds.filter { $0.name != version.feedName }
-            feeds.append(LoadedFeed(name: version.feedName, version: version, timetable: timetable))
+            feeds.append(loaded)
             let order = config.feeds.map(\.name)
             feeds.sort { (order.firstIndex(of: $0.name) ?? Int.max, $0.name) < (order.firstIndex(of: $1.name) ?? Int.max, $1.name) }
             state.snapshot = TransitSnapshot(feeds: feeds)

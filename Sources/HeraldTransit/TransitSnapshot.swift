@@ -6,11 +6,17 @@ public struct LoadedFeed: Sendable {
     public let timetable: Timetable
     public var overlay: RealtimeOverlay
     public var realtime: RealtimeFreshness
+    /// The journey planner over this version (its network built once, with the version).
+    public let planner: JourneyPlanner?
 
-    public init(name: String, version: FeedVersionRecord, timetable: Timetable, overlay: RealtimeOverlay = .empty, realtime: RealtimeFreshness = .none) {
+    public init(
+        name: String, version: FeedVersionRecord, timetable: Timetable, planner: JourneyPlanner? = nil, overlay: RealtimeOverlay = .empty,
+        realtime: RealtimeFreshness = .none
+    ) {
         self.name = name
         self.version = version
         self.timetable = timetable
+        self.planner = planner
         self.overlay = overlay
         self.realtime = realtime
     }

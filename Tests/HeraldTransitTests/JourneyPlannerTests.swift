@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldTestSupport
+import PropertyBased
 import Testing
 
 @testable import HeraldGTFS
@@ -21,9 +22,9 @@ import Testing
     /// (trip id, board stop, alight stop) of each ride.
     static func rides(_ t: Timetable, _ journey: Journey) -> [String] {
         journey.legs.compactMap { leg in
-            guard case .ride(let trip, _, let board, let alight, _, _) = leg else { return nil }
+            guard let ride = leg.ride else { return nil }
             let stops = t.feed.stopTimes.stop
-            return "\(t.feed.trips[Int(trip)].id) \(t.feed.stops[Int(stops[board])].id)→\(t.feed.stops[Int(stops[alight])].id)"
+            return "\(t.feed.trips[Int(ride.trip)].id) \(t.feed.stops[Int(stops[ride.board])].id)→\(t.feed.stops[Int(stops[ride.alight])].id)"
         }
     }
 
@@ -62,8 +63,8 @@ import Testing
         cancelled.cancelled = [TripDay(trip: t.tripsByID["AB1"]!, day: today)]
         let avoided = planner.plan(cancelled)
         #expect(avoided.count == 1 && avoided[0].arrival == TimetableTests.local(t, 2007, 6, 6, 8, 10))
-        guard case .ride(_, let day, _, _, _, _)? = avoided.first?.legs.first else { Issue.record("no ride"); return }
-        #expect(day == today + 1)
+        let ride = try #require(avoided.first?.legs.first?.ride)
+        #expect(ride.day == today + 1)
     }
 
     /// A: the route R1 A → B; B and C are 200 m apart; R2 C → D leaves after midnight (24:10 on
@@ -146,20 +147,20 @@ extension JourneyPlannerTests {
             let journeys = planner.plan(query)
             found += journeys.isEmpty ? 0 : 1
             // The Pareto set: fewer transfers first, each later one arriving strictly earlier.
-            #expect(zip(journeys, journeys.dropFirst()).allSatisfy { $0.transfers < $1.transfers && $0.arrival > $1.arrival })
+            #expect(zip(journeys, journeys.dropFirst()).allSatisfy { $0.rides < $1.rides && $0.arrival > $1.arrival })
             for journey in journeys {
                 #expect(journey.departure >= at)
                 #expect(zip(journey.legs, journey.legs.dropFirst()).allSatisfy { $0.arrival <= $1.departure })
                 for leg in journey.legs {
-                    guard case .ride(let trip, let serviceDay, let board, let alight, let departure, let arrival) = leg else { continue }
-                    let range = times.range(trip: trip)
-                    #expect(range.contains(board) && range.contains(alight) && board < alight)
-                    #expect(t.calendar.isActive(service: t.feed.trips[Int(trip)].service, day: serviceDay))
-                    #expect(departure == t.zone.serviceDayStart(serviceDay) + Int64(times.departure[board]))
-                    #expect(arrival == t.zone.serviceDayStart(serviceDay) + Int64(times.arrival[alight]))
+                    guard let ride = leg.ride else { continue }
+                    let range = times.range(trip: ride.trip)
+                    #expect(range.contains(ride.board) && range.contains(ride.alight) && ride.board < ride.alight)
+                    #expect(t.calendar.isActive(service: t.feed.trips[Int(ride.trip)].service, day: ride.day))
+                    #expect(ride.departure == t.zone.serviceDayStart(ride.day) + Int64(times.departure[ride.board] + ride.shift))
+                    #expect(ride.arrival == t.zone.serviceDayStart(ride.day) + Int64(times.arrival[ride.alight] + ride.shift))
                 }
-                if case .ride(_, _, let board, _, _, _)? = journey.legs.first(where: { if case .ride = $0 { true } else { false } }) {
-                    #expect(times.stop[board] == from || journey.legs.first.map { if case .walk = $0 { true } else { false } } == true)
+                if let ride = journey.legs.first(where: { $0.ride != nil })?.ride {
+                    #expect(times.stop[ride.board] == from || journey.legs.first?.ride == nil)
                 }
             }
         }
@@ -181,28 +182,56 @@ struct SplitMix: RandomNumberGenerator {
 }
 
 extension JourneyPlannerTests {
-    /// On random Halifax queries the planner's earliest journey arrives exactly when a
-    /// connection scan over every trip of the surrounding service days (same change and
-    /// footpath rules) says the earliest arrival is (never later), and finds one whenever it exists.
-    @Test func noJourneyArrivesLaterThanABruteForceSearch() async throws {
+    static let halifax = Task { () throws -> (Timetable, TransitNetwork, ConnectionScan, Int32) in
         let t = try await TimetableTests.timetable(try TransitFixtures.realFeedPath("halifax.zip"))
         let network = TransitNetwork(timetable: t)
+        let day = t.calendar.days!.lowerBound + 3
+        return (t, network, ConnectionScan(timetable: t, network: network, day: day), day)
+    }
+
+    /// Property: on random Halifax queries (any stop to any stop, leaving any second from 06:00
+    /// to 20:00), the planner's earliest journey arrives exactly when a brute-force search
+    /// says the earliest arrival is — a scan of every connection of the three service days
+    /// around the query in time order (the time-expanded timetable), under the same change
+    /// and footpath rules — never later, and finds one whenever it exists; and every leg of
+    /// every journey in its Pareto set is a ride the timetable has or a footpath the network
+    /// has, in time order.
+    @Test func noJourneyArrivesLaterThanABruteForceSearch() async throws {
+        let (t, network, scan, day) = try await Self.halifax.value
         let planner = JourneyPlanner(network: network, timetable: t)
-        let day = try #require(t.calendar.days).lowerBound + 3
-        var random = SplitMix(seed: 2_023)
-        var compared = 0
-        for _ in 0..<12 {
-            let from = Int32(random.next() % UInt64(t.feed.stops.count))
-            let to = Int32(random.next() % UInt64(t.feed.stops.count))
-            let at = t.zone.serviceDayStart(day) + Int64(6 * 3600 + random.next() % (10 * 3600))
-            var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
+        let stops = t.feed.stops.count
+        let dayStart = t.zone.serviceDayStart(day)
+        let times = t.feed.stopTimes
+        await propertyCheck(count: 80, input: Gen.int(in: 0...(stops - 1)), Gen.int(in: 0...(stops - 1)), Gen.int(in: (6 * 3600)...(20 * 3600))) { from, to, second in
+            guard from != to else { return }
+            let at = dayStart + Int64(second)
+            var query = JourneyQuery(origins: [(Int32(from), 0)], destinations: [(Int32(to), 0)], departAt: at)
             query.maxTransfers = 15
-            let planned = planner.plan(query).last?.arrival
-            let brute = ConnectionScan(timetable: t, network: network, day: t.zone.localDay(at)).earliestArrival(from: from, to: to, at: at)
-            guard from != to else { continue }
-            #expect(planned == brute, "from \(t.feed.stops[Int(from)].id) to \(t.feed.stops[Int(to)].id) at \(t.zone.iso8601(at)): planner \(planned.map { t.zone.iso8601($0) } ?? "none"), brute force \(brute.map { t.zone.iso8601($0) } ?? "none")")
-            compared += brute == nil ? 0 : 1
+            let journeys = planner.plan(query)
+            let brute = scan.earliestArrival(from: Int32(from), to: Int32(to), at: at)
+            #expect(journeys.last?.arrival == brute, "from \(t.feed.stops[from].id) to \(t.feed.stops[to].id) at \(t.zone.iso8601(at))")
+            #expect(zip(journeys, journeys.dropFirst()).allSatisfy { $0.rides < $1.rides && $0.arrival > $1.arrival })
+            for journey in journeys {
+                #expect(journey.departure >= at && zip(journey.legs, journey.legs.dropFirst()).allSatisfy { $0.arrival <= $1.departure })
+                var place = Int32(from)
+                for leg in journey.legs {
+                    switch leg {
+                    case .ride(let ride):
+                        let range = times.range(trip: ride.trip)
+                        #expect(range.contains(ride.board) && range.contains(ride.alight) && ride.board < ride.alight && times.stop[ride.board] == place)
+                        #expect(t.calendar.isActive(service: t.feed.trips[Int(ride.trip)].service, day: ride.day))
+                        #expect(ride.departure == t.zone.serviceDayStart(ride.day) + Int64(times.departure[ride.board] + ride.shift))
+                        #expect(ride.arrival == t.zone.serviceDayStart(ride.day) + Int64(times.arrival[ride.alight] + ride.shift))
+                        place = times.stop[ride.alight]
+                    case .walk(let start?, let end?, let departure, let arrival):
+                        #expect(start == place && network.footpaths[Int(start)].contains { $0.to == end && Int64($0.seconds) == arrival - departure })
+                        place = end
+                    case .walk:
+                        Issue.record("a stop-to-stop journey walks from or to a place")
+                    }
+                }
+                #expect(place == Int32(to))
+            }
         }
-        #expect(compared >= 6)
     }
 }

@@ -57,6 +57,7 @@ NOT_SCHEMA_DECIDABLE = {
     "POST /api/v1/alerts": "active_period.end must come after its start",
     "POST /api/v1/transit/feeds/{name}/import": "url is required only when the feed has none configured",
     "POST /api/v1/transit/realtime": "the body is a protobuf FeedMessage",
+    "POST /api/v1/trips/plan": "places must lie within walking distance of the feed's stops and times within its service dates",
 }
 
 

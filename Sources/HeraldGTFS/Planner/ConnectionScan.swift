@@ -14,6 +14,9 @@ public struct ConnectionScan: Sendable {
         let to: Int32
         /// The trip on its service day, numbered from 0.
         let trip: Int32
+        /// The departure's position in the stop time table: within a run, connections with
+        /// equal times (stops a minute-rounded timetable gives the same time) stay in trip order.
+        let position: Int32
         let canBoard: Bool
         let canAlight: Bool
     }
@@ -31,19 +34,28 @@ public struct ConnectionScan: Sendable {
         for serviceDay in (day - 1)...(day + 1) {
             let start = t.zone.serviceDayStart(serviceDay)
             for trip in 0..<t.feed.trips.count {
-                defer { occurrence += 1 }
                 guard t.calendar.isActive(service: t.feed.trips[trip].service, day: serviceDay) else { continue }
                 let range = times.range(trip: Int32(trip))
-                for position in range.dropLast() {
-                    connections.append(
-                        Connection(
-                            departure: start + Int64(times.departure[position]), arrival: start + Int64(times.arrival[position + 1]),
-                            from: times.stop[position], to: times.stop[position + 1], trip: occurrence,
-                            canBoard: times.pickupType[position] != 1, canAlight: times.dropOffType[position + 1] != 1))
+                guard range.count >= 2, range.allSatisfy({ times.departure[$0] >= 0 && times.arrival[$0] >= 0 }) else { continue }
+                // A frequency-based trip runs once per headway (frequencies.txt), its times shifted.
+                var shifts: [Int32] = [0]
+                if let periods = t.frequenciesByTrip[Int32(trip)] {
+                    let base = times.departure[range.lowerBound]
+                    shifts = periods.filter { $0.headway > 0 }.flatMap { stride(from: $0.start, to: $0.end, by: Int($0.headway)).map { $0 - base } }
+                }
+                for shift in shifts {
+                    defer { occurrence += 1 }
+                    for position in range.dropLast() {
+                        connections.append(
+                            Connection(
+                                departure: start + Int64(times.departure[position] + shift), arrival: start + Int64(times.arrival[position + 1] + shift),
+                                from: times.stop[position], to: times.stop[position + 1], trip: occurrence, position: Int32(position),
+                                canBoard: times.pickupType[position] != 1, canAlight: times.dropOffType[position + 1] != 1))
+                    }
                 }
             }
         }
-        connections.sort { ($0.departure, $0.arrival) < ($1.departure, $1.arrival) }
+        connections.sort { ($0.departure, $0.arrival, $0.position) < ($1.departure, $1.arrival, $1.position) }
         self.connections = connections
         self.network = network
         stopCount = t.feed.stops.count
@@ -53,6 +65,9 @@ public struct ConnectionScan: Sendable {
     /// The earliest arrival at `to` leaving `from` at or after `at`; nil when none.
     public func earliestArrival(from: Int32, to: Int32, at: Int64) -> Int64? {
         var arrival = [Int64](repeating: .max, count: stopCount)
+        // Walks start from rides: the earliest ride arrival at a stop is kept apart, as a walk
+        // may have reached the stop earlier and still be no start for another walk.
+        var rideArrival = [Int64](repeating: .max, count: stopCount)
         var byRide = [Bool](repeating: false, count: stopCount)
         var onBoard = [Bool](repeating: false, count: tripCount)
         arrival[Int(from)] = at
@@ -74,9 +89,12 @@ public struct ConnectionScan: Sendable {
                 guard connection.canBoard, reached != .max, reached + (byRide[Int(connection.from)] ? change : 0) <= connection.departure else { continue }
                 onBoard[Int(connection.trip)] = true
             }
-            guard connection.canAlight, connection.arrival < arrival[Int(connection.to)] else { continue }
-            arrival[Int(connection.to)] = connection.arrival
-            byRide[Int(connection.to)] = true
+            guard connection.canAlight, connection.arrival < rideArrival[Int(connection.to)] else { continue }
+            rideArrival[Int(connection.to)] = connection.arrival
+            if connection.arrival < arrival[Int(connection.to)] {
+                arrival[Int(connection.to)] = connection.arrival
+                byRide[Int(connection.to)] = true
+            }
             for path in network.footpaths[Int(connection.to)] where connection.arrival + Int64(path.seconds) < arrival[Int(path.to)] {
                 arrival[Int(path.to)] = connection.arrival + Int64(path.seconds)
                 byRide[Int(path.to)] = false

@@ -9,8 +9,13 @@ public struct JourneyQuery: Sendable {
     /// Only trips marked accessible (`wheelchair_accessible = 1`) and stops that are not
     /// marked inaccessible.
     public var wheelchairOnly = false
-    /// Trips that do not run (a realtime cancellation): (trip, service day).
+    /// Trips that do not run, besides those the realtime data cancels: (trip, service day).
     public var cancelled: Set<TripDay> = []
+    /// Routes that may be ridden (nil: all), by route index.
+    public var routes: Set<Int32>?
+    /// The realtime data to plan on: predicted departures and arrivals instead of scheduled
+    /// ones, cancelled trips and skipped stops left out. Trips the feed adds are not ridden.
+    public var realtime: RealtimeOverlay = .empty
 
     public init(origins: [(stop: Int32, walkSeconds: Int32)], destinations: [(stop: Int32, walkSeconds: Int32)], departAt: Int64) {
         self.origins = origins

@@ -6,13 +6,16 @@
 ///
 /// Why patterns: RAPTOR scans a pattern stop by stop and, at each stop, needs "the earliest
 /// trip of this pattern leaving after t", a binary search when the trips are sorted and do
-/// not overtake (FIFO). Trips that would overtake go into a pattern of their own.
+/// not overtake (FIFO). Trips that would overtake go into a pattern of their own. A
+/// frequency-based trip (frequencies.txt) is one row per run, its stop times shifted.
 public struct TransitNetwork: Sendable {
     public struct Pattern: Sendable {
         public let route: Int32
         public let stops: [Int32]
-        /// Trip indexes, sorted by departure (FIFO at every stop).
+        /// Trip indexes of the rows (runs), sorted by departure (FIFO at every stop).
         public let trips: [Int32]
+        /// Each row's shift from its trip's stop times (a frequency run; 0 otherwise).
+        public let shifts: [Int32]
         /// Row-major, trips × stops: seconds since the service day's start.
         let arrivals: [Int32]
         let departures: [Int32]
@@ -34,13 +37,42 @@ public struct TransitNetwork: Sendable {
     let patternsAtStop: [[(pattern: Int32, index: Int32)]]
     public let footpaths: [[Footpath]]
     public let walking: WalkingRules
+    /// Per trip: its service (calendar index) and whether it is marked wheelchair accessible;
+    /// per stop: whether a wheelchair user can use it (not marked inaccessible, itself or,
+    /// when it says nothing, by its station). Copied out of the feed's records so the scan
+    /// reads plain arrays.
+    /// Where each run is: (pattern, row) by trip for timetabled trips (-1 for none), by
+    /// (trip, shift) for frequency runs; the planner finds the runs realtime data changes.
+    let tripPattern: [Int32]
+    let tripRow: [Int32]
+    let frequencyRuns: [TripInstance: (pattern: Int32, row: Int32)]
+    let tripService: [Int32]
+    let tripAccessible: [Bool]
+    let stopAccessible: [Bool]
 
     public var stopCount: Int { footpaths.count }
+
+    /// The pattern and row of a run (the day is ignored), nil when the network has none.
+    func location(of run: TripInstance) -> (pattern: Int32, row: Int32)? {
+        if let found = frequencyRuns[TripInstance(trip: run.trip, day: 0, shift: run.shift)] { return found }
+        let pattern = tripPattern[Int(run.trip)]
+        return pattern < 0 || run.shift != 0 ? nil : (pattern, tripRow[Int(run.trip)])
+    }
+
+    /// Whether any trip stops at `stop` (a place a journey can start or end at).
+    public func serves(_ stop: Int32) -> Bool { !patternsAtStop[Int(stop)].isEmpty }
 
     public init(timetable: Timetable, walking: WalkingRules = WalkingRules()) {
         let feed = timetable.feed
         let times = feed.stopTimes
         self.walking = walking
+        tripService = feed.trips.map(\.service)
+        tripAccessible = feed.trips.map { $0.wheelchairAccessible == 1 }
+        stopAccessible = feed.stops.map { stop in
+            let own = stop.wheelchairBoarding
+            if own == 0, stop.parent >= 0 { return feed.stops[Int(stop.parent)].wheelchairBoarding != 2 }
+            return own != 2
+        }
 
         // Group trips by route and stop sequence, then split into FIFO patterns.
         // Trips that stop at the same stops but allow boarding or alighting at different ones
@@ -50,27 +82,45 @@ public struct TransitNetwork: Sendable {
             let stops: [Int32]
             let rules: [UInt8]
         }
-        var groups: [Key: [Int32]] = [:]
+        struct Run {
+            let trip: Int32
+            let shift: Int32
+        }
+        var frequencies: [Int32: [Frequency]] = [:]
+        for frequency in feed.frequencies { frequencies[frequency.trip, default: []].append(frequency) }
+        var groups: [Key: [Run]] = [:]
         for trip in 0..<feed.trips.count {
             let range = times.range(trip: Int32(trip))
-            guard range.count >= 2 else { continue }
+            // A trip whose times could not be completed cannot be ridden.
+            guard range.count >= 2, range.allSatisfy({ times.departure[$0] >= 0 && times.arrival[$0] >= 0 }) else { continue }
             let rules = range.map { (times.pickupType[$0] == 1 ? 1 : 0) | (times.dropOffType[$0] == 1 ? 2 : 0) as UInt8 }
-            groups[Key(route: feed.trips[trip].route, stops: range.map { times.stop[$0] }, rules: rules), default: []].append(Int32(trip))
+            let key = Key(route: feed.trips[trip].route, stops: range.map { times.stop[$0] }, rules: rules)
+            if let periods = frequencies[Int32(trip)] {
+                let base = times.departure[range.lowerBound]
+                for period in periods where period.headway > 0 {
+                    for start in stride(from: period.start, to: period.end, by: Int(period.headway)) {
+                        groups[key, default: []].append(Run(trip: Int32(trip), shift: start - base))
+                    }
+                }
+            } else {
+                groups[key, default: []].append(Run(trip: Int32(trip), shift: 0))
+            }
         }
+        func departure(_ run: Run, _ index: Int) -> Int32 { times.departure[Int(times.tripStart[Int(run.trip)]) + index] + run.shift }
+        func arrival(_ run: Run, _ index: Int) -> Int32 { times.arrival[Int(times.tripStart[Int(run.trip)]) + index] + run.shift }
         var patterns: [Pattern] = []
-        for (key, trips) in groups.sorted(by: { ($0.key.route, $0.key.stops.first ?? 0, $0.value[0]) < ($1.key.route, $1.key.stops.first ?? 0, $1.value[0]) }) {
-            let ordered = trips.sorted { times.departure[Int(times.tripStart[Int($0)])] < times.departure[Int(times.tripStart[Int($1)])] }
-            // Greedy: each trip joins the first sub-pattern whose last trip it never overtakes.
-            var lanes: [[Int32]] = []
-            for trip in ordered {
-                let start = Int(times.tripStart[Int(trip)])
+        for (key, runs) in groups.sorted(by: { ($0.key.route, $0.key.stops.first ?? 0, $0.value[0].trip) < ($1.key.route, $1.key.stops.first ?? 0, $1.value[0].trip) }) {
+            let ordered = runs.sorted { (departure($0, 0), $0.trip) < (departure($1, 0), $1.trip) }
+            // Greedy: each run joins the first sub-pattern whose last run it never overtakes.
+            var lanes: [[Run]] = []
+            for run in ordered {
                 if let lane = lanes.firstIndex(where: { lane in
-                    let last = Int(times.tripStart[Int(lane.last!)])
-                    return (0..<key.stops.count).allSatisfy { times.departure[last + $0] <= times.departure[start + $0] && times.arrival[last + $0] <= times.arrival[start + $0] }
+                    let last = lane.last!
+                    return (0..<key.stops.count).allSatisfy { departure(last, $0) <= departure(run, $0) && arrival(last, $0) <= arrival(run, $0) }
                 }) {
-                    lanes[lane].append(trip)
+                    lanes[lane].append(run)
                 } else {
-                    lanes.append([trip])
+                    lanes.append([run])
                 }
             }
             for lane in lanes {
@@ -78,16 +128,18 @@ public struct TransitNetwork: Sendable {
                 var departures: [Int32] = []
                 arrivals.reserveCapacity(lane.count * key.stops.count)
                 departures.reserveCapacity(lane.count * key.stops.count)
-                for trip in lane {
-                    let start = Int(times.tripStart[Int(trip)])
+                for run in lane {
                     for index in 0..<key.stops.count {
-                        arrivals.append(times.arrival[start + index])
-                        departures.append(times.departure[start + index])
+                        arrivals.append(arrival(run, index))
+                        departures.append(departure(run, index))
                     }
                 }
                 let canBoard = key.rules.map { $0 & 1 == 0 }
                 let canAlight = key.rules.map { $0 & 2 == 0 }
-                patterns.append(Pattern(route: key.route, stops: key.stops, trips: lane, arrivals: arrivals, departures: departures, canBoard: canBoard, canAlight: canAlight))
+                patterns.append(
+                    Pattern(
+                        route: key.route, stops: key.stops, trips: lane.map(\.trip), shifts: lane.map(\.shift), arrivals: arrivals, departures: departures,
+                        canBoard: canBoard, canAlight: canAlight))
             }
         }
         var atStop = [[(pattern: Int32, index: Int32)]](repeating: [], count: feed.stops.count)
@@ -96,6 +148,22 @@ public struct TransitNetwork: Sendable {
         }
         self.patterns = patterns
         patternsAtStop = atStop
+        var tripPattern = [Int32](repeating: -1, count: feed.trips.count)
+        var tripRow = [Int32](repeating: -1, count: feed.trips.count)
+        var frequencyRuns: [TripInstance: (pattern: Int32, row: Int32)] = [:]
+        for (number, pattern) in patterns.enumerated() {
+            for (row, trip) in pattern.trips.enumerated() {
+                if frequencies[trip] != nil {
+                    frequencyRuns[TripInstance(trip: trip, day: 0, shift: pattern.shifts[row])] = (Int32(number), Int32(row))
+                } else {
+                    tripPattern[Int(trip)] = Int32(number)
+                    tripRow[Int(trip)] = Int32(row)
+                }
+            }
+        }
+        self.tripPattern = tripPattern
+        self.tripRow = tripRow
+        self.frequencyRuns = frequencyRuns
 
         // Footpaths: transfers.txt first (type 2 with its minimum time; type 3 forbids), then
         // every stop within walking distance that the feed did not name.
@@ -129,7 +197,7 @@ public struct TransitNetwork: Sendable {
     /// Bytes held per stop time (the pattern arrays), for the memory figure.
     public var bytesPerStopTime: Double {
         let stopTimes = patterns.reduce(0) { $0 + $1.arrivals.count }
-        let bytes = patterns.reduce(0) { $0 + $1.arrivals.capacity * 4 + $1.departures.capacity * 4 + $1.trips.capacity * 4 + $1.stops.capacity * 4 + $1.canBoard.capacity * 2 }
+        let bytes = patterns.reduce(0) { $0 + $1.arrivals.capacity * 4 + $1.departures.capacity * 4 + $1.trips.capacity * 4 + $1.shifts.capacity * 4 + $1.stops.capacity * 4 + $1.canBoard.capacity * 2 }
         return stopTimes == 0 ? 0 : Double(bytes) / Double(stopTimes)
     }
 }

@@ -45,6 +45,12 @@ public struct RealtimeOverlay: Sendable {
     public var unmatched = 0
     /// How far back a departures board must look for late vehicles.
     public var lookbackSeconds: Int32 = 0
+    /// How far ahead of its schedule any prediction runs (seconds, at most an hour): how far
+    /// the journey planner looks past the scheduled times for an early departure.
+    public var earlySeconds: Int32 = 0
+    /// Runs that skip some of their stops (`TripPrediction.skipsStops`), which the journey
+    /// planner rides apart from their patterns.
+    public var runsSkippingStops: [TripInstance] = []
 
     public init() {}
 
@@ -86,8 +92,10 @@ public struct RealtimeOverlay: Sendable {
                 unmatched += misses
                 predictions[instance] = prediction
                 lookbackSeconds = max(lookbackSeconds, min(prediction.maximumDelay, 4 * 3600))
+                earlySeconds = max(earlySeconds, min(prediction.maximumEarliness, 3600))
             }
         }
+        runsSkippingStops = predictions.filter { $0.value.skipsStops }.map(\.key).sorted { ($0.trip, $0.day, $0.shift) < ($1.trip, $1.day, $1.shift) }
         for (index, trip) in added.enumerated() {
             for (position, stopTime) in trip.stops.enumerated() {
                 addedByStop[stopTime.stop, default: []].append((index, position))

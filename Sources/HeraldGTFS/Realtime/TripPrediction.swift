@@ -53,6 +53,10 @@ public struct TripPrediction: Sendable, Equatable {
     public var vehicle: RealtimeVehicleDescriptor?
     public var timestamp: Int64?
 
+    /// Whether the run skips a stop it is scheduled to serve (and still runs): the journey
+    /// planner cannot treat it as one of its pattern's runs.
+    public var skipsStops: Bool { !canceled && updates.contains { $0.relationship == .skipped } }
+
     public init(canceled: Bool = false, tripDelay: Int32? = nil, updates: [Update] = [], vehicle: RealtimeVehicleDescriptor? = nil, timestamp: Int64? = nil) {
         self.canceled = canceled
         self.tripDelay = tripDelay
@@ -108,6 +112,15 @@ public struct TripPrediction: Sendable, Equatable {
             }
         }
         return Stop(arrivalDelay: tripDelay, departureDelay: tripDelay, cancelled: false)
+    }
+
+    /// The most seconds ahead of schedule any stop can be (0 when none runs early).
+    public var maximumEarliness: Int32 {
+        var result = max(0, -(tripDelay ?? 0))
+        for update in updates {
+            result = max(result, -(update.arrivalDelay ?? 0), -(update.departureDelay ?? 0))
+        }
+        return result
     }
 
     /// The largest delay any stop can carry (how far back a departures board must look for

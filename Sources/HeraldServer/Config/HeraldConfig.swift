@@ -111,7 +111,7 @@ public struct RateLimitConfig: ConfigSection, Sendable, Equatable {
     public var routes: [String: RateLimitRule] = [:]
 
     /// Seed 002's rider limits: 3 ride requests and 5 cancels a minute, 30 trip reads a
-    /// minute; seed 003's stops and departures: 60 a minute anonymous, 120 authenticated.
+    /// minute; seed 003's stops and departures: 60 a minute anonymous, 120 authenticated; its trip planning: 10 and 30.
     public static let builtInRoutes: [String: RateLimitRule] = [
         "POST /api/v1/ride-requests": RateLimitRule(limit: 3, windowSeconds: 60),
         "POST /api/v1/ride-requests/{id}/cancel": RateLimitRule(limit: 5, windowSeconds: 60),
@@ -119,6 +119,7 @@ public struct RateLimitConfig: ConfigSection, Sendable, Equatable {
         "GET /api/v1/stops/nearby": stopsRule,
         "GET /api/v1/stops/{id}": stopsRule,
         "GET /api/v1/stops/{id}/departures": stopsRule,
+        "POST /api/v1/trips/plan": RateLimitRule(limit: 10, windowSeconds: 60, authenticated: .init(limit: 30, windowSeconds: 60)),
     ]
 
     static let stopsRule = RateLimitRule(limit: 60, windowSeconds: 60, authenticated: .init(limit: 120, windowSeconds: 60))

@@ -41,7 +41,7 @@ public struct TransitModule: Sendable {
         self.clock = clock
     }
 
-    static var operations: [APIOperation] { TransitRoutes.operations }
+    static var operations: [APIOperation] { TransitRoutes.operations + [TransitRoutes.planOperation] }
 
     /// Routes taking bodies other than JSON, with their limits.
     static func binaryRoutes(_ config: TransitConfig) -> [String: BodyLimitMiddleware.BinaryBody] {

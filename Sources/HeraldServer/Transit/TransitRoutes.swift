@@ -29,6 +29,7 @@ struct TransitRoutes {
         addFeedRoutes(to: api)
         addUserRoutes(to: api)
         addBackendRoutes(to: api)
+        addPlanRoutes(to: api)
     }
 
     /// The snapshot answers read, or 503 while no feed is loaded.

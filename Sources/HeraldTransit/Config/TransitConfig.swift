@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldGTFS
 
 /// Transit (seed 003): the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
 /// them, and when realtime data counts as stale.
@@ -23,6 +24,61 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
     public var reloadIntervalSeconds = 30
     /// Service alerts matched to favourites and pushed (seed 003 §4).
     public var alerts = AlertsConfig()
+
+    /// Journey planning (`POST /api/v1/trips/plan`).
+    public var planner = PlannerConfig()
+
+    /// How the journey planner walks and how much one request may ask of it.
+    public struct PlannerConfig: ConfigSection, Sendable, Equatable {
+        /// Stops at most this far apart (straight line, metres) get a footpath between them,
+        /// besides the transfers `transfers.txt` names.
+        public var transferWalkMeters = 400.0
+        /// Walking speed, metres per second (1.2 ≈ 4.3 km/h).
+        public var walkingSpeed = 1.2
+        /// Real walking distance ÷ straight-line distance (Herald has no street graph).
+        public var detourFactor = 1.3
+        /// The least time a change of vehicle at one stop takes.
+        public var minimumChangeSeconds = 60
+        /// The walk to the first stop and from the last when a request names none
+        /// (`preferences.max_walking_distance`), and the most a request may name.
+        public var defaultMaxWalkingMeters = 1000
+        public var maxWalkingMetersLimit = 3000
+        /// Itineraries answered when a request names no `max_itineraries`, and the most.
+        public var defaultItineraries = 3
+        public var maxItineraries = 8
+        /// The most changes of vehicle in one itinerary.
+        public var maxTransfers = 4
+        /// The widest `depart_at`…`depart_until` window, and how far before `arrive_by` a
+        /// departure is looked for.
+        public var maxWindowMinutes = 180
+
+        public init() {}
+
+        /// The walking rules the network is built with.
+        public var walking: WalkingRules {
+            var rules = WalkingRules()
+            rules.maxTransferMeters = transferWalkMeters
+            rules.metersPerSecond = walkingSpeed
+            rules.detourFactor = detourFactor
+            rules.minimumChangeSeconds = Int32(minimumChangeSeconds)
+            return rules
+        }
+
+        func validationErrors() -> [FieldError] {
+            var checks = ConfigChecks("transit.planner")
+            checks.check((0...2000).contains(transferWalkMeters), "transfer_walk_meters", "must be between 0 and 2000")
+            checks.check((0.3...3).contains(walkingSpeed), "walking_speed", "must be between 0.3 and 3 metres per second")
+            checks.check((1...3).contains(detourFactor), "detour_factor", "must be between 1 and 3")
+            checks.check((0...1800).contains(minimumChangeSeconds), "minimum_change_seconds", "must be between 0 and 1800")
+            checks.check((100...10_000).contains(maxWalkingMetersLimit), "max_walking_meters_limit", "must be between 100 and 10000")
+            checks.check((0...maxWalkingMetersLimit).contains(defaultMaxWalkingMeters), "default_max_walking_meters", "must be between 0 and max_walking_meters_limit")
+            checks.check((1...20).contains(maxItineraries), "max_itineraries", "must be between 1 and 20")
+            checks.check((1...maxItineraries).contains(defaultItineraries), "default_itineraries", "must be between 1 and max_itineraries")
+            checks.check((0...8).contains(maxTransfers), "max_transfers", "must be between 0 and 8")
+            checks.check((10...720).contains(maxWindowMinutes), "max_window_minutes", "must be between 10 and 720")
+            return checks.errors
+        }
+    }
 
     /// The alert push pipeline.
     public struct AlertsConfig: ConfigSection, Sendable, Equatable {
@@ -135,6 +191,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...3600).contains(downloadTimeoutSeconds), "download_timeout_seconds", "must be between 1 and 3600")
         checks.check((1...3600).contains(reloadIntervalSeconds), "reload_interval_seconds", "must be between 1 and 3600")
         checks.add(alerts.validationErrors())
+        checks.add(planner.validationErrors())
         return checks.errors
     }
 }

@@ -16,6 +16,8 @@ struct PlanLoad: ParsableCommand {
     @Option(name: .customLong("baseline-queries")) var baselineQueries = 500
     @Option var seed: UInt64 = 23
     @Option var out: String?
+    @Option(name: .customLong("pairs-out"), help: "write the queries and Herald's arrivals (seconds of the day) for the peer script")
+    var pairsOut: String?
 
     func run() throws {
         let clock = ContinuousClock()
@@ -68,19 +70,34 @@ struct PlanLoad: ParsableCommand {
                 for leg in journey.legs {
                     switch leg {
                     case .walk(let a, let b, let d, let e): print("  walk \(a.map { timetable.feed.stops[Int($0)].id } ?? "-") → \(b.map { timetable.feed.stops[Int($0)].id } ?? "-") \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))")
-                    case .ride(let trip, let day, let board, let alight, let d, let e):
+                    case .ride(let ride):
                         let st = timetable.feed.stopTimes
-                        print("  ride \(timetable.feed.trips[Int(trip)].id) day \(day) \(timetable.feed.stops[Int(st.stop[board])].id)(pickup \(st.pickupType[board])) → \(timetable.feed.stops[Int(st.stop[alight])].id)(drop \(st.dropOffType[alight])) \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))")
+                        print("  ride \(timetable.feed.trips[Int(ride.trip)].id) day \(ride.day) \(timetable.feed.stops[Int(st.stop[ride.board])].id)(pickup \(st.pickupType[ride.board])) → \(timetable.feed.stops[Int(st.stop[ride.alight])].id)(drop \(st.dropOffType[ride.alight])) \(timetable.zone.iso8601(ride.departure)) → \(timetable.zone.iso8601(ride.arrival))")
                     }
                 }
             }
             print("scan:", baseline.earliestArrival(from: from, to: to, at: at).map { timetable.zone.iso8601($0) } ?? "none")
+            for stop in parts.dropFirst(3) {
+                let scan = baseline.earliestArrival(from: from, to: timetable.stopsByID[stop]!, at: at).map { timetable.zone.iso8601($0) } ?? "none"
+                var probe = JourneyQuery(origins: [(from, 0)], destinations: [(timetable.stopsByID[stop]!, 0)], departAt: at)
+                probe.maxTransfers = 8
+                print("  at \(stop): scan \(scan), raptor \(planner.plan(probe).last.map { timetable.zone.iso8601($0.arrival) } ?? "none")")
+            }
             return
         }
         let herald = measure(queries) { from, to, at in
             var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
             query.maxTransfers = 8
             return from == to ? at : planner.plan(query).last?.arrival
+        }
+        if let pairsOut {
+            let rows: [[String: Any]] = zip(pairs, herald.answers).map { pair, answer in
+                [
+                    "from": timetable.feed.stops[Int(pair.0)].id, "to": timetable.feed.stops[Int(pair.1)].id, "second": Int(pair.2 - start),
+                    "herald_arrival": answer.map { Int($0 - start) } as Any? ?? NSNull(),
+                ]
+            }
+            try JSONSerialization.data(withJSONObject: rows).write(to: URL(fileURLWithPath: pairsOut))
         }
         let csa = measure(baselineQueries) { from, to, at in from == to ? at : baseline.earliestArrival(from: from, to: to, at: at) }
         let differing = zip(pairs, zip(herald.answers, csa.answers)).filter { $0.1.0 != $0.1.1 }

@@ -1,0 +1,63 @@
+import HeraldCore
+import HeraldGTFS
+
+/// Journey planning (`POST /trips/plan`) on the timetable this node serves.
+extension TransitService {
+    /// The itineraries for a request, in seed 003 §2.3's shape, planned on the first feed (in
+    /// configuration order) that has both ends. Runs off the cooperative pool: a range or
+    /// `arrive_by` request is a few dozen searches.
+    public func plan(_ request: TripPlanRequest) async throws -> JSONValue {
+        let snapshot = self.snapshot
+        guard !snapshot.isEmpty else { throw TransitError.noTimetable }
+        let settings = config.planner
+        var failure: APIError?
+        for feed in snapshot.feeds {
+            guard let planner = feed.planner else {
+                failure = failure ?? TransitError.plannerNotReady
+                continue
+            }
+            let ends = [(request.origin, "origin", "Origin"), (request.destination, "destination", "Destination")].map { place, field, name in
+                (PlaceEnd.resolve(place, feed: feed, network: planner.network, maxWalkingMeters: request.maxWalkingMeters, fallbackName: name), place, field)
+            }
+            var resolved: [PlaceEnd] = []
+            for (resolution, place, field) in ends {
+                switch resolution {
+                case .found(let end): resolved.append(end)
+                case .unknownStop:
+                    if case .stop(let id) = place { failure = failure ?? TransitError.stopNotFound(id) }
+                case .outOfReach: failure = failure ?? TransitError.outsideServiceArea(field, meters: request.maxWalkingMeters)
+                }
+            }
+            guard resolved.count == 2 else { continue }
+            let timetable = feed.timetable
+            let time: Int64
+            switch request.when {
+            case .departAt(let start, _): time = start
+            case .arriveBy(let deadline): time = deadline
+            }
+            let day = timetable.zone.localDay(time)
+            guard let days = timetable.calendar.days, day >= days.lowerBound, day <= days.upperBound + 1 else {
+                throw TransitError.outsideServiceDates(timetable.calendar.days)
+            }
+            let planning = ItineraryPlanner(
+                feed: feed, planner: planner, request: request, origin: resolved[0], destination: resolved[1], windowSeconds: Int64(settings.maxWindowMinutes) * 60)
+            let itineraries = try await BlockingWork.run {
+                planning.itineraries().map {
+                    ItineraryJSON.itinerary($0, feed: feed, origin: planning.origin, destination: planning.destination, walking: planner.network.walking)
+                }
+            }
+            guard !itineraries.isEmpty else { throw TransitError.noRoute }
+            let search: String
+            switch request.when {
+            case .departAt(_, .none): search = "depart_at"
+            case .departAt: search = "depart_between"
+            case .arriveBy: search = "arrive_by"
+            }
+            return [
+                "itineraries": .array(itineraries), "requested_time": .string(timetable.zone.iso8601(time)), "search": .string(search),
+                "feed": .string(feed.name),
+            ]
+        }
+        throw failure ?? TransitError.noRoute
+    }
+}
