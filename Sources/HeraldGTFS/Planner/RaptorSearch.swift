@@ -37,6 +37,9 @@ struct RaptorSearch {
     /// The service days a ride can belong to, with their starts: the day before the
     /// departure's (its trips past midnight), that day and the next.
     let days: [(day: Int32, start: Int64)]
+    /// The services running on each of `days` (the calendar's words, copied once per query).
+    let activeServices: [UInt64]
+    let wordsPerDay: Int
     let usesRealtime: Bool
     /// How late and how early (seconds) a predicted departure can be against the schedule,
     /// so the search for a run looks that far around the scheduled times.
@@ -71,6 +74,9 @@ struct RaptorSearch {
         rounds = max(1, query.maxTransfers + 1)
         let today = timetable.zone.localDay(query.departAt)
         days = ((today - 1)...(today + 1)).map { ($0, timetable.zone.serviceDayStart($0)) }
+        let words = days.map { timetable.calendar.words(day: $0.day) }
+        wordsPerDay = words.first?.count ?? 1
+        activeServices = words.flatMap { $0 }
         usesRealtime = !query.realtime.predictions.isEmpty
         late = usesRealtime ? Int64(query.realtime.lookbackSeconds) : 0
         early = usesRealtime ? Int64(query.realtime.earlySeconds) : 0
@@ -287,9 +293,11 @@ struct RaptorSearch {
     private func earliestRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64) -> (run: Run, time: Int64)? {
         var found: (run: Run, time: Int64)?
         let count = pattern.trips.count
-        for (day, dayStart) in days {
+        for (dayIndex, (day, dayStart)) in days.enumerated() {
             let wanted = notBefore - late - dayStart
             guard wanted <= Int64(pattern.departure(trip: count - 1, at: index)) else { continue }
+            // A later day whose first run leaves after the one found cannot do better.
+            if let found, dayStart + Int64(pattern.departure(trip: 0, at: index)) - early >= found.time { continue }
             var low = 0
             var high = count
             while low < high {
@@ -300,7 +308,8 @@ struct RaptorSearch {
                 let scheduled = dayStart + Int64(pattern.departure(trip: row, at: index))
                 if let found, scheduled - early >= found.time { break }
                 let trip = pattern.trips[row]
-                guard timetable.calendar.isActive(service: network.tripService[Int(trip)], day: day) else { continue }
+                let service = Int(network.tripService[Int(trip)])
+                guard activeServices[dayIndex * wordsPerDay + service >> 6] & (1 << UInt64(service & 63)) != 0 else { continue }
                 if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { continue }
                 if !query.cancelled.isEmpty && query.cancelled.contains(TripDay(trip: trip, day: day)) { continue }
                 let run = Run(row: row, day: day, dayStart: dayStart, prediction: prediction(pattern, row: row, day: day))

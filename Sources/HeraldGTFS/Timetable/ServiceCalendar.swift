@@ -42,6 +42,14 @@ public struct ServiceCalendar: Sendable, Equatable {
         return bits[Int(day - days.lowerBound) * wordsPerDay + Int(service) / 64] & (1 << (UInt64(service) % 64)) != 0
     }
 
+    /// The bits of `day` (bit `s % 64` of word `s / 64`: service `s` runs), zeros outside
+    /// the calendar: what a search that asks about one day many times copies once.
+    public func words(day: Int32) -> [UInt64] {
+        guard let days, days.contains(day) else { return [UInt64](repeating: 0, count: wordsPerDay) }
+        let start = Int(day - days.lowerBound) * wordsPerDay
+        return Array(bits[start..<(start + wordsPerDay)])
+    }
+
     /// Whether any service runs on `day`.
     public func hasService(day: Int32) -> Bool {
         guard let days, days.contains(day) else { return false }
