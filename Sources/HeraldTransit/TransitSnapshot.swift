@@ -8,6 +8,8 @@ public struct LoadedFeed: Sendable {
     public var realtime: RealtimeFreshness
     /// The journey planner over this version (its network built once, with the version).
     public let planner: JourneyPlanner?
+    /// The version's fares (fare_attributes.txt, fare_rules.txt), for planned itineraries.
+    public let fares: FareTable
 
     public init(
         name: String, version: FeedVersionRecord, timetable: Timetable, planner: JourneyPlanner? = nil, overlay: RealtimeOverlay = .empty,
@@ -17,6 +19,7 @@ public struct LoadedFeed: Sendable {
         self.version = version
         self.timetable = timetable
         self.planner = planner
+        fares = FareTable(feed: timetable.feed)
         self.overlay = overlay
         self.realtime = realtime
     }

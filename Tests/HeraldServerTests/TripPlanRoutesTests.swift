@@ -35,7 +35,8 @@ import Testing
             #expect(reply.data?["itineraries"]?.arrayValue?.count == 1)
             #expect(itinerary["transfers"] == 1)
             #expect(itinerary["arrival_time"] == "2007-06-05T09:20:00-07:00")
-            #expect(itinerary["fare_cents"] == .null)
+            // fare_rules.txt: fare p ($1.25, no transfers) on AB and on BFC: two fares.
+            #expect(itinerary["fare_cents"] == 250 && itinerary["fare_currency"] == "USD")
             #expect(itinerary["realtime_data_available"] == false)
             let legs = try #require(itinerary["legs"]?.arrayValue)
             #expect(legs.map { $0["mode"]?.stringValue ?? "" } == ["WALK", "BUS", "BUS"])

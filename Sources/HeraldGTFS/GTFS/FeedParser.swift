@@ -82,10 +82,9 @@ final class FeedParse {
         readStopTimes()
         readFrequencies()
         readTransfers()
-        if checking {
-            readShapes()
-            readFares()
-        }
+        // Fares are served (the journey planner prices itineraries); shapes only checked.
+        readFares()
+        if checking { readShapes() }
         readFeedInfo()
     }
 

@@ -19,12 +19,14 @@ struct RaptorSearch {
         }
     }
 
-    /// A run of a pattern on a service day, with its realtime prediction where there is one.
+    /// A run of a pattern on a service day. Plain integers, so the scan copies it freely; its
+    /// realtime prediction, when realtime is in use, travels beside it.
     struct Run {
         let row: Int
         let day: Int32
         let dayStart: Int64
-        let prediction: TripPrediction?
+        /// The day's place in `days` (-1 for a detached run of another day).
+        var dayIndex = -1
     }
 
     static let unreached = Int64.max
@@ -63,7 +65,7 @@ struct RaptorSearch {
     var egress: [(stop: Int32, walk: Int32)] = []
     /// Runs the realtime data makes skip stops: ridden on their own each round (a pattern's
     /// earliest run must serve every stop its pattern serves), and left out of their patterns.
-    var detached: [(pattern: Int32, run: Run)] = []
+    var detached: [(pattern: Int32, run: Run, prediction: TripPrediction)] = []
     var bestAtDestination = unreached
 
     init(network: TransitNetwork, timetable: Timetable, query: JourneyQuery) {
@@ -93,7 +95,7 @@ struct RaptorSearch {
         if usesRealtime {
             for instance in query.realtime.runsSkippingStops where days.contains(where: { $0.day == instance.day }) {
                 guard let (pattern, row) = network.location(of: instance), let prediction = query.realtime.predictions[instance] else { continue }
-                detached.append((pattern, Run(row: Int(row), day: instance.day, dayStart: timetable.zone.serviceDayStart(instance.day), prediction: prediction)))
+                detached.append((pattern, Run(row: Int(row), day: instance.day, dayStart: timetable.zone.serviceDayStart(instance.day)), prediction))
             }
         }
         for destination in query.destinations {
@@ -142,7 +144,7 @@ struct RaptorSearch {
                 scan(pattern: pattern, from: Int(first), round: round)
             }
             queued.removeAll(keepingCapacity: true)
-            for (pattern, run) in detached { scan(detached: run, pattern: pattern, round: round) }
+            for (pattern, run, prediction) in detached { scan(detached: run, prediction, pattern: pattern, round: round) }
             relaxFootpaths(round: round)
             if let reached = destinationArrival(round: round), reached.time < bestAtDestination {
                 bestAtDestination = reached.time
@@ -170,21 +172,32 @@ struct RaptorSearch {
         let base = round * stopCount
         let previousBase = (round - 1) * stopCount
         var boarded: Run?
+        var boardedPrediction: TripPrediction?
         var boardIndex = 0
         for index in first..<pattern.stops.count {
             let stop = Int(pattern.stops[index])
-            if let run = boarded, pattern.canAlight[index], accessible(Int32(stop)), let reachedAt = arrival(run, pattern, index) {
+            if let run = boarded, pattern.canAlight[index], accessible(Int32(stop)), let reachedAt = arrival(run, pattern, index, boardedPrediction) {
                 alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
             let reached = arrivals[previousBase + stop]
             guard reached != Self.unreached, pattern.canBoard[index], accessible(Int32(stop)) else { continue }
             // A change of vehicle needs its minimum time; boarding at the origin or after a walk does not.
             let ready = reached + (labels[previousBase + stop].isRide ? change : 0)
-            let current = boarded.flatMap { departure($0, pattern, index) }
+            let current = boarded.flatMap { departure($0, pattern, index, boardedPrediction) }
             if let current, current < ready { continue }
-            if let candidate = earliestRun(pattern, index: index, notBefore: ready) {
+            // On board, only a run leaving before the current one can do better: without
+            // realtime (runs in FIFO order) those are the rows below it that day, and the
+            // runs of the days before.
+            let candidate: (run: Run, time: Int64)?
+            if let run = boarded, !usesRealtime, run.dayIndex >= 0 {
+                candidate = earlierRun(pattern, index: index, notBefore: ready, than: run)
+            } else {
+                candidate = earliestRun(pattern, index: index, notBefore: ready)
+            }
+            if let candidate {
                 if let current, current <= candidate.time { continue }
                 boarded = candidate.run
+                boardedPrediction = usesRealtime ? prediction(pattern, row: candidate.run.row, day: candidate.run.day) : nil
                 boardIndex = index
             }
         }
@@ -207,7 +220,7 @@ struct RaptorSearch {
 
     /// Rides one run on its own: boards at the first stop the last round reached in time
     /// where it stops, alights wherever that improves a stop.
-    private mutating func scan(detached run: Run, pattern number: Int32, round: Int) {
+    private mutating func scan(detached run: Run, _ prediction: TripPrediction, pattern number: Int32, round: Int) {
         if let routes = query.routes, !routes.contains(network.patterns[Int(number)].route) { return }
         let trip = network.patterns[Int(number)].trips[run.row]
         if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { return }
@@ -219,11 +232,11 @@ struct RaptorSearch {
         for index in 0..<pattern.stops.count {
             let stop = Int(pattern.stops[index])
             guard accessible(Int32(stop)) else { continue }
-            if let boardIndex, pattern.canAlight[index], let reachedAt = arrival(run, pattern, index) {
+            if let boardIndex, pattern.canAlight[index], let reachedAt = arrival(run, pattern, index, prediction) {
                 alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
             let reached = arrivals[previousBase + stop]
-            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index) else { continue }
+            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index, prediction) else { continue }
             if leaving >= reached + (labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
         }
     }
@@ -271,17 +284,17 @@ struct RaptorSearch {
     }
 
     /// When the run leaves position `index`; nil when it does not stop there (skipped, cancelled).
-    func departure(_ run: Run, _ pattern: TransitNetwork.Pattern, _ index: Int) -> Int64? {
+    func departure(_ run: Run, _ pattern: TransitNetwork.Pattern, _ index: Int, _ prediction: TripPrediction?) -> Int64? {
         let scheduled = run.dayStart + Int64(pattern.departure(trip: run.row, at: index))
-        guard let prediction = run.prediction else { return scheduled }
+        guard let prediction else { return scheduled }
         let stop = prediction.prediction(at: position(pattern, run, index))
         return stop.cancelled ? nil : scheduled + Int64(stop.departureDelay ?? 0)
     }
 
     /// When the run reaches position `index`; nil when it does not stop there.
-    func arrival(_ run: Run, _ pattern: TransitNetwork.Pattern, _ index: Int) -> Int64? {
+    func arrival(_ run: Run, _ pattern: TransitNetwork.Pattern, _ index: Int, _ prediction: TripPrediction?) -> Int64? {
         let scheduled = run.dayStart + Int64(pattern.arrival(trip: run.row, at: index))
-        guard let prediction = run.prediction else { return scheduled }
+        guard let prediction else { return scheduled }
         let stop = prediction.prediction(at: position(pattern, run, index))
         return stop.cancelled ? nil : scheduled + Int64(stop.arrivalDelay ?? 0)
     }
@@ -290,10 +303,11 @@ struct RaptorSearch {
     /// searched service days. Without realtime the runs are in departure order (FIFO), so the
     /// first one running that day is the day's answer; with it, runs within the largest
     /// delay and earliness around the scheduled time are compared by predicted departure.
-    private func earliestRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64) -> (run: Run, time: Int64)? {
+    private func earliestRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, days searched: Range<Int>? = nil) -> (run: Run, time: Int64)? {
         var found: (run: Run, time: Int64)?
         let count = pattern.trips.count
-        for (dayIndex, (day, dayStart)) in days.enumerated() {
+        for dayIndex in searched ?? days.indices {
+            let (day, dayStart) = days[dayIndex]
             let wanted = notBefore - late - dayStart
             guard wanted <= Int64(pattern.departure(trip: count - 1, at: index)) else { continue }
             // A later day whose first run leaves after the one found cannot do better.
@@ -312,13 +326,41 @@ struct RaptorSearch {
                 guard activeServices[dayIndex * wordsPerDay + service >> 6] & (1 << UInt64(service & 63)) != 0 else { continue }
                 if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { continue }
                 if !query.cancelled.isEmpty && query.cancelled.contains(TripDay(trip: trip, day: day)) { continue }
-                let run = Run(row: row, day: day, dayStart: dayStart, prediction: prediction(pattern, row: row, day: day))
+                let run = Run(row: row, day: day, dayStart: dayStart, dayIndex: dayIndex)
+                let predicted = usesRealtime ? prediction(pattern, row: row, day: day) : nil
                 // A run that skips stops is ridden on its own (`detached`).
-                if run.prediction?.skipsStops == true { continue }
-                guard let time = departure(run, pattern, index), time >= notBefore else { continue }
+                if predicted?.skipsStops == true { continue }
+                guard let time = departure(run, pattern, index, predicted), time >= notBefore else { continue }
                 if found == nil || time < found!.time { found = (run, time) }
                 if !usesRealtime { break }
             }
+        }
+        return found
+    }
+
+    /// Without realtime: the earliest run leaving position `index` at or after `notBefore`
+    /// and before `current` (whose departure there is at or after `notBefore`); nil when
+    /// none does (`current` stays the best).
+    private func earlierRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, than current: Run) -> (run: Run, time: Int64)? {
+        var found: (run: Run, time: Int64)?
+        var row = current.row - 1
+        while row >= 0 {
+            let time = current.dayStart + Int64(pattern.departure(trip: row, at: index))
+            if time < notBefore { break }
+            let trip = pattern.trips[row]
+            let service = Int(network.tripService[Int(trip)])
+            if activeServices[current.dayIndex * wordsPerDay + service >> 6] & (1 << UInt64(service & 63)) != 0
+                && (!query.wheelchairOnly || network.tripAccessible[Int(trip)])
+                && (query.cancelled.isEmpty || !query.cancelled.contains(TripDay(trip: trip, day: current.day)))
+            {
+                found = (Run(row: row, day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex), time)
+            }
+            row -= 1
+        }
+        if current.dayIndex > 0, let before = earliestRun(pattern, index: index, notBefore: notBefore, days: 0..<current.dayIndex),
+            before.time < (found?.time ?? .max)
+        {
+            found = before
         }
         return found
     }
@@ -350,9 +392,10 @@ struct RaptorSearch {
             case .ride(let number, let row, let day, let boardIndex, let alightIndex):
                 let pattern = network.patterns[Int(number)]
                 let trip = pattern.trips[Int(row)]
-                let run = Run(row: Int(row), day: day, dayStart: timetable.zone.serviceDayStart(day), prediction: prediction(pattern, row: Int(row), day: day))
+                let run = Run(row: Int(row), day: day, dayStart: timetable.zone.serviceDayStart(day))
+                let predicted = prediction(pattern, row: Int(row), day: day)
                 let start = Int(timetable.feed.stopTimes.tripStart[Int(trip)])
-                guard let leaving = departure(run, pattern, Int(boardIndex)), let reaching = arrival(run, pattern, Int(alightIndex)) else { return nil }
+                guard let leaving = departure(run, pattern, Int(boardIndex), predicted), let reaching = arrival(run, pattern, Int(alightIndex), predicted) else { return nil }
                 legs.append(
                     .ride(
                         Journey.Ride(

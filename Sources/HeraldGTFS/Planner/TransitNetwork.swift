@@ -16,7 +16,9 @@ public struct TransitNetwork: Sendable {
         public let trips: [Int32]
         /// Each row's shift from its trip's stop times (a frequency run; 0 otherwise).
         public let shifts: [Int32]
-        /// Row-major, trips × stops: seconds since the service day's start.
+        /// Seconds since the service day's start. Arrivals run by run (a ride reads one run's
+        /// stops in turn); departures stop by stop (the search for a stop's earliest run is a
+        /// binary search over contiguous memory).
         let arrivals: [Int32]
         let departures: [Int32]
         /// Whether boarding / alighting is allowed at each stop (pickup_type / drop_off_type 1 = no).
@@ -24,7 +26,7 @@ public struct TransitNetwork: Sendable {
         let canAlight: [Bool]
 
         func arrival(trip row: Int, at index: Int) -> Int32 { arrivals[row * stops.count + index] }
-        func departure(trip row: Int, at index: Int) -> Int32 { departures[row * stops.count + index] }
+        func departure(trip row: Int, at index: Int) -> Int32 { departures[index * trips.count + row] }
     }
 
     public struct Footpath: Sendable, Equatable {
@@ -129,10 +131,10 @@ public struct TransitNetwork: Sendable {
                 arrivals.reserveCapacity(lane.count * key.stops.count)
                 departures.reserveCapacity(lane.count * key.stops.count)
                 for run in lane {
-                    for index in 0..<key.stops.count {
-                        arrivals.append(arrival(run, index))
-                        departures.append(departure(run, index))
-                    }
+                    for index in 0..<key.stops.count { arrivals.append(arrival(run, index)) }
+                }
+                for index in 0..<key.stops.count {
+                    for run in lane { departures.append(departure(run, index)) }
                 }
                 let canBoard = key.rules.map { $0 & 1 == 0 }
                 let canAlight = key.rules.map { $0 & 2 == 0 }

@@ -39,7 +39,7 @@ extension TransitRoutes {
     ])
     static let itinerarySchema = Schema.object([
         "duration_minutes": Schema.integer(), "duration_seconds": Schema.integer(), "walking_distance_meters": ["type": "number"],
-        "transfers": Schema.integer(), "fare_cents": nullableInteger, "departure_time": time, "arrival_time": time,
+        "transfers": Schema.integer(), "fare_cents": nullableInteger, "fare_currency": nullableString, "departure_time": time, "arrival_time": time,
         "legs": ["type": "array", "items": legSchema], "realtime_data_available": ["type": "boolean"], "wheelchair_accessible": ["type": "boolean"],
     ])
 

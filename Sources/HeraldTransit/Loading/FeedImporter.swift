@@ -149,11 +149,9 @@ public struct FeedImporter: Sendable {
             let (parsed, report) = FeedParser.parse(archive, scope: .full)
             guard let feed = parsed else { return (nil, report, nil) }
             // The timetable keeps only what answers need (what a node loading the version
-            // reads: `FeedParser.Scope.serving`); shapes and fares go to the rows only.
+            // reads: `FeedParser.Scope.serving`); shapes go to the rows only.
             var serving = feed
             serving.shapes = []
-            serving.fareAttributes = []
-            serving.fareRules = []
             return (feed, report, Result { try Timetable(feed: serving) })
         }
         guard let feed = parsed, let built else { return try await failed(&record, report: report) }

@@ -14,6 +14,7 @@ public enum ItineraryJSON {
         var walkingMeters = 0.0
         var realtime = false
         var accessible = true
+        var fareRides: [FareTable.Ride] = []
         for leg in journey.legs {
             switch leg {
             case .walk(let from, let to, let departure, let arrival):
@@ -30,20 +31,32 @@ public enum ItineraryJSON {
                         "polyline": .string(Polyline.encode([start.point, finish.point].compactMap { $0 })),
                     ])
             case .ride(let ride):
+                fareRides.append(fareRide(ride, feed: feed))
                 let (json, predicted, wheelchair) = rideLeg(ride, feed: feed)
                 legs.append(json)
                 realtime = realtime || predicted
                 accessible = accessible && wheelchair
             }
         }
+        // GTFS fares v1 where the feed has them (null without, or when some ride has none).
+        let fare = feed.fares.fare(fareRides)
         return [
             "duration_minutes": minutes(journey.arrival - journey.departure), "duration_seconds": .number(Double(journey.arrival - journey.departure)),
             "walking_distance_meters": .number(walkingMeters.rounded()), "transfers": .number(Double(journey.transfers)),
-            // Fares: Herald does not read fare_attributes.txt / fare_rules.txt for serving yet.
-            "fare_cents": .null,
+            "fare_cents": fare.map { .number(Double($0.minor)) } ?? .null, "fare_currency": fare.map { .string($0.currency) } ?? .null,
             "departure_time": .string(zone.iso8601(journey.departure)), "arrival_time": .string(zone.iso8601(journey.arrival)),
             "legs": .array(legs), "realtime_data_available": .bool(realtime), "wheelchair_accessible": .bool(accessible),
         ]
+    }
+
+    static func fareRide(_ ride: Journey.Ride, feed: LoadedFeed) -> FareTable.Ride {
+        let timetable = feed.timetable
+        let stops = timetable.feed.stopTimes.stop
+        let trip = timetable.feed.trips[Int(ride.trip)]
+        let zones = (ride.board...ride.alight).compactMap { timetable.feed.stops[Int(stops[$0])].zoneID }
+        return FareTable.Ride(
+            routeID: timetable.feed.routes[Int(trip.route)].id, originZone: timetable.feed.stops[Int(stops[ride.board])].zoneID,
+            destinationZone: timetable.feed.stops[Int(stops[ride.alight])].zoneID, zones: Set(zones), departure: ride.departure)
     }
 
     static func minutes(_ seconds: Int64) -> JSONValue { .number(Double((seconds + 59) / 60)) }
