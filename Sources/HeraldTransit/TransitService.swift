@@ -73,7 +73,7 @@ public final class TransitService: Sendable {
         self.logger = logger
         fetcher = FeedFetcher()
         importer = FeedImporter(database: database, config: config, fetcher: fetcher, clock: clock, logger: logger)
-        live = LiveUpdates(hub: hub, clock: clock)
+        live = LiveUpdates(hub: hub, clock: clock, planner: config.planner)
         follower = TransitFollower()
         hub.join(follower, room: Self.announcementRoom)
     }

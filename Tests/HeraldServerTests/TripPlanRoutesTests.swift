@@ -165,3 +165,45 @@ import Testing
         }
     }
 }
+
+extension TripPlanRoutesTests {
+    /// A planned itinerary followed on `itinerary:{id}`: AB1 then BFC1 at Bullfrog (10 minutes
+    /// to change). AB1 five minutes late leaves four minutes to spare: `delayed`; ten minutes
+    /// late it arrives as BFC1 leaves: `disrupted`, the connection missed, and a replan from
+    /// Bullfrog (tomorrow's BFC1, at Furnace Creek 09:20 on the 6th).
+    @Test func aFollowedItineraryHearsOfAMissedConnectionWithAReplan() async throws {
+        try await TestServer.run(.sqlite, setup: .live, clock: ManualClock(sampleMorning)) { s in
+            _ = try await s.importSample()
+            let svc = try await s.token("backend", .service)
+            let planned = try await Self.plan(
+                s, ["origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1])
+            let id = try #require(planned.data?["itineraries"]?[0]?["itinerary_id"]?.stringValue)
+            try await withNativeClient(s, token: try await s.token("ann")) { ann in
+                _ = await ann.next(type: "connected", timeout: .seconds(20))
+                ann.send(["type": "subscribe", "channel": "itinerary:v1.fv_nope.1-2-3-4-5"])
+                #expect(await ann.next(type: "error", timeout: .seconds(20))?["code"] == "FORBIDDEN")
+                ann.send(["type": "subscribe", "channel": .string("itinerary:" + id)])
+                #expect(await ann.next(type: "subscribed", timeout: .seconds(20))?["channel"] == .string("itinerary:" + id))
+                let now = Int64(sampleMorning.timeIntervalSince1970)
+                let late = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 300, false)])], timestamp: now)
+                #expect(try await s.postProtobuf("/api/v1/transit/realtime", late, token: svc).status == 200)
+                let first = try #require(await ann.next(type: "itinerary_update", timeout: .seconds(20)))
+                #expect(first["payload"]?["status"] == "delayed")
+                #expect(first["payload"]?["legs"]?[0]?["arrival_time"] == "2007-06-05T08:15:00-07:00")
+                #expect(first["payload"]?["problems"] == .array([]))
+                let later = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 600, false)])], timestamp: now)
+                #expect(try await s.postProtobuf("/api/v1/transit/realtime", later, token: svc).status == 200)
+                let second = try #require(await ann.next(type: "itinerary_update", timeout: .seconds(20)))
+                #expect(second["payload"]?["status"] == "disrupted")
+                #expect(second["payload"]?["problems"]?[0]?["kind"] == "connection_missed")
+                #expect(second["payload"]?["problems"]?[0]?["leg"] == 1)
+                #expect(second["payload"]?["replan"]?[0]?["arrival_time"] == "2007-06-06T09:20:00-07:00")
+                #expect(second["payload"]?["replan"]?[0]?["legs"]?[0]?["from"]?["stop_id"] == "BULLFROG")
+                // A reconnect gets the status as it is.
+                ann.send(["type": "reconnect", "channel": .string("itinerary:" + id), "last_event_id": "evt_0"])
+                let sync = try #require(await ann.next(type: "state_sync", timeout: .seconds(20)))
+                #expect(sync["itinerary"]?["status"] == "disrupted")
+            }
+        }
+    }
+}

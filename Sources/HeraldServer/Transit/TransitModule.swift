@@ -92,8 +92,9 @@ public struct TransitModule: Sendable {
     }
 }
 
-/// `stop:{id}` and `route:{id}` on both realtime protocols: any signed-in user may follow a
-/// stop or route the served feeds have; a native `reconnect` gets the current board.
+/// `stop:{id}`, `route:{id}` and `itinerary:{id}` on both realtime protocols: any signed-in
+/// user may follow a stop or route the served feeds have, or a planned itinerary; a native
+/// `reconnect` gets the current board or status.
 struct TransitChannels {
     let service: TransitService
 
@@ -109,6 +110,14 @@ struct TransitChannels {
                 let entries = LiveUpdates.entries(room: channel, snapshot: service.snapshot, now: Int64(service.clock.now().timeIntervalSince1970)) ?? []
                 return [prefix == "stop" ? "departures" : "active_trips": .array(entries.map(\.value))]
             }
+        }
+        // A planned itinerary (`itinerary_id` of a plan): any signed-in user may follow one
+        // that names runs of a served feed version.
+        channels.allow(prefix: "itinerary") { _, channel in
+            ItineraryID(String(channel.dropFirst(ItineraryWatch.prefix.count)))?.feed(in: service.snapshot) != nil
+        }
+        native.stateSync(prefix: "itinerary") { _, channel, _ in
+            ["itinerary": ItineraryWatch.status(String(channel.dropFirst(ItineraryWatch.prefix.count)), snapshot: service.snapshot, planner: service.config.planner)]
         }
     }
 }

@@ -38,6 +38,7 @@ extension TransitRoutes {
         "wheelchair_accessible": ["type": "boolean"],
     ])
     static let itinerarySchema = Schema.object([
+        "itinerary_id": ["type": ["string", "null"], "description": "follow it on the realtime channel itinerary:{id} (itinerary_update)"],
         "duration_minutes": Schema.integer(), "duration_seconds": Schema.integer(), "walking_distance_meters": ["type": "number"],
         "transfers": Schema.integer(), "fare_cents": nullableInteger, "fare_currency": nullableString, "departure_time": time, "arrival_time": time,
         "legs": ["type": "array", "items": legSchema], "realtime_data_available": ["type": "boolean"], "wheelchair_accessible": ["type": "boolean"],

@@ -4,8 +4,10 @@ import HeraldRealtime
 import Synchronization
 import HeraldGTFS
 
-/// Departure and vehicle changes for clients following `stop:{id}` or `route:{id}`, sent as
-/// the realtime data moves instead of being polled.
+/// Departure and vehicle changes for clients following `stop:{id}` or `route:{id}`, and the
+/// status of planned itineraries for those following `itinerary:{id}` (`itinerary_update`,
+/// whole, when it changes: `ItineraryWatch`), sent as the realtime data moves instead of
+/// being polled.
 ///
 /// Each node computes, for the rooms its own clients follow, the current board (a stop's next
 /// departures) or the route's runs under way, compares them with what the room was last sent
@@ -18,15 +20,18 @@ import HeraldGTFS
 public final class LiveUpdates: Sendable {
     let hub: RealtimeHub
     let clock: any HeraldClock
+    /// For the replans an itinerary's followers are offered.
+    let planner: TransitConfig.PlannerConfig
     /// Per room: entry key → the entry's JSON as last sent.
     private let sent = Mutex<[String: [String: String]]>([:])
 
     /// Departures a stop's room follows (the seed's default board).
     public static let departuresPerStop = 10
 
-    public init(hub: RealtimeHub, clock: any HeraldClock) {
+    public init(hub: RealtimeHub, clock: any HeraldClock, planner: TransitConfig.PlannerConfig = .init()) {
         self.hub = hub
         self.clock = clock
+        self.planner = planner
     }
 
     public static func stopRoom(_ id: String) -> String { "stop:\(id)" }
@@ -34,7 +39,12 @@ public final class LiveUpdates: Sendable {
 
     /// The entries a room shows now, keyed, in display order; nil when the room names
     /// nothing in the snapshot.
-    public static func entries(room: String, snapshot: TransitSnapshot, now: Int64) -> [(key: String, value: JSONValue)]? {
+    public static func entries(
+        room: String, snapshot: TransitSnapshot, now: Int64, planner: TransitConfig.PlannerConfig = .init()
+    ) -> [(key: String, value: JSONValue)]? {
+        if room.hasPrefix(ItineraryWatch.prefix) {
+            return [("status", ItineraryWatch.status(String(room.dropFirst(ItineraryWatch.prefix.count)), snapshot: snapshot, planner: planner))]
+        }
         if room.hasPrefix("stop:") {
             guard let (feed, stop) = snapshot.stop(String(room.dropFirst(5))) else { return nil }
             let rows = DepartureBoard(timetable: feed.timetable, overlay: feed.overlay).departures(.init(stop: stop, at: now, limit: departuresPerStop))
@@ -52,12 +62,12 @@ public final class LiveUpdates: Sendable {
     public func publish(snapshot: TransitSnapshot) async {
         let now = clock.now()
         let seconds = Int64(now.timeIntervalSince1970)
-        let rooms = hub.localRooms.filter { $0.hasPrefix("stop:") || $0.hasPrefix("route:") }
+        let rooms = hub.localRooms.filter { $0.hasPrefix("stop:") || $0.hasPrefix("route:") || $0.hasPrefix(ItineraryWatch.prefix) }
         var events: [RealtimeEvent] = []
         var next: [String: [String: String]] = [:]
         let previous = sent.withLock { $0 }
         for room in rooms {
-            guard let ordered = Self.entries(room: room, snapshot: snapshot, now: seconds) else { continue }
+            guard let ordered = Self.entries(room: room, snapshot: snapshot, now: seconds, planner: planner) else { continue }
             let entries = Dictionary(ordered) { first, _ in first }
             var texts: [String: String] = [:]
             for (key, value) in entries {
@@ -70,6 +80,13 @@ public final class LiveUpdates: Sendable {
             let changed = ordered.map(\.key).filter { before[$0] != texts[$0] }
             let removed = before.keys.filter { texts[$0] == nil }.sorted()
             guard !changed.isEmpty || !removed.isEmpty else { continue }
+            if room.hasPrefix(ItineraryWatch.prefix), let status = entries["status"] {
+                // An itinerary's status goes whole, as `itinerary_update`.
+                var writer = JSONWriter()
+                writer.write(status)
+                events.append(RealtimeEvent(room: room, seq: nil, name: "itinerary_update", payloadJSON: writer.string, createdAt: now.epochMilliseconds))
+                continue
+            }
             let isStop = room.hasPrefix("stop:")
             let id = String(room.drop { $0 != ":" }.dropFirst())
             let payload: JSONValue = [

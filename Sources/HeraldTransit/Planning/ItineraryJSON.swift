@@ -40,7 +40,11 @@ public enum ItineraryJSON {
         }
         // GTFS fares v1 where the feed has them (null without, or when some ride has none).
         let fare = feed.fares.fare(fareRides)
+        // Followable on `itinerary:{id}` (ItineraryWatch) when it rides at all.
+        let itineraryID = ItineraryID(version: feed.version.id, journey: journey)
+        let id = journey.rides > 0 && journey.rides <= 5 && itineraryID.fitsAChannel ? itineraryID.text : nil
         return [
+            "itinerary_id": id.map(JSONValue.string) ?? .null,
             "duration_minutes": minutes(journey.arrival - journey.departure), "duration_seconds": .number(Double(journey.arrival - journey.departure)),
             "walking_distance_meters": .number(walkingMeters.rounded()), "transfers": .number(Double(journey.transfers)),
             "fare_cents": fare.map { .number(Double($0.minor)) } ?? .null, "fare_currency": fare.map { .string($0.currency) } ?? .null,
