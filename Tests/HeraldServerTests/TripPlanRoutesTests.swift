@@ -78,6 +78,16 @@ import Testing
             #expect(arrive.data?["search"] == "arrive_by")
             #expect(Self.departures(arrive).first == "2007-06-05T07:30:00-07:00")
             #expect(arrive.data?["itineraries"]?[0]?["arrival_time"] == "2007-06-05T07:50:00-07:00")
+            // NADAV to NANAA, 600 m apart (780 m of walking): the walk alone comes first and
+            // counts among max_itineraries.
+            let near: JSONValue = [
+                "origin": ["lat": 36.914893, "lon": -116.76821], "destination": ["lat": 36.914944, "lon": -116.761472], "max_itineraries": 1,
+            ]
+            let walk = try await Self.plan(s, near)
+            #expect(walk.data?["itineraries"]?.arrayValue?.count == 1)
+            #expect(walk.data?["itineraries"]?[0]?["legs"]?.arrayValue?.map { $0["mode"]?.stringValue ?? "" } == ["WALK"])
+            #expect(walk.data?["itineraries"]?[0]?["itinerary_id"] == .null)
+            #expect(walk.data?["itineraries"]?[0]?["walking_distance_meters"]?.doubleValue.map { (760...800).contains($0) } == true)
             // Leaving now (08:05) without a time.
             let now = try await Self.plan(s, ["origin": ["stop_id": "STAGECOACH"], "destination": ["stop_id": "BEATTY_AIRPORT"], "max_itineraries": 1])
             #expect(Self.departures(now) == ["2007-06-05T08:30:00-07:00"])

@@ -14,7 +14,8 @@ import HeraldGeo
 ///   departure), with its Pareto set.
 ///
 /// A walk to the first stop is moved to end when the first vehicle leaves (nobody waits at
-/// home); a walk the whole way is offered when it is within the walking distance.
+/// home); a walk the whole way is offered first when it is within the walking distance, and
+/// counts among the `max_itineraries`.
 public struct ItineraryPlanner: Sendable {
     public let feed: LoadedFeed
     public let planner: JourneyPlanner
@@ -68,7 +69,7 @@ public struct ItineraryPlanner: Sendable {
             }
             found.sort { ($0.arrival, $0.rides, $0.departure) < ($1.arrival, $1.rides, $1.departure) }
             found = Array(found.prefix(wanted))
-            if let walk = walkAlone(leaving: start) { found.insert(walk, at: 0) }
+            if let walk = walkAlone(leaving: start) { found = Array(([walk] + found).prefix(wanted)) }
         case .departAt(let start, let until?):
             var seen = Set<[RideKey]>()
             var time = start
@@ -86,7 +87,7 @@ public struct ItineraryPlanner: Sendable {
             }
             found.sort { ($0.departure, $0.arrival, $0.rides) < ($1.departure, $1.arrival, $1.rides) }
             found = Array(found.prefix(wanted))
-            if let walk = walkAlone(leaving: start) { found.insert(walk, at: 0) }
+            if let walk = walkAlone(leaving: start) { found = Array(([walk] + found).prefix(wanted)) }
         case .arriveBy(let deadline):
             func arriving(_ time: Int64) -> [Journey] { search(time).filter { $0.arrival <= deadline } }
             var low = deadline - windowSeconds
@@ -110,7 +111,7 @@ public struct ItineraryPlanner: Sendable {
             }
             // Latest departure first, then fewer rides.
             found = Array(best.sorted { ($1.departure, $0.rides) < ($0.departure, $1.rides) }.prefix(wanted))
-            if let walk = walkAlone(arriving: deadline) { found.insert(walk, at: 0) }
+            if let walk = walkAlone(arriving: deadline) { found = Array(([walk] + found).prefix(wanted)) }
         }
         return found
     }
