@@ -10,16 +10,28 @@
 public struct JourneyPlanner: Sendable {
     public let network: TransitNetwork
     public let timetable: Timetable
+    /// The service days met so far, each with its runs only, and the searches' buffers:
+    /// shared by every query on this feed version, thread-safe.
+    let serviceDays: ServiceDayCache
+    let buffers: RaptorBufferPool
 
     public init(network: TransitNetwork, timetable: Timetable) {
         self.network = network
         self.timetable = timetable
+        serviceDays = ServiceDayCache()
+        buffers = RaptorBufferPool()
     }
 
     /// The Pareto-optimal journeys (fewest rides first), empty when none exists within
     /// `maxTransfers` and the service days around `departAt`.
     public func plan(_ query: JourneyQuery) -> [Journey] {
-        var search = RaptorSearch(network: network, timetable: timetable, query: query)
-        return search.run()
+        let network = network
+        let calendar = timetable.calendar
+        var search = RaptorSearch(network: network, timetable: timetable, query: query, buffers: buffers.take()) { day in
+            serviceDays.runs(day: day) { ServiceDayRuns(network: network, calendar: calendar, day: day) }
+        }
+        let journeys = search.run()
+        buffers.give(search.takeBuffers())
+        return journeys
     }
 }

@@ -25,8 +25,10 @@ struct RaptorSearch {
         let row: Int
         let day: Int32
         let dayStart: Int64
-        /// The day's place in `days` (-1 for a detached run of another day).
+        /// The day's place in `days` and the run's among that day's runs of its pattern
+        /// (`ServiceDayRuns`); -1 for a detached run.
         var dayIndex = -1
+        var dayRow = -1
     }
 
     static let unreached = Int64.max
@@ -39,28 +41,20 @@ struct RaptorSearch {
     /// The service days a ride can belong to, with their starts: the day before the
     /// departure's (its trips past midnight), that day and the next.
     let days: [(day: Int32, start: Int64)]
-    /// The services running on each of `days` (the calendar's words, copied once per query).
-    let activeServices: [UInt64]
-    let wordsPerDay: Int
+    /// The runs of each of `days`.
+    let dayRuns: [ServiceDayRuns]
     let usesRealtime: Bool
     /// How late and how early (seconds) a predicted departure can be against the schedule,
     /// so the search for a run looks that far around the scheduled times.
     let late: Int64
     let early: Int64
     let change: Int64
-    var best: [Int64]
-    /// The earliest arrival at each stop by a ride, any round: footpaths start from rides, so
-    /// a ride that is not the stop's earliest arrival (a walk got there first) may still be
-    /// the start of the best walk on.
-    var bestRide: [Int64]
-    var arrivals: [Int64]
-    var labels: [Label]
-    var rideArrivals: [Int64]
-    var rideLabels: [Label]
-    var marked: [Bool]
+    /// Per stop and per round × stop (see `RaptorBuffers`): `best` the earliest arrival at
+    /// each stop, any round; `bestRide` the earliest by a ride, any round (footpaths start
+    /// from rides, so a ride that is not the stop's earliest arrival — a walk got there
+    /// first — may still be the start of the best walk on).
+    private(set) var buffers: RaptorBuffers
     var markedStops: [Int32] = []
-    /// Per pattern: the first position to scan this round (Int32.max: not queued).
-    var queueIndex: [Int32]
     var queued: [Int32] = []
     var egress: [(stop: Int32, walk: Int32)] = []
     /// Runs the realtime data makes skip stops: ridden on their own each round (a pattern's
@@ -68,7 +62,7 @@ struct RaptorSearch {
     var detached: [(pattern: Int32, run: Run, prediction: TripPrediction)] = []
     var bestAtDestination = unreached
 
-    init(network: TransitNetwork, timetable: Timetable, query: JourneyQuery) {
+    init(network: TransitNetwork, timetable: Timetable, query: JourneyQuery, buffers: RaptorBuffers, dayRuns: (Int32) -> ServiceDayRuns) {
         self.network = network
         self.timetable = timetable
         self.query = query
@@ -76,22 +70,13 @@ struct RaptorSearch {
         rounds = max(1, query.maxTransfers + 1)
         let today = timetable.zone.localDay(query.departAt)
         days = ((today - 1)...(today + 1)).map { ($0, timetable.zone.serviceDayStart($0)) }
-        let words = days.map { timetable.calendar.words(day: $0.day) }
-        wordsPerDay = words.first?.count ?? 1
-        activeServices = words.flatMap { $0 }
+        self.dayRuns = days.map { dayRuns($0.day) }
         usesRealtime = !query.realtime.predictions.isEmpty
         late = usesRealtime ? Int64(query.realtime.lookbackSeconds) : 0
         early = usesRealtime ? Int64(query.realtime.earlySeconds) : 0
         change = Int64(network.walking.minimumChangeSeconds)
-        let cells = (rounds + 1) * stopCount
-        best = [Int64](repeating: Self.unreached, count: stopCount)
-        bestRide = [Int64](repeating: Self.unreached, count: stopCount)
-        arrivals = [Int64](repeating: Self.unreached, count: cells)
-        labels = [Label](repeating: .none, count: cells)
-        rideArrivals = [Int64](repeating: Self.unreached, count: cells)
-        rideLabels = [Label](repeating: .none, count: cells)
-        marked = [Bool](repeating: false, count: stopCount)
-        queueIndex = [Int32](repeating: .max, count: network.patterns.count)
+        self.buffers = buffers
+        self.buffers.prepare(stopCount: stopCount, patterns: network.patterns.count, cells: (rounds + 1) * stopCount)
         if usesRealtime {
             for instance in query.realtime.runsSkippingStops where days.contains(where: { $0.day == instance.day }) {
                 guard let (pattern, row) = network.location(of: instance), let prediction = query.realtime.predictions[instance] else { continue }
@@ -112,13 +97,13 @@ struct RaptorSearch {
         for origin in query.origins where accessible(origin.stop) {
             let stop = Int(origin.stop)
             let time = query.departAt + Int64(origin.walkSeconds)
-            if time < arrivals[stop] {
-                arrivals[stop] = time
-                best[stop] = time
-                labels[stop] = .origin(walk: origin.walkSeconds)
-                rideArrivals[stop] = time
-                rideLabels[stop] = .origin(walk: origin.walkSeconds)
-                mark(origin.stop)
+            if time < buffers.arrivals[stop] {
+                buffers.arrivals[stop] = time
+                buffers.best[stop] = time
+                buffers.labels[stop] = .origin(walk: origin.walkSeconds)
+                buffers.rideArrivals[stop] = time
+                buffers.rideLabels[stop] = .origin(walk: origin.walkSeconds)
+                mark(origin.stop, base: 0)
             }
         }
         // Footpaths from the origin stops (a query by stop id may start next door).
@@ -130,16 +115,19 @@ struct RaptorSearch {
         }
         for round in 1...rounds {
             for stop in markedStops {
-                marked[Int(stop)] = false
-                for (pattern, index) in network.patternsAtStop[Int(stop)] where index < queueIndex[Int(pattern)] {
-                    if queueIndex[Int(pattern)] == .max { queued.append(pattern) }
-                    queueIndex[Int(pattern)] = index
+                buffers.marked[Int(stop)] = false
+                for entry in Int(network.stopPatternStart[Int(stop)])..<Int(network.stopPatternStart[Int(stop) + 1]) {
+                    let pattern = Int(network.stopPatterns[entry])
+                    let index = network.stopPatternIndexes[entry]
+                    guard index < buffers.queueIndex[pattern] else { continue }
+                    if buffers.queueIndex[pattern] == .max { queued.append(Int32(pattern)) }
+                    buffers.queueIndex[pattern] = index
                 }
             }
             markedStops.removeAll(keepingCapacity: true)
             for pattern in queued {
-                let first = queueIndex[Int(pattern)]
-                queueIndex[Int(pattern)] = .max
+                let first = buffers.queueIndex[Int(pattern)]
+                buffers.queueIndex[Int(pattern)] = .max
                 if let routes = query.routes, !routes.contains(network.patterns[Int(pattern)].route) { continue }
                 scan(pattern: pattern, from: Int(first), round: round)
             }
@@ -155,9 +143,20 @@ struct RaptorSearch {
         return journeys
     }
 
-    private mutating func mark(_ stop: Int32) {
-        guard !marked[Int(stop)] else { return }
-        marked[Int(stop)] = true
+    /// Hands the buffers back, reset, for the next search (this one is done).
+    mutating func takeBuffers() -> RaptorBuffers {
+        for stop in markedStops { buffers.marked[Int(stop)] = false }
+        buffers.reset()
+        var taken = RaptorBuffers()
+        swap(&taken, &buffers)
+        return taken
+    }
+
+    /// A stop written in the round starting at cell `base`: its cell is recorded for the reset.
+    private mutating func mark(_ stop: Int32, base: Int) {
+        guard !buffers.marked[Int(stop)] else { return }
+        buffers.marked[Int(stop)] = true
+        buffers.touched.append(Int32(base + Int(stop)))
         markedStops.append(stop)
     }
 
@@ -179,10 +178,12 @@ struct RaptorSearch {
             if let run = boarded, pattern.canAlight[index], accessible(Int32(stop)), let reachedAt = arrival(run, pattern, index, boardedPrediction) {
                 alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
-            let reached = arrivals[previousBase + stop]
+            let reached = buffers.arrivals[previousBase + stop]
             guard reached != Self.unreached, pattern.canBoard[index], accessible(Int32(stop)) else { continue }
             // A change of vehicle needs its minimum time; boarding at the origin or after a walk does not.
-            let ready = reached + (labels[previousBase + stop].isRide ? change : 0)
+            let ready = reached + (buffers.labels[previousBase + stop].isRide ? change : 0)
+            // Nothing boarded here can reach the destination before the best way found so far.
+            if ready >= bestAtDestination { continue }
             let current = boarded.flatMap { departure($0, pattern, index, boardedPrediction) }
             if let current, current < ready { continue }
             // On board, only a run leaving before the current one can do better: without
@@ -190,9 +191,9 @@ struct RaptorSearch {
             // runs of the days before.
             let candidate: (run: Run, time: Int64)?
             if let run = boarded, !usesRealtime, run.dayIndex >= 0 {
-                candidate = earlierRun(pattern, index: index, notBefore: ready, than: run)
+                candidate = earlierRun(number, pattern, index: index, notBefore: ready, than: run)
             } else {
-                candidate = earliestRun(pattern, index: index, notBefore: ready)
+                candidate = earliestRun(number, pattern, index: index, notBefore: ready)
             }
             if let candidate {
                 if let current, current <= candidate.time { continue }
@@ -206,16 +207,16 @@ struct RaptorSearch {
     /// Getting off at `stop` at `time`: kept as the stop's ride arrival when no ride got there
     /// earlier (walks start from it), and as its arrival when nothing did.
     private mutating func alight(at stop: Int, _ time: Int64, base: Int, _ label: Label) {
-        guard time < bestRide[stop], time < bestAtDestination else { return }
-        bestRide[stop] = time
-        rideArrivals[base + stop] = time
-        rideLabels[base + stop] = label
-        if time < best[stop] {
-            arrivals[base + stop] = time
-            best[stop] = time
-            labels[base + stop] = label
+        guard time < buffers.bestRide[stop], time < bestAtDestination else { return }
+        buffers.bestRide[stop] = time
+        buffers.rideArrivals[base + stop] = time
+        buffers.rideLabels[base + stop] = label
+        if time < buffers.best[stop] {
+            buffers.arrivals[base + stop] = time
+            buffers.best[stop] = time
+            buffers.labels[base + stop] = label
         }
-        mark(Int32(stop))
+        mark(Int32(stop), base: base)
     }
 
     /// Rides one run on its own: boards at the first stop the last round reached in time
@@ -235,9 +236,9 @@ struct RaptorSearch {
             if let boardIndex, pattern.canAlight[index], let reachedAt = arrival(run, pattern, index, prediction) {
                 alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
-            let reached = arrivals[previousBase + stop]
+            let reached = buffers.arrivals[previousBase + stop]
             guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index, prediction) else { continue }
-            if leaving >= reached + (labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
+            if leaving >= reached + (buffers.labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
         }
     }
 
@@ -246,16 +247,17 @@ struct RaptorSearch {
         let base = round * stopCount
         for index in markedStops.indices {
             let stop = markedStops[index]
-            let arrival = rideArrivals[base + Int(stop)]
-            guard arrival != Self.unreached else { continue }
-            for path in network.footpaths[Int(stop)] where accessible(path.to) {
-                let time = arrival + Int64(path.seconds)
-                let to = Int(path.to)
-                if time < best[to] && time < bestAtDestination {
-                    arrivals[base + to] = time
-                    best[to] = time
-                    labels[base + to] = .walk(from: stop, seconds: path.seconds)
-                    mark(path.to)
+            let arrival = buffers.rideArrivals[base + Int(stop)]
+            guard arrival < bestAtDestination else { continue }
+            for entry in Int(network.footpathStart[Int(stop)])..<Int(network.footpathStart[Int(stop) + 1]) {
+                let seconds = network.footpathSeconds[entry]
+                let time = arrival + Int64(seconds)
+                let to = Int(network.footpathTo[entry])
+                if time < buffers.best[to] && time < bestAtDestination && accessible(Int32(to)) {
+                    buffers.arrivals[base + to] = time
+                    buffers.best[to] = time
+                    buffers.labels[base + to] = .walk(from: stop, seconds: seconds)
+                    mark(Int32(to), base: base)
                 }
             }
         }
@@ -264,7 +266,7 @@ struct RaptorSearch {
     private func destinationArrival(round: Int) -> (stop: Int32, walk: Int32, time: Int64)? {
         var found: (stop: Int32, walk: Int32, time: Int64)?
         for (stop, walk) in egress {
-            let arrival = arrivals[round * stopCount + Int(stop)]
+            let arrival = buffers.arrivals[round * stopCount + Int(stop)]
             guard arrival != Self.unreached else { continue }
             let time = arrival + Int64(walk)
             if found == nil || time < found!.time { found = (stop, walk, time) }
@@ -303,61 +305,81 @@ struct RaptorSearch {
     /// searched service days. Without realtime the runs are in departure order (FIFO), so the
     /// first one running that day is the day's answer; with it, runs within the largest
     /// delay and earliness around the scheduled time are compared by predicted departure.
-    private func earliestRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, days searched: Range<Int>? = nil) -> (run: Run, time: Int64)? {
+    private func earliestRun(_ number: Int32, _ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, days searched: Range<Int>? = nil) -> (run: Run, time: Int64)? {
         var found: (run: Run, time: Int64)?
-        let count = pattern.trips.count
+        let filtered = query.wheelchairOnly || !query.cancelled.isEmpty
         for dayIndex in searched ?? days.indices {
             let (day, dayStart) = days[dayIndex]
+            let runs = dayRuns[dayIndex]
+            let first = Int(runs.rowStart[Int(number)])
+            let count = Int(runs.rowStart[Int(number) + 1]) - first
+            guard count > 0 else { continue }
+            let column = runs.departureStart[Int(number)] + index * count
             let wanted = notBefore - late - dayStart
-            guard wanted <= Int64(pattern.departure(trip: count - 1, at: index)) else { continue }
+            guard wanted <= Int64(runs.departures[column + count - 1]) else { continue }
             // A later day whose first run leaves after the one found cannot do better.
-            if let found, dayStart + Int64(pattern.departure(trip: 0, at: index)) - early >= found.time { continue }
+            if let found, dayStart + Int64(runs.departures[column]) - early >= found.time { continue }
             var low = 0
             var high = count
             while low < high {
                 let mid = (low + high) / 2
-                if Int64(pattern.departure(trip: mid, at: index)) < wanted { low = mid + 1 } else { high = mid }
+                if Int64(runs.departures[column + mid]) < wanted { low = mid + 1 } else { high = mid }
             }
-            for row in low..<count {
-                let scheduled = dayStart + Int64(pattern.departure(trip: row, at: index))
+            for dayRow in low..<count {
+                let scheduled = dayStart + Int64(runs.departures[column + dayRow])
                 if let found, scheduled - early >= found.time { break }
-                let trip = pattern.trips[row]
-                let service = Int(network.tripService[Int(trip)])
-                guard activeServices[dayIndex * wordsPerDay + service >> 6] & (1 << UInt64(service & 63)) != 0 else { continue }
-                if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { continue }
-                if !query.cancelled.isEmpty && query.cancelled.contains(TripDay(trip: trip, day: day)) { continue }
-                let run = Run(row: row, day: day, dayStart: dayStart, dayIndex: dayIndex)
-                let predicted = usesRealtime ? prediction(pattern, row: row, day: day) : nil
+                let row = Int(runs.rows[first + dayRow])
+                if filtered && !rideable(pattern.trips[row], day: day) { continue }
+                let run = Run(row: row, day: day, dayStart: dayStart, dayIndex: dayIndex, dayRow: dayRow)
+                guard usesRealtime else {
+                    if scheduled >= notBefore, found == nil || scheduled < found!.time { found = (run, scheduled) }
+                    break
+                }
+                let predicted = prediction(pattern, row: row, day: day)
                 // A run that skips stops is ridden on its own (`detached`).
                 if predicted?.skipsStops == true { continue }
                 guard let time = departure(run, pattern, index, predicted), time >= notBefore else { continue }
                 if found == nil || time < found!.time { found = (run, time) }
-                if !usesRealtime { break }
             }
         }
         return found
     }
 
+    /// Whether the query lets `trip` be ridden on `day` (wheelchair, trips it cancels).
+    private func rideable(_ trip: Int32, day: Int32) -> Bool {
+        (!query.wheelchairOnly || network.tripAccessible[Int(trip)])
+            && (query.cancelled.isEmpty || !query.cancelled.contains(TripDay(trip: trip, day: day)))
+    }
+
     /// Without realtime: the earliest run leaving position `index` at or after `notBefore`
     /// and before `current` (whose departure there is at or after `notBefore`); nil when
     /// none does (`current` stays the best).
-    private func earlierRun(_ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, than current: Run) -> (run: Run, time: Int64)? {
+    private func earlierRun(_ number: Int32, _ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, than current: Run) -> (run: Run, time: Int64)? {
         var found: (run: Run, time: Int64)?
-        var row = current.row - 1
-        while row >= 0 {
-            let time = current.dayStart + Int64(pattern.departure(trip: row, at: index))
-            if time < notBefore { break }
-            let trip = pattern.trips[row]
-            let service = Int(network.tripService[Int(trip)])
-            if activeServices[current.dayIndex * wordsPerDay + service >> 6] & (1 << UInt64(service & 63)) != 0
-                && (!query.wheelchairOnly || network.tripAccessible[Int(trip)])
-                && (query.cancelled.isEmpty || !query.cancelled.contains(TripDay(trip: trip, day: current.day)))
-            {
-                found = (Run(row: row, day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex), time)
+        let runs = dayRuns[current.dayIndex]
+        let first = Int(runs.rowStart[Int(number)])
+        let count = Int(runs.rowStart[Int(number) + 1]) - first
+        let column = runs.departureStart[Int(number)] + index * count
+        let wanted = notBefore - current.dayStart
+        if query.wheelchairOnly || !query.cancelled.isEmpty {
+            var dayRow = current.dayRow - 1
+            while dayRow >= 0, Int64(runs.departures[column + dayRow]) >= wanted {
+                let row = Int(runs.rows[first + dayRow])
+                if rideable(pattern.trips[row], day: current.day) {
+                    found = (Run(row: row, day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: dayRow), current.dayStart + Int64(runs.departures[column + dayRow]))
+                }
+                dayRow -= 1
             }
-            row -= 1
+        } else if current.dayRow > 0, Int64(runs.departures[column + current.dayRow - 1]) >= wanted {
+            var low = 0
+            var high = current.dayRow - 1
+            while low < high {
+                let mid = (low + high) / 2
+                if Int64(runs.departures[column + mid]) < wanted { low = mid + 1 } else { high = mid }
+            }
+            found = (Run(row: Int(runs.rows[first + low]), day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: low), current.dayStart + Int64(runs.departures[column + low]))
         }
-        if current.dayIndex > 0, let before = earliestRun(pattern, index: index, notBefore: notBefore, days: 0..<current.dayIndex),
+        if current.dayIndex > 0, let before = earliestRun(number, pattern, index: index, notBefore: notBefore, days: 0..<current.dayIndex),
             before.time < (found?.time ?? .max)
         {
             found = before
@@ -371,20 +393,20 @@ struct RaptorSearch {
         var legs: [Journey.Leg] = []
         var round = round
         var stop = stop
-        let end = arrivals[round * stopCount + Int(stop)]
+        let end = buffers.arrivals[round * stopCount + Int(stop)]
         if egress > 0 { legs.append(.walk(from: stop, to: nil, departure: end, arrival: end + Int64(egress))) }
         // After a walk the stop it started from was reached by a ride (or is the origin).
         var afterWalk = false
         while true {
             let cell = round * stopCount + Int(stop)
-            switch afterWalk ? rideLabels[cell] : labels[cell] {
+            switch afterWalk ? buffers.rideLabels[cell] : buffers.labels[cell] {
             case .none:
                 return nil
             case .origin(let walk):
                 if walk > 0 { legs.append(.walk(from: nil, to: stop, departure: query.departAt, arrival: query.departAt + Int64(walk))) }
                 return Journey(legs: legs.reversed())
             case .walk(let from, let seconds):
-                let leaving = rideArrivals[round * stopCount + Int(from)]
+                let leaving = buffers.rideArrivals[round * stopCount + Int(from)]
                 legs.append(.walk(from: from, to: stop, departure: leaving, arrival: leaving + Int64(seconds)))
                 stop = from
                 afterWalk = true

@@ -9,7 +9,9 @@
 /// not overtake (FIFO). Trips that would overtake go into a pattern of their own. A
 /// frequency-based trip (frequencies.txt) is one row per run, its stop times shifted.
 public struct TransitNetwork: Sendable {
-    public struct Pattern: Sendable {
+    /// A class, so a search holds one reference to a pattern it scans rather than copying its
+    /// seven arrays (and their reference counts) each time.
+    public final class Pattern: Sendable {
         public let route: Int32
         public let stops: [Int32]
         /// Trip indexes of the rows (runs), sorted by departure (FIFO at every stop).
@@ -25,8 +27,20 @@ public struct TransitNetwork: Sendable {
         let canBoard: [Bool]
         let canAlight: [Bool]
 
-        func arrival(trip row: Int, at index: Int) -> Int32 { arrivals[row * stops.count + index] }
-        func departure(trip row: Int, at index: Int) -> Int32 { departures[index * trips.count + row] }
+        init(route: Int32, stops: [Int32], trips: [Int32], shifts: [Int32], arrivals: [Int32], departures: [Int32], canBoard: [Bool], canAlight: [Bool]) {
+            self.route = route
+            self.stops = stops
+            self.trips = trips
+            self.shifts = shifts
+            self.arrivals = arrivals
+            self.departures = departures
+            self.canBoard = canBoard
+            self.canAlight = canAlight
+        }
+
+        // Positions are below the counts, so their products and sums cannot overflow.
+        func arrival(trip row: Int, at index: Int) -> Int32 { arrivals[row &* stops.count &+ index] }
+        func departure(trip row: Int, at index: Int) -> Int32 { departures[index &* trips.count &+ row] }
     }
 
     public struct Footpath: Sendable, Equatable {
@@ -38,6 +52,14 @@ public struct TransitNetwork: Sendable {
     /// For each stop: (pattern, position of the stop in it).
     let patternsAtStop: [[(pattern: Int32, index: Int32)]]
     public let footpaths: [[Footpath]]
+    /// The same footpaths and `patternsAtStop` in flat arrays, as the search reads them:
+    /// stop s's are at `footpathStart[s]..<footpathStart[s + 1]`.
+    let footpathStart: [Int32]
+    let footpathTo: [Int32]
+    let footpathSeconds: [Int32]
+    let stopPatternStart: [Int32]
+    let stopPatterns: [Int32]
+    let stopPatternIndexes: [Int32]
     public let walking: WalkingRules
     /// Per trip: its service (calendar index) and whether it is marked wheelchair accessible;
     /// per stop: whether a wheelchair user can use it (not marked inaccessible, itself or,
@@ -194,6 +216,12 @@ public struct TransitNetwork: Sendable {
             }
         }
         footpaths = paths
+        footpathStart = [0] + paths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
+        footpathTo = paths.flatMap { $0.map(\.to) }
+        footpathSeconds = paths.flatMap { $0.map(\.seconds) }
+        stopPatternStart = [0] + atStop.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
+        stopPatterns = atStop.flatMap { $0.map(\.pattern) }
+        stopPatternIndexes = atStop.flatMap { $0.map(\.index) }
     }
 
     /// Bytes held per stop time (the pattern arrays), for the memory figure.
