@@ -56,12 +56,14 @@ struct RaptorBuffers {
 }
 
 /// Searches' buffers waiting for the next query; one per search running at once, at most
-/// `capacity` kept.
+/// `capacity` kept (the server plans on one thread, `BlockingWork`; a few more cover the
+/// itinerary watch's replans; each holds (rounds + 1) × stops × 64 bytes, 1.5 MB on
+/// Halifax with nine rounds).
 final class RaptorBufferPool: Sendable {
     private let free = Mutex<[RaptorBuffers]>([])
     let capacity: Int
 
-    init(capacity: Int = 16) {
+    init(capacity: Int = 4) {
         self.capacity = capacity
     }
 
