@@ -34,14 +34,11 @@ mkdir -p "$OUT"
 RESULTS=$OUT/results.jsonl
 
 log() { echo "[run.sh $(date +%H:%M:%S)] $*" >&2; }
+# shellcheck source=Benchmarks/realtime-lib.sh
+source "$BENCH/realtime-lib.sh"
 
 # ---------------------------------------------------------------- builds
-if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-    log "building the generator (release)"
-    swift build -c release --package-path "$BENCH/SocketIOLoad" >&2
-    log "building Herald (release into .build-release; about 13 minutes the first time)"
-    (cd "$ROOT" && swift build -c release --product herald --scratch-path "$ROOT/.build-release") >&2
-fi
+[[ ${SKIP_BUILD:-0} == 1 ]] || "$BENCH/build-realtime.sh"
 if [[ ! -x $BENCH/.venv/bin/uvicorn ]]; then
     log "creating the python-socketio venv"
     python3 -m venv "$BENCH/.venv"
@@ -71,26 +68,10 @@ cleanup() { # SIGTERM, then SIGKILL after 30 s (a server tearing down 20,000 soc
 }
 trap cleanup EXIT
 
-wait_healthy() { # port
-    for _ in $(seq 1 200); do
-        curl -sf "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    log "server on port $1 did not become healthy"; return 1
-}
 
 start_herald() { # name
     HERALD_DIR=$(mktemp -d /tmp/herald-bench.XXXXXX)
-    cat > "$HERALD_DIR/config.yaml" <<EOF
-rate_limits:
-  enabled: false
-logging:
-  level: warning
-realtime:
-  outbound_limit_bytes: 4194304
-  ping_interval_ms: 25000
-  ping_timeout_ms: 20000
-EOF
+    cp "$BENCH/realtime-bench-config.yaml" "$HERALD_DIR/config.yaml"
     taskset -c "$SERVER_CPU" "$HERALD_BIN" serve --host 127.0.0.1 --port "$HERALD_PORT" \
         --data-dir "$HERALD_DIR" --config "$HERALD_DIR/config.yaml" > "$OUT/herald-$1.log" 2>&1 &
     SERVER_PID=$!

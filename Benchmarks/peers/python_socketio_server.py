@@ -13,18 +13,26 @@ An ASGI app served by uvicorn (see Benchmarks/run.sh for the exact command):
   recovery, so "persist" is ignored. No auth is checked here (Herald checks a service JWT
   on every publish: that cost stays on Herald's side of the comparison).
 
+With REDIS_URL set (redis://127.0.0.1:6379/0), the server runs python-socketio's
+AsyncRedisManager: several such processes form one Socket.IO server across nodes (an emit on
+any of them reaches the room's members on all of them through Redis pub/sub), the
+arrangement seed 004 chose for many instances (Benchmarks/cluster-run.sh).
+
 Run: uvicorn python_socketio_server:app --app-dir Benchmarks/peers --loop uvloop \
         --ws websockets-sansio --host 127.0.0.1 --port 8090
 """
 
 import json
+import os
 
 import socketio
 
 ROOM = "bench"
+REDIS_URL = os.environ.get("REDIS_URL")
 
 sio = socketio.AsyncServer(
     async_mode="asgi",
+    client_manager=socketio.AsyncRedisManager(REDIS_URL) if REDIS_URL else None,
     cors_allowed_origins="*",
     ping_interval=25,
     ping_timeout=20,

@@ -9,8 +9,10 @@ import Glibc
 
 /// What every simulated client of a run shares (immutable, so it crosses threads freely).
 struct ClientConfig: Sendable {
-    var server: SocketAddress
-    var hostHeader: String
+    /// The servers to spread clients over: client i connects to servers[i % count] (a
+    /// cluster's nodes, each client on one).
+    var servers: [SocketAddress]
+    var hostHeaders: [String]
     /// Path and query of the WebSocket upgrade, e.g. `/socket.io/?EIO=4&transport=websocket`.
     var requestURI: String
     var token: String?
@@ -29,6 +31,8 @@ struct ClientConfig: Sendable {
 /// Counters of one event loop; only ever touched on that loop (no locks on the hot path).
 final class LoopStats {
     var latency = Histogram()
+    /// The same latencies by the server the client is on (`--url` with several servers).
+    var latencyByServer: [Histogram] = []
     var deliveries = 0
     var duplicates = 0
     var otherEvents = 0
@@ -50,7 +54,7 @@ final class LoopStats {
     /// A copy of the numbers to send across threads.
     func snapshot() -> LoopSnapshot {
         LoopSnapshot(
-            latency: latency, deliveries: deliveries, duplicates: duplicates, otherEvents: otherEvents,
+            latency: latency, latencyByServer: latencyByServer, deliveries: deliveries, duplicates: duplicates, otherEvents: otherEvents,
             pingsAnswered: pingsAnswered, unexpectedCloses: unexpectedCloses, connectFailures: connectFailures,
             firstReceive: firstReceive, lastReceive: lastReceive, catchUp: catchUp, reconnectLatency: reconnectLatency,
             connected: sessions.reduce(0) { $0 + ($1.phase == .connected ? 1 : 0) })
@@ -59,6 +63,7 @@ final class LoopStats {
 
 struct LoopSnapshot: Sendable {
     var latency: Histogram
+    var latencyByServer: [Histogram]
     var deliveries: Int
     var duplicates: Int
     var otherEvents: Int
@@ -73,11 +78,15 @@ struct LoopSnapshot: Sendable {
 
     static func merge(_ all: [LoopSnapshot]) -> LoopSnapshot {
         var out = LoopSnapshot(
-            latency: Histogram(), deliveries: 0, duplicates: 0, otherEvents: 0, pingsAnswered: 0, unexpectedCloses: 0,
+            latency: Histogram(), latencyByServer: [], deliveries: 0, duplicates: 0, otherEvents: 0, pingsAnswered: 0, unexpectedCloses: 0,
             connectFailures: [:], firstReceive: 0, lastReceive: 0, catchUp: Histogram(), reconnectLatency: Histogram(),
             connected: 0)
         for s in all {
             out.latency.merge(s.latency)
+            for (server, histogram) in s.latencyByServer.enumerated() {
+                while out.latencyByServer.count <= server { out.latencyByServer.append(Histogram()) }
+                out.latencyByServer[server].merge(histogram)
+            }
             out.catchUp.merge(s.catchUp)
             out.reconnectLatency.merge(s.reconnectLatency)
             out.deliveries += s.deliveries
@@ -173,7 +182,7 @@ final class ClientSession {
         loop.scheduleTask(in: config.connectTimeout + config.connectTimeout) {
             bound.value.fail("handshake: no CONNECT reply in time", generation: generation)
         }
-        bootstrap.connect(to: config.server).whenComplete { result in
+        bootstrap.connect(to: config.servers[index % config.servers.count]).whenComplete { result in
             let session = bound.value
             guard session.generation == generation else {
                 if case .success(let channel) = result { channel.close(promise: nil) }
@@ -283,7 +292,14 @@ final class ClientSession {
         stats.deliveries += 1
         if stats.firstReceive == 0 { stats.firstReceive = now }
         stats.lastReceive = now
-        if sentAt > 0 && now >= sentAt { stats.latency.record((now - sentAt) / 1000) }
+        if sentAt > 0 && now >= sentAt {
+            stats.latency.record((now - sentAt) / 1000)
+            if config.servers.count > 1 {
+                let server = index % config.servers.count
+                while stats.latencyByServer.count <= server { stats.latencyByServer.append(Histogram()) }
+                stats.latencyByServer[server].record((now - sentAt) / 1000)
+            }
+        }
         checkCaughtUp(now)
     }
 
@@ -309,7 +325,7 @@ final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: session.config.hostHeader)
+        headers.add(name: "Host", value: session.config.hostHeaders[session.index % session.config.hostHeaders.count])
         headers.add(name: "Content-Length", value: "0")
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: session.config.requestURI, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)

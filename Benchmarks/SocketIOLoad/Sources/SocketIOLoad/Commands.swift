@@ -15,7 +15,7 @@ struct SocketIOLoad: AsyncParsableCommand {
 // MARK: Shared options
 
 struct ClientOptions: ParsableArguments {
-    @Option(help: "Server base URL (loopback only).")
+    @Option(help: "Server base URL (loopback only); several, comma-separated, spread the clients over them in turn (a cluster's nodes).")
     var url = "http://127.0.0.1:8080"
 
     @Option(help: "Socket.IO path.")
@@ -51,28 +51,35 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("server-pid"), help: "Server process id: its RSS and CPU time are reported.")
     var serverPID: Int32?
 
+    @Option(name: .customLong("probe"), help: "name=pid of another process (a second node, the database, Redis) whose CPU, with its child processes', is reported as <name>_cpu_s; repeatable.")
+    var probes: [String] = []
+
     func resolvedToken() throws -> String? {
         if let token { return token }
         if let tokenCommand { return try runShell(tokenCommand) }
         return nil
     }
 
+    /// The first of `url`'s servers (publishing and whoami go there unless told otherwise).
+    var firstURL: String { String(url.split(separator: ",").first ?? Substring(url)) }
+
     func clientConfig(whoami: Bool = false) throws -> ClientConfig {
-        let base = try HTTPURL(url)
+        let bases = try url.split(separator: ",").map { try HTTPURL(String($0)) }
+        guard !bases.isEmpty else { throw ValidationError("--url is empty") }
         let token = try resolvedToken()
         var uri = path.hasSuffix("/") ? path : path + "/"
         uri += "?EIO=4&transport=websocket"
         if tokenInQuery, let token { uri += "&token=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token) }
-        let server = try SocketAddress(ipAddress: base.host == "localhost" ? "127.0.0.1" : base.host, port: base.port)
+        let servers = try bases.map { try SocketAddress(ipAddress: $0.host == "localhost" ? "127.0.0.1" : $0.host, port: $0.port) }
         let sources = try (sourceIPs ?? "").split(separator: ",").map { try SocketAddress(ipAddress: String($0), port: 0) }
         for source in sources {
             guard source.ipAddress?.hasPrefix("127.") == true else { throw ValidationError("source addresses must be 127.x.x.x") }
         }
-        guard base.host.hasPrefix("127.") || base.host == "localhost" || base.host == "::1" else {
+        for base in bases where !(base.host.hasPrefix("127.") || base.host == "localhost" || base.host == "::1") {
             throw ValidationError("only loopback targets are allowed: \(base.host)")
         }
         return ClientConfig(
-            server: server, hostHeader: "\(base.host):\(base.port)", requestURI: uri, token: tokenInQuery ? nil : token,
+            servers: servers, hostHeaders: bases.map { "\($0.host):\($0.port)" }, requestURI: uri, token: tokenInQuery ? nil : token,
             sourceAddresses: sources, eventName: event, connectTimeout: .seconds(Int64(connectTimeout)),
             whoamiAfterRecovery: whoami)
     }
@@ -205,7 +212,9 @@ struct Fanout: AsyncParsableCommand {
         await sleepSeconds(warmup)
         let rssConnected = probe.rss
         let loop = fleet.publisherLoop
-        let bound = try await makePublisher(loop: loop, config: try publish.publisherConfig(base: client.url, event: client.event, persist: persist))
+        let bound = try await makePublisher(loop: loop, config: try publish.publisherConfig(base: client.firstURL, event: client.event, persist: persist))
+        let others = try ProcessProbes(client.probes)
+        let othersBefore = others.cpu()
         let cpuBefore = probe.cpu
         let genCPUBefore = cpuSeconds(pid: getpid())
         let wallBefore = monotonicNanos()
@@ -217,6 +226,7 @@ struct Fanout: AsyncParsableCommand {
         let expected = ok * connect.connected + before.deliveries
         let drained = try await drain(fleet, expected: expected, idle: drainIdle, max: drainMax)
         let cpuAfter = probe.cpu
+        let othersAfter = others.cpu()
         let genCPUAfter = cpuSeconds(pid: getpid())
         let wall = Double(monotonicNanos() - wallBefore) / 1e9
         let snap = try await fleet.snapshot()
@@ -250,6 +260,10 @@ struct Fanout: AsyncParsableCommand {
             ("drain_s", .double(drained)),
         ]
         out += snap.latency.summaryMs(prefix: "latency_")
+        // With several servers: the clients of each (node1 is where events are published).
+        for (server, histogram) in snap.latencyByServer.enumerated() {
+            out += histogram.summaryMs(prefix: "latency_node\(server + 1)_")
+        }
         out += [
             ("unexpected_closes", .int(snap.unexpectedCloses)),
             ("still_connected", .int(snap.connected)),
@@ -268,6 +282,7 @@ struct Fanout: AsyncParsableCommand {
         if let genCPUBefore, let genCPUAfter {
             out.append(("generator_cpu_util", .double((genCPUAfter - genCPUBefore) / wall)))
         }
+        out += others.fields(before: othersBefore, after: othersAfter)
         out.append(("generator_rss_bytes", .int(readRSS(pid: getpid()) ?? 0)))
         try await loop.submit { bound.value.close() }.get()
         try await fleet.closeAll()
@@ -507,7 +522,7 @@ struct Storm: AsyncParsableCommand {
         await sleepSeconds(1)
         let loop = fleet.publisherLoop
         let bound = try await makePublisher(
-            loop: loop, config: try publish.publisherConfig(base: client.url, event: client.event, persist: true), acked: config.ackedPrefix)
+            loop: loop, config: try publish.publisherConfig(base: client.firstURL, event: client.event, persist: true), acked: config.ackedPrefix)
         try await loop.flatSubmit { bound.value.connect() }.get()
         let rate = publish.rate
         let total = before + after

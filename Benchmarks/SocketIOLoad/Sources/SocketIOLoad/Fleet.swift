@@ -191,3 +191,67 @@ func cpuSeconds(pid: Int32) -> Double? {
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
+
+/// CPU seconds of a process and every process under it, with the children they waited for
+/// (PostgreSQL's backends are the postmaster's children; nginx- or uvicorn-style workers too).
+func cpuSecondsOfTree(pid root: Int32) -> Double? {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+    var parent: [Int32: Int32] = [:]
+    var ticks: [Int32: Double] = [:]
+    for name in entries {
+        guard let pid = Int32(name), let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { continue }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+        guard fields.count > 14, let ppid = Int32(fields[1]) else { continue }
+        parent[pid] = ppid
+        ticks[pid] = [11, 12, 13, 14].reduce(0.0) { $0 + (Double(fields[$1]) ?? 0) }
+    }
+    guard ticks[root] != nil else { return nil }
+    var total = 0.0
+    for (pid, value) in ticks {
+        var current = pid
+        var depth = 0
+        while current > 1 && depth < 64 {
+            if current == root {
+                total += value
+                break
+            }
+            current = parent[current] ?? 0
+            depth += 1
+        }
+    }
+    return total / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// Other processes whose CPU a measurement reports (`--probe name=pid`): a second node, the
+/// database, Redis.
+struct ProcessProbes {
+    let named: [(name: String, pid: Int32)]
+
+    init(_ specs: [String]) throws {
+        named = try specs.map { spec in
+            let parts = spec.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let pid = Int32(parts[1]), !parts[0].isEmpty else { throw ProbeSpecError(spec: spec) }
+            return (String(parts[0]), pid)
+        }
+    }
+
+    func cpu() -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: named.compactMap { probe in cpuSecondsOfTree(pid: probe.pid).map { (probe.name, $0) } })
+    }
+
+    /// `<name>_cpu_s` for each probe: the CPU seconds spent between `before` and `after`.
+    func fields(before: [String: Double], after: [String: Double]) -> [(String, JSON)] {
+        named.compactMap { probe in
+            guard let start = before[probe.name], let end = after[probe.name] else { return nil }
+            return ("\(probe.name)_cpu_s", .double(end - start))
+        }
+    }
+}
+
+struct ProbeSpecError: Error, CustomStringConvertible {
+    let spec: String
+    var description: String { "--probe wants name=pid, got \(spec)" }
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Two nodes, measured (issue 24): Herald on one PostgreSQL (the store and the LISTEN/NOTIFY bus)
+# against python-socketio with its Redis manager (AsyncRedisManager, seed 004's choice for
+# many instances), same machine, same run.
+#
+#   Benchmarks/cluster-run.sh
+#   RATES_HERALD="1 10 30" RATES_PYTHON="0.25 1" ONLY="herald2 python2" Benchmarks/cluster-run.sh
+#
+# Each measurement: a fresh cluster, CONNECTIONS clients alternating between the nodes (client
+# i on node i mod 2), one room holding all of them, events published over HTTP on node 1 only,
+# so half of every event's deliveries cross from node 1 to node 2. Measurements (ONLY):
+#   herald1  — one Herald node on PostgreSQL, every client on it (the deliveries that cross nothing)
+#   herald2  — two Herald nodes on one PostgreSQL
+#   python2  — two python-socketio processes (uvicorn, uvloop) on one Redis
+# at each rate of RATES_HERALD / RATES_PYTHON (events per second into the room). Nothing is
+# pinned: the two cores are shared by the nodes, the database, Redis and the generator, so the
+# figures to compare are CPU per delivery (every process's CPU over the publishing window,
+# counted from /proc with its children) as well as deliveries per second and latency.
+# Results: one JSON line per measurement in $OUT/results.jsonl; summary in $OUT/summary.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=$ROOT/Benchmarks
+OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-cluster}
+ONLY=${ONLY:-"herald1 herald2 python2"}
+CONNECTIONS=${CONNECTIONS:-10000}
+DURATION=${DURATION:-20}
+RATES_HERALD=${RATES_HERALD:-"0.25 5 20 40"}
+RATES_PYTHON=${RATES_PYTHON:-"0.25 0.5 1"}
+PORT=${PORT:-18200}          # scripts/cluster: HAProxy on PORT, nodes on PORT+1, PORT+2, PostgreSQL on PORT+100
+PY_PORT=${PY_PORT:-18250}    # python nodes on PY_PORT+1, PY_PORT+2
+REDIS_PORT=${REDIS_PORT:-18270}
+HERALD_BIN=${HERALD_BIN:-$ROOT/.build-release/release/herald}
+GEN=$BENCH/SocketIOLoad/.build/release/SocketIOLoad
+VENV=$BENCH/.venv
+CLUSTER_DIR=$(mktemp -d /tmp/herald-bench-cluster.XXXXXX)
+rmdir "$CLUSTER_DIR"
+mkdir -p "$OUT"
+RESULTS=$OUT/results.jsonl
+
+log() { echo "[cluster-run $(date +%H:%M:%S)] $*" >&2; }
+# shellcheck source=Benchmarks/realtime-lib.sh
+source "$BENCH/realtime-lib.sh"
+
+[[ ${SKIP_BUILD:-0} == 1 ]] || "$BENCH/build-realtime.sh"
+command -v redis-server >/dev/null || { log "installing redis-server"; apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >/dev/null; }
+if [[ ! -x $VENV/bin/uvicorn ]] || ! "$VENV/bin/python" -c 'import redis' 2>/dev/null; then
+    log "preparing the python-socketio venv (with redis)"
+    [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q 'python-socketio>=5.18,<6' 'uvicorn[standard]>=0.30' 'redis>=5,<7'
+fi
+
+{
+    echo "# $(date -Is) $(uname -srm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+    echo "# herald: $HERALD_BIN built $(date -r "$HERALD_BIN" -Is) from $(cd "$ROOT" && git rev-parse --short HEAD)"
+    echo "# redis: $(redis-server --version)"
+    "$VENV/bin/pip" list 2>/dev/null | grep -iE '^(python-socketio|python-engineio|uvicorn|uvloop|redis) '
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt" >&2
+
+CONFIG=$OUT/herald-config.yaml
+cp "$BENCH/realtime-bench-config.yaml" "$CONFIG"
+
+cluster() { CLUSTER_DIR=$CLUSTER_DIR CLUSTER_PORT=$PORT CLUSTER_CONFIG=$CONFIG HERALD_BIN=$HERALD_BIN "$ROOT/scripts/cluster" "$@"; }
+PY_PIDS=()
+REDIS_PID=""
+stop_python() {
+    for pid in "${PY_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PY_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    PY_PIDS=()
+    [[ -n $REDIS_PID ]] && { kill "$REDIS_PID" 2>/dev/null || true; wait "$REDIS_PID" 2>/dev/null || true; }
+    REDIS_PID=""
+}
+cleanup() {
+    stop_python
+    [[ -f $CLUSTER_DIR/nodes ]] && cluster down >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+
+gen() { "$GEN" "$@" --threads 1 | tee -a "$RESULTS"; }
+
+herald() { # nodes rate
+    local nodes=$1 rate=$2
+    log "herald, $nodes node(s) on PostgreSQL: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
+    cluster up "$nodes" > "$OUT/cluster-up.log" 2>&1
+    local secret urls pg probes=()
+    secret=$(cat "$CLUSTER_DIR/secret")
+    client=$(HERALD_JWT_SECRET=$secret "$HERALD_BIN" token --user bench --role customer --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
+    service=$(HERALD_JWT_SECRET=$secret "$HERALD_BIN" token --user bench-publisher --role service --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
+    urls=http://127.0.0.1:$((PORT + 1))
+    [[ $nodes == 2 ]] && { urls=$urls,http://127.0.0.1:$((PORT + 2)); probes+=(--probe "node2=$(cat "$CLUSTER_DIR/node-2.pid")"); }
+    pg=$(head -1 "$(readlink "$CLUSTER_DIR/pg")/data/postmaster.pid")
+    gen fanout --url "$urls" --token "$client" --server-pid "$(cat "$CLUSTER_DIR/node-1.pid")" "${probes[@]}" --probe "postgres=$pg" \
+        --label "herald-${nodes}node" --publish-token "$service" --room user:bench \
+        --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    for i in $(seq 1 "$nodes"); do cp "$CLUSTER_DIR/node-$i/herald.log" "$OUT/herald-${nodes}node-$rate-node$i.log" 2>/dev/null || true; done
+    cluster down > /dev/null
+    sleep 1
+}
+
+python2() { # rate
+    local rate=$1
+    log "python-socketio, 2 nodes on Redis: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
+    REDIS_PID=$!
+    for _ in $(seq 1 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    for i in 1 2; do
+        REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0 "$VENV/bin/uvicorn" python_socketio_server:app --app-dir "$BENCH/peers" \
+            --host 127.0.0.1 --port $((PY_PORT + i)) --loop uvloop --ws websockets-sansio --http httptools \
+            --log-level warning --no-access-log --backlog 4096 > "$OUT/python-2node-$rate-node$i.log" 2>&1 &
+        PY_PIDS+=($!)
+        wait_healthy "$((PY_PORT + i))"
+    done
+    gen fanout --url "http://127.0.0.1:$((PY_PORT + 1)),http://127.0.0.1:$((PY_PORT + 2))" --server-pid "${PY_PIDS[0]}" \
+        --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node --room bench \
+        --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    stop_python
+    sleep 1
+}
+
+for what in $ONLY; do
+    case $what in
+    herald1) for rate in $RATES_HERALD; do herald 1 "$rate"; done ;;
+    herald2) for rate in $RATES_HERALD; do herald 2 "$rate"; done ;;
+    python2) for rate in $RATES_PYTHON; do python2 "$rate"; done ;;
+    *) log "unknown measurement: $what"; exit 2 ;;
+    esac
+done
+
+log "results: $RESULTS"
+"$VENV/bin/python" "$BENCH/cluster_summary.py" "$RESULTS" | tee "$OUT/summary.md"
