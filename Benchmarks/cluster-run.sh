@@ -12,7 +12,16 @@
 #   herald1  — one Herald node on PostgreSQL, every client on it (the deliveries that cross nothing)
 #   herald2  — two Herald nodes on one PostgreSQL
 #   python2  — two python-socketio processes (uvicorn, uvloop) on one Redis
-# at each rate of RATES_HERALD / RATES_PYTHON (events per second into the room). Nothing is
+# at each rate of RATES_HERALD / RATES_PYTHON (events per second into the room), and many
+# small rooms, one per user (each client signs in as its own user, bench-<n>, and each event
+# goes to one user's room, so every event is one delivery and the bus carries one message
+# per delivery):
+#   herald1-rooms — one Herald node, USERS1 users (one server process holds at most ~19,900
+#                   sockets here, so fewer than USERS)
+#   herald2-rooms, python2-rooms — USERS users over the two nodes
+# at each of ROOM_RATES_HERALD / ROOM_RATES_PYTHON events per second in all. USERS clients
+# need two generator processes (the same limit): each holds half the users and publishes
+# half the rate to their rooms, both on node 1. Nothing is
 # pinned: the two cores are shared by the nodes, the database, Redis and the generator, so the
 # figures to compare are CPU per delivery (every process's CPU over the publishing window,
 # counted from /proc with its children) as well as deliveries per second and latency.
@@ -22,11 +31,15 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-cluster}
-ONLY=${ONLY:-"herald1 herald2 python2"}
+ONLY=${ONLY:-"herald1 herald2 python2 herald1-rooms herald2-rooms python2-rooms"}
 CONNECTIONS=${CONNECTIONS:-10000}
 DURATION=${DURATION:-20}
 RATES_HERALD=${RATES_HERALD:-"0.25 5 20 40"}
 RATES_PYTHON=${RATES_PYTHON:-"0.25 0.5 1"}
+USERS=${USERS:-20000}
+USERS1=${USERS1:-10000}
+ROOM_RATES_HERALD=${ROOM_RATES_HERALD:-"1000 4000 8000"}
+ROOM_RATES_PYTHON=${ROOM_RATES_PYTHON:-"500 1000 2000"}
 PORT=${PORT:-18200}          # scripts/cluster: HAProxy on PORT, nodes on PORT+1, PORT+2, PostgreSQL on PORT+100
 PY_PORT=${PY_PORT:-18250}    # python nodes on PY_PORT+1, PY_PORT+2
 REDIS_PORT=${REDIS_PORT:-18270}
@@ -49,6 +62,8 @@ if [[ ! -x $VENV/bin/uvicorn ]] || ! "$VENV/bin/python" -c 'import redis' 2>/dev
     [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q 'python-socketio>=5.18,<6' 'uvicorn[standard]>=0.30' 'redis>=5,<7'
 fi
+"$VENV/bin/python" -c 'import jwt' 2>/dev/null || "$VENV/bin/pip" install -q 'pyjwt>=2.8,<3'
+
 
 {
     echo "# $(date -Is) $(uname -srm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
@@ -80,9 +95,33 @@ trap cleanup EXIT
 
 gen() { "$GEN" "$@" --threads 1 | tee -a "$RESULTS"; }
 
-herald() { # nodes rate
-    local nodes=$1 rate=$2
-    log "herald, $nodes node(s) on PostgreSQL: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
+# Many small rooms: USERS clients in two generator processes (or one for `users` ≤ 10,000), each
+# holding its half of the users and publishing half of `rate` to their rooms.
+rooms_gen() { # label users rate tokens url-list server-pid probes…
+    local label=$1 users=$2 rate=$3 tokens=$4 urls=$5 pid=$6
+    shift 6
+    local parts=2 pids=()
+    (( users <= ${GEN_CLIENTS_MAX:-10000} )) && parts=1
+    local each=$((users / parts))
+    for part in $(seq 0 $((parts - 1))); do
+        "$GEN" fanout --url "$urls" --tokens-file "$tokens" --client-offset $((part * each)) --rooms "$each" \
+            --room user:bench- --server-pid "$pid" "$@" --label "$label" --connections "$each" \
+            --rate "$(python3 -c "print($rate / $parts)")" --duration "$DURATION" --threads 1 >> "$OUT/rooms-part$part.jsonl" &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    for part in $(seq 0 $((parts - 1))); do tail -1 "$OUT/rooms-part$part.jsonl" | tee -a "$RESULTS"; done
+}
+
+herald() { # nodes rate [rooms]
+    local nodes=$1 rate=$2 rooms=${3:-}
+    local users=$USERS
+    [[ $nodes == 1 ]] && users=$USERS1
+    if [[ -n $rooms ]]; then
+        log "herald, $nodes node(s) on PostgreSQL: $users users, a room each, $rate events/s in all, ${DURATION}s"
+    else
+        log "herald, $nodes node(s) on PostgreSQL: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
+    fi
     cluster up "$nodes" > "$OUT/cluster-up.log" 2>&1
     local secret urls pg probes=()
     secret=$(cat "$CLUSTER_DIR/secret")
@@ -91,17 +130,24 @@ herald() { # nodes rate
     urls=http://127.0.0.1:$((PORT + 1))
     [[ $nodes == 2 ]] && { urls=$urls,http://127.0.0.1:$((PORT + 2)); probes+=(--probe "node2=$(cat "$CLUSTER_DIR/node-2.pid")"); }
     pg=$(head -1 "$(readlink "$CLUSTER_DIR/pg")/data/postmaster.pid")
-    gen fanout --url "$urls" --token "$client" --server-pid "$(cat "$CLUSTER_DIR/node-1.pid")" "${probes[@]}" --probe "postgres=$pg" \
-        --label "herald-${nodes}node" --publish-token "$service" --room user:bench \
-        --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    if [[ -n $rooms ]]; then
+        "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret "$secret" --users "$users" > "$OUT/tokens.txt"
+        rooms_gen "herald-${nodes}node-rooms" "$users" "$rate" "$OUT/tokens.txt" "$urls" "$(cat "$CLUSTER_DIR/node-1.pid")" \
+            "${probes[@]}" --probe "postgres=$pg" --publish-token "$service"
+        rm -f "$OUT/tokens.txt"
+    else
+        gen fanout --url "$urls" --token "$client" --server-pid "$(cat "$CLUSTER_DIR/node-1.pid")" "${probes[@]}" --probe "postgres=$pg" \
+            --label "herald-${nodes}node" --publish-token "$service" --room user:bench \
+            --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    fi
     for i in $(seq 1 "$nodes"); do cp "$CLUSTER_DIR/node-$i/herald.log" "$OUT/herald-${nodes}node-$rate-node$i.log" 2>/dev/null || true; done
     cluster down > /dev/null
     sleep 1
 }
 
-python2() { # rate
-    local rate=$1
-    log "python-socketio, 2 nodes on Redis: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
+python2() { # rate [rooms]
+    local rate=$1 rooms=${2:-}
+    log "python-socketio, 2 nodes on Redis: ${rooms:+$USERS users, a room each, }$rate events/s, ${DURATION}s"
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
     REDIS_PID=$!
     for _ in $(seq 1 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -112,9 +158,17 @@ python2() { # rate
         PY_PIDS+=($!)
         wait_healthy "$((PY_PORT + i))"
     done
-    gen fanout --url "http://127.0.0.1:$((PY_PORT + 1)),http://127.0.0.1:$((PY_PORT + 2))" --server-pid "${PY_PIDS[0]}" \
-        --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node --room bench \
-        --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    local urls="http://127.0.0.1:$((PY_PORT + 1)),http://127.0.0.1:$((PY_PORT + 2))"
+    if [[ -n $rooms ]]; then
+        "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret python-peer-reads-the-sub-and-ignores-the-signature --users "$USERS" > "$OUT/tokens.txt"
+        rooms_gen python-socketio-2node-rooms "$USERS" "$rate" "$OUT/tokens.txt" "$urls" "${PY_PIDS[0]}" \
+            --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID"
+        rm -f "$OUT/tokens.txt"
+    else
+        gen fanout --url "$urls" --server-pid "${PY_PIDS[0]}" \
+            --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node --room bench \
+            --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
+    fi
     stop_python
     sleep 1
 }
@@ -124,6 +178,9 @@ for what in $ONLY; do
     herald1) for rate in $RATES_HERALD; do herald 1 "$rate"; done ;;
     herald2) for rate in $RATES_HERALD; do herald 2 "$rate"; done ;;
     python2) for rate in $RATES_PYTHON; do python2 "$rate"; done ;;
+    herald1-rooms) for rate in $ROOM_RATES_HERALD; do herald 1 "$rate" rooms; done ;;
+    herald2-rooms) for rate in $ROOM_RATES_HERALD; do herald 2 "$rate" rooms; done ;;
+    python2-rooms) for rate in $ROOM_RATES_PYTHON; do python2 "$rate" rooms; done ;;
     *) log "unknown measurement: $what"; exit 2 ;;
     esac
 done

@@ -4,8 +4,10 @@ An ASGI app served by uvicorn (see Benchmarks/run.sh for the exact command):
 
 * Socket.IO (python-socketio 5.x AsyncServer, Engine.IO v4) at /socket.io/. Every client
   that connects joins the room "bench" (Herald puts every authenticated socket in
-  "user:<sub>"; the benchmark gives all its clients the same sub, so both servers fan out
-  to one room holding every client). The CONNECT auth payload is accepted and ignored.
+  "user:<sub>"; the one-room benchmarks give all their clients the same sub, so both servers
+  fan out to one room holding every client). When the CONNECT auth carries a token, the
+  client also joins "user:<sub>", the sub read from the token without checking it (the
+  many-small-rooms benchmark gives each client its own user).
 * POST /api/v1/realtime/publish with Herald's body
   {"room": ..., "event": ..., "payload": {...}, "persist": bool}: emits `event` with
   `payload` to `room` and answers 202, the same contract as Herald's publish endpoint (a
@@ -22,6 +24,7 @@ Run: uvicorn python_socketio_server:app --app-dir Benchmarks/peers --loop uvloop
         --ws websockets-sansio --host 127.0.0.1 --port 8090
 """
 
+import base64
 import json
 import os
 
@@ -42,9 +45,27 @@ sio = socketio.AsyncServer(
 )
 
 
+def _subject(auth):
+    """The token's sub, read without checking the signature (Herald checks it; the peer only
+    needs the user's room), or None."""
+    token = auth.get("token") if isinstance(auth, dict) else None
+    if not isinstance(token, str) or token.count(".") != 2:
+        return None
+    try:
+        body = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        return claims.get("sub")
+    except ValueError:
+        return None
+
+
 @sio.event
 async def connect(sid, environ, auth):
     await sio.enter_room(sid, ROOM)
+    # As Herald puts every signed-in socket in user:<sub> (the many-small-rooms benchmark).
+    subject = _subject(auth)
+    if subject:
+        await sio.enter_room(sid, f"user:{subject}")
 
 
 @sio.event

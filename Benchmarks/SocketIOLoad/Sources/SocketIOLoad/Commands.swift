@@ -51,6 +51,12 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("server-pid"), help: "Server process id: its RSS and CPU time are reported.")
     var serverPID: Int32?
 
+    @Option(name: .customLong("tokens-file"), help: "One token per line: client i (counting from --client-offset) sends line i's token.")
+    var tokensFile: String?
+
+    @Option(name: .customLong("client-offset"), help: "The first client's number (tokens, servers, and with --rooms its room).")
+    var clientOffset = 0
+
     @Option(name: .customLong("probe"), help: "name=pid of another process (a second node, the database, Redis) whose CPU, with its child processes', is reported as <name>_cpu_s; repeatable.")
     var probes: [String] = []
 
@@ -78,8 +84,11 @@ struct ClientOptions: ParsableArguments {
         for base in bases where !(base.host.hasPrefix("127.") || base.host == "localhost" || base.host == "::1") {
             throw ValidationError("only loopback targets are allowed: \(base.host)")
         }
+        let tokens = try tokensFile.map { path in
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        } ?? []
         return ClientConfig(
-            servers: servers, hostHeaders: bases.map { "\($0.host):\($0.port)" }, requestURI: uri, token: tokenInQuery ? nil : token,
+            tokens: tokens, clientOffset: clientOffset, servers: servers, hostHeaders: bases.map { "\($0.host):\($0.port)" }, requestURI: uri, token: tokenInQuery ? nil : token,
             sourceAddresses: sources, eventName: event, connectTimeout: .seconds(Int64(connectTimeout)),
             whoamiAfterRecovery: whoami)
     }
@@ -102,6 +111,9 @@ struct PublishOptions: ParsableArguments {
     @Option(help: "Room to publish to (Herald: user:<sub>; the python peer: bench).")
     var room = "user:bench"
 
+    @Option(help: "Many small rooms: event s goes to <room><client-offset + s mod rooms> (one client each, e.g. --room user:bench- with --tokens-file).")
+    var rooms: Int?
+
     @Option(help: "Events published per second.")
     var rate: Double = 30
 
@@ -114,14 +126,14 @@ struct PublishOptions: ParsableArguments {
     @Option(name: .customLong("max-backlog"), help: "Publishes waiting for a free connection beyond this are dropped.")
     var maxBacklog = 10_000
 
-    func publisherConfig(base: String, event: String, persist: Bool) throws -> PublisherConfig {
+    func publisherConfig(base: String, event: String, persist: Bool, roomOffset: Int = 0) throws -> PublisherConfig {
         let target = try HTTPURL(publishURL ?? (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/api/v1/realtime/publish")
         guard target.host.hasPrefix("127.") || target.host == "localhost" else { throw ValidationError("only loopback targets are allowed") }
         let bearer = try publishToken ?? publishTokenCommand.map(runShell)
         return PublisherConfig(
             server: try SocketAddress(ipAddress: target.host == "localhost" ? "127.0.0.1" : target.host, port: target.port),
             hostHeader: "\(target.host):\(target.port)", path: target.path, bearer: bearer, room: room, event: event,
-            persist: persist, payloadBytes: payloadBytes, connections: publishers, maxBacklog: maxBacklog)
+            persist: persist, payloadBytes: payloadBytes, connections: publishers, maxBacklog: maxBacklog, rooms: rooms, roomOffset: roomOffset)
     }
 }
 
@@ -202,17 +214,19 @@ struct Fanout: AsyncParsableCommand {
     var persist = false
 
     func run() async throws {
-        let config = try client.clientConfig()
+        var config = try client.clientConfig()
+        config.rooms = publish.rooms
         let probe = ServerProbe(pid: client.serverPID)
         let fleet = try Fleet(threads: client.threads, config: config)
         let rssBefore = probe.rss
         log("fanout: connecting \(connections) clients to \(client.url)")
-        let connect = try await fleet.connectNew(count: connections, concurrency: client.connectConcurrency)
+        let connect = try await fleet.connectNew(count: connections, offset: client.clientOffset, concurrency: client.connectConcurrency)
         log("fanout: \(connect.connected) connected, \(connect.failed) failed in \(String(format: "%.1f", connect.seconds)) s")
         await sleepSeconds(warmup)
         let rssConnected = probe.rss
         let loop = fleet.publisherLoop
-        let bound = try await makePublisher(loop: loop, config: try publish.publisherConfig(base: client.firstURL, event: client.event, persist: persist))
+        let bound = try await makePublisher(
+            loop: loop, config: try publish.publisherConfig(base: client.firstURL, event: client.event, persist: persist, roomOffset: client.clientOffset))
         let others = try ProcessProbes(client.probes)
         let othersBefore = others.cpu()
         let cpuBefore = probe.cpu
@@ -223,16 +237,29 @@ struct Fanout: AsyncParsableCommand {
         try await runPublisher(bound, loop: loop, rate: publish.rate, seconds: duration)
         let okSeqs = try await loop.submit { bound.value.okSeqs }.get()
         let ok = okSeqs.distinct
-        let expected = ok * connect.connected + before.deliveries
+        // One room per client (--rooms): each event has one receiver.
+        let receiversPerEvent = publish.rooms == nil ? connect.connected : 1
+        let expected = ok * receiversPerEvent + before.deliveries
         let drained = try await drain(fleet, expected: expected, idle: drainIdle, max: drainMax)
         let cpuAfter = probe.cpu
         let othersAfter = others.cpu()
         let genCPUAfter = cpuSeconds(pid: getpid())
         let wall = Double(monotonicNanos() - wallBefore) / 1e9
         let snap = try await fleet.snapshot()
-        let missing = try await fleet.onEveryLoop { stats, loop in
-            loop.makeSucceededFuture(stats.sessions.reduce(0) { $0 + ($1.connectedOnce ? $1.seqs.missing(of: okSeqs) : 0) })
-        }.reduce(0, +)
+        let missing: Int
+        if let rooms = publish.rooms {
+            var perRoom = [Int](repeating: 0, count: rooms)
+            okSeqs.forEach { perRoom[$0 % rooms] += 1 }
+            let expectedByRoom = perRoom
+            let offset = client.clientOffset
+            missing = try await fleet.onEveryLoop { stats, loop in
+                loop.makeSucceededFuture(stats.sessions.reduce(0) { $0 + max(0, expectedByRoom[($1.index - offset) % rooms] - $1.received) })
+            }.reduce(0, +)
+        } else {
+            missing = try await fleet.onEveryLoop { stats, loop in
+                loop.makeSucceededFuture(stats.sessions.reduce(0) { $0 + ($1.connectedOnce ? $1.seqs.missing(of: okSeqs) : 0) })
+            }.reduce(0, +)
+        }
         let publisherSummary = try await loop.submit { bound.value.summary() }.get()
         let firstSend = try await loop.submit { bound.value.firstSend }.get()
         let received = snap.deliveries - before.deliveries
@@ -247,14 +274,17 @@ struct Fanout: AsyncParsableCommand {
             ("duration_s", .double(duration)),
             ("payload_bytes", .int(publish.payloadBytes)),
             ("persist", .bool(persist)),
-            ("offered_deliveries_per_s", .double(publish.rate * Double(connect.connected))),
+            ("offered_deliveries_per_s", .double(publish.rate * Double(receiversPerEvent))),
+            ("rooms", publish.rooms.map { .int($0) } ?? .null),
+            ("client_offset", .int(client.clientOffset)),
         ]
         out += publisherSummary
         out += [
-            ("expected_deliveries", .int(ok * connect.connected)),
+            ("expected_deliveries", .int(ok * receiversPerEvent)),
             ("deliveries", .int(received)),
             ("missing_deliveries", .int(missing)),
             ("duplicates", .int(snap.duplicates)),
+            ("strays", .int(snap.strays)),
             ("deliveries_per_s", .double(window > 0 ? Double(received) / window : 0)),
             ("delivery_window_s", .double(window)),
             ("drain_s", .double(drained)),

@@ -17,6 +17,10 @@ struct PublisherConfig: Sendable {
     var connections: Int
     /// Publishes waiting for a free connection beyond this are dropped (counted).
     var maxBacklog: Int
+    /// Many small rooms: publish seq goes to `room` + (roomOffset + seq mod rooms), e.g.
+    /// user:bench-7.
+    var rooms: Int? = nil
+    var roomOffset = 0
 }
 
 /// Publishes `event` at a fixed rate through an HTTP endpoint
@@ -161,7 +165,8 @@ final class Publisher {
         let head = #"{"t":"# + String(now) + #","s":"# + String(seq) + #","pad":""#
         let pad = Swift.max(0, config.payloadBytes - head.utf8.count - 2)
         let payload = head + String(repeating: "x", count: pad) + #""}"#
-        var body = #"{"room":"# + JSON.quote(config.room) + #","event":"# + JSON.quote(config.event)
+        let room = config.rooms.map { config.room + String(config.roomOffset + seq % $0) } ?? config.room
+        var body = #"{"room":"# + JSON.quote(room) + #","event":"# + JSON.quote(config.event)
         body += #","payload":"# + payload + #","persist":"# + (config.persist ? "true" : "false") + "}"
         return body
     }

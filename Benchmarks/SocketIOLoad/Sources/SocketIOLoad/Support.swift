@@ -195,6 +195,17 @@ struct SeqSet {
     }
 
     /// How many of `seqs` this set lacks.
+    /// Calls `body` with every seq in the set, in increasing order.
+    func forEach(_ body: (Int) -> Void) {
+        for (i, word) in words.enumerated() {
+            var bits = word
+            while bits != 0 {
+                body(i * 64 + bits.trailingZeroBitCount + 1)
+                bits &= bits - 1
+            }
+        }
+    }
+
     func missing(of seqs: SeqSet) -> Int {
         var n = 0
         for (i, word) in seqs.words.enumerated() {
