@@ -63,6 +63,44 @@ import Testing
         }
     }
 
+    /// Ephemeral events published at once go out in batches (several notices to a
+    /// notification): every one reaches the other node exactly once, each publisher's in the
+    /// order it published them, and a payload near the notification limit travels too.
+    @Test func ephemeralEventsPublishedAtOnceArriveOnceEachInOrder() async throws {
+        try await withTwoNodes { nodeA, nodeB in
+            let onB = RecordingSubscriber(1)
+            nodeB.join(onB, room: "user:many")
+            let publishers = 8
+            let each = 40
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for publisher in 0..<publishers {
+                    group.addTask {
+                        for index in 0..<each {
+                            try await nodeA.publish("tick", payload: ["p": .number(Double(publisher)), "i": .number(Double(index))], to: "user:many", persist: false)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let big = String(repeating: "z", count: 6_500)
+            try await nodeA.publish("big", payload: .string(big), to: "user:many", persist: false)
+            let seen = await onB.waitFor(publishers * each + 1, timeout: .seconds(20))
+            #expect(seen.count == publishers * each + 1)
+            var next = [Int](repeating: 0, count: publishers)
+            for event in seen where event.name == "tick" {
+                guard case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(event.payloadJSON.utf8)), case .number(let p)? = fields["p"], case .number(let i)? = fields["i"] else {
+                    Issue.record("unexpected payload \(event.payloadJSON)")
+                    continue
+                }
+                #expect(Int(i) == next[Int(p)], "publisher \(Int(p)) out of order or twice")
+                next[Int(p)] = Int(i) + 1
+            }
+            #expect(next == [Int](repeating: each, count: publishers))
+            #expect(seen.last?.name == "big" && seen.last?.payloadJSON.utf8.count == big.utf8.count + 2)
+            #expect(seen.allSatisfy { $0.seq == nil })
+        }
+    }
+
     /// A publisher on node A waits for an ack that a client on node B sends: the ack crosses
     /// the bus; without any ack the wait ends at the timeout.
     @Test func anAckOnAnotherNodeReachesTheWaitingPublisher() async throws {

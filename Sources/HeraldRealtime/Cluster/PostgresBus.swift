@@ -16,6 +16,13 @@ import Synchronization
 /// from the events table. The consumer remembers each local room's last delivered sequence;
 /// after a reconnect of its LISTEN connection, or on seeing a gap, it reads the missing
 /// events from the table before delivering newer ones.
+///
+/// Why ephemeral events are batched: a notification per event cost PostgreSQL 0.2–0.4 ms of
+/// CPU and each listening node 0.3 ms, so one-member rooms (a user's own channel) topped out
+/// near 1,000 events a second on two nodes (BENCHMARKS.md, issue 24). Publishes that arrive
+/// while a notification is being sent go out together in the next statement, packed into as
+/// few notifications as fit (a JSON array of notices), so PostgreSQL relays and each node
+/// decodes one notification per batch. A publish still returns once its notice is sent.
 public final class PostgresBus: ClusterBus, Service {
     public static let channel = "herald_events"
     /// Largest notification payload sent inline; larger ones go by reference.
@@ -27,17 +34,24 @@ public final class PostgresBus: ClusterBus, Service {
     public let nodeID: String
     private let lastDelivered = Mutex<[String: Int64]>([:])
     private let listening = Mutex<(ready: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// Ephemeral events' notices on their way out, sent in batches (see above).
+    private let ephemeral: GroupCommit<String, Void>
 
     public init(hub: RealtimeHub, client: PostgresClient, nodeID: String, logger: Logger) {
         self.hub = hub
         self.client = client
         self.nodeID = nodeID
         self.logger = logger
+        ephemeral = GroupCommit(maxBatch: 1_000) { [hub] notices in
+            let payloads = Self.pack(notices)
+            try await hub.database.withConnection { db in try await Self.notify(db, payloads) }
+            return [Void](repeating: (), count: notices.count)
+        }
     }
 
     // MARK: Publishing
 
-    struct Notice: Codable {
+    struct Notice: Codable, Equatable {
         var r: String  // room
         var s: Int64?  // seq
         var e: String?  // event name (inline only)
@@ -52,10 +66,7 @@ public final class PostgresBus: ClusterBus, Service {
         let inline = payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= Self.inlineLimit
         let store = hub.eventStore
         if !persist && inline {
-            let text = try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken))
-            try await hub.database.withConnection { db in
-                try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
-            }
+            try await ephemeral.submit(try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken)))
             return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
         }
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
@@ -85,17 +96,43 @@ public final class PostgresBus: ClusterBus, Service {
                     : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)
                 notices.append(try Self.encode(notice))
             }
-            // One statement notifies a chunk, in order (NOTIFYs reach listeners in the order sent).
-            for start in stride(from: 0, to: notices.count, by: 500) {
-                var query = SQLQueryString("SELECT pg_notify(\(bind: Self.channel), n) FROM (VALUES ")
-                for index in start..<min(start + 500, notices.count) {
-                    if index > start { query.appendInterpolation(unsafeRaw: ", ") }
-                    query.appendInterpolation("(\(bind: notices[index]), \(bind: Int64(index)))" as SQLQueryString)
-                }
-                query.appendInterpolation(unsafeRaw: ") AS v(n, i) ORDER BY i")
-                _ = try await db.raw(query).all()
-            }
+            try await Self.notify(db, notices)
         }
+    }
+
+    /// Sends `payloads` as notifications, in order (NOTIFYs reach listeners in the order
+    /// sent), 500 to a statement.
+    static func notify(_ db: any SQLDatabase, _ payloads: [String]) async throws {
+        for start in stride(from: 0, to: payloads.count, by: 500) {
+            var query = SQLQueryString("SELECT pg_notify(\(bind: Self.channel), n) FROM (VALUES ")
+            for index in start..<min(start + 500, payloads.count) {
+                if index > start { query.appendInterpolation(unsafeRaw: ", ") }
+                query.appendInterpolation("(\(bind: payloads[index]), \(bind: Int64(index)))" as SQLQueryString)
+            }
+            query.appendInterpolation(unsafeRaw: ") AS v(n, i) ORDER BY i")
+            _ = try await db.raw(query).all()
+        }
+    }
+
+    /// Encoded notices packed into as few notification payloads as fit `inlineLimit`: a
+    /// payload is one notice (an object) or several (an array of them), in order.
+    static func pack(_ notices: [String]) -> [String] {
+        var payloads: [String] = []
+        var current: [String] = []
+        var size = 2
+        func flush() {
+            guard !current.isEmpty else { return }
+            payloads.append(current.count == 1 ? current[0] : "[" + current.joined(separator: ",") + "]")
+            current.removeAll(keepingCapacity: true)
+            size = 2
+        }
+        for notice in notices {
+            if !current.isEmpty && size + notice.utf8.count + 1 > inlineLimit { flush() }
+            current.append(notice)
+            size += notice.utf8.count + 1
+        }
+        flush()
+        return payloads
     }
 
     public func forwardAck(_ token: String) async throws {
@@ -161,10 +198,20 @@ public final class PostgresBus: ClusterBus, Service {
     }
 
     func handle(_ payload: String) async {
-        guard let notice = try? JSONDecoder().decode(Notice.self, from: Data(payload.utf8)) else {
+        let decoder = JSONDecoder()
+        let data = Data(payload.utf8)
+        // A batch of ephemeral events is an array of notices (see `pack`).
+        let notices = payload.utf8.first == UInt8(ascii: "[")
+            ? try? decoder.decode([Notice].self, from: data)
+            : (try? decoder.decode(Notice.self, from: data)).map { [$0] }
+        guard let notices else {
             logger.error("unreadable realtime notification")
             return
         }
+        for notice in notices { await handle(notice) }
+    }
+
+    private func handle(_ notice: Notice) async {
         if let token = notice.k {
             hub.resolveAckWaiter(token)
             return
