@@ -49,10 +49,11 @@ public struct TransitNetwork: Sendable {
     }
 
     public let patterns: [Pattern]
+    /// For each stop: (pattern, position of the stop in it).
+    let patternsAtStop: [[(pattern: Int32, index: Int32)]]
     public let footpaths: [[Footpath]]
-    /// The footpaths in flat arrays, as the search reads them, and for each stop the
-    /// (pattern, position of the stop in it) pairs: stop s's are at
-    /// `footpathStart[s]..<footpathStart[s + 1]` (and likewise `stopPatternStart`).
+    /// The same footpaths and `patternsAtStop` in flat arrays, as the search reads them:
+    /// stop s's are at `footpathStart[s]..<footpathStart[s + 1]`.
     let footpathStart: [Int32]
     let footpathTo: [Int32]
     let footpathSeconds: [Int32]
@@ -83,7 +84,7 @@ public struct TransitNetwork: Sendable {
     }
 
     /// Whether any trip stops at `stop` (a place a journey can start or end at).
-    public func serves(_ stop: Int32) -> Bool { stopPatternStart[Int(stop) + 1] > stopPatternStart[Int(stop)] }
+    public func serves(_ stop: Int32) -> Bool { !patternsAtStop[Int(stop)].isEmpty }
 
     public init(timetable: Timetable, walking: WalkingRules = WalkingRules()) {
         let feed = timetable.feed
@@ -170,6 +171,7 @@ public struct TransitNetwork: Sendable {
             for (index, stop) in pattern.stops.enumerated() { atStop[Int(stop)].append((Int32(number), Int32(index))) }
         }
         self.patterns = patterns
+        patternsAtStop = atStop
         var tripPattern = [Int32](repeating: -1, count: feed.trips.count)
         var tripRow = [Int32](repeating: -1, count: feed.trips.count)
         var frequencyRuns: [TripInstance: (pattern: Int32, row: Int32)] = [:]
