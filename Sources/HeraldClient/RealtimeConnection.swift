@@ -9,6 +9,13 @@ import Foundation
 /// expired or refused the upgrade; acknowledges events that ask for it (a notification the
 /// server will otherwise push) once they have been handed to the app.
 ///
+/// Catching up keeps order and hands each event over once: the server puts a connection in
+/// the user's own channel at connect, so live events there can arrive before the answer to
+/// the catch-up `subscribe`. They are held until that answer; when it says the missed events
+/// follow (`recovered`), held events with an id are dropped (the replay brings them again,
+/// in order), otherwise they are handed over after it. An event whose id is not newer than
+/// the channel's cursor is never handed over twice.
+///
 /// Why `run()` and not `connect()`: the connection lives exactly as long as the task that
 /// runs it (a SwiftUI `.task`, a service's task group), so nothing outlives its owner.
 public actor RealtimeConnection {
@@ -22,6 +29,8 @@ public actor RealtimeConnection {
     private var channels: [String] = []
     private var send: (@Sendable (String) async throws -> Void)?
     private var refreshToken = false
+    /// Channels whose catch-up `subscribe` is unanswered, with the live events held meanwhile.
+    private var catchingUp: [String: [RealtimeMessage]] = [:]
     private let listeners = Listeners<RealtimeMessage>()
     private let stateListeners = Listeners<RealtimeState>()
     public private(set) var state: RealtimeState = .stopped
@@ -99,6 +108,8 @@ public actor RealtimeConnection {
                 refreshToken = true
             }
             send = nil
+            // Held events were not handed over and advanced no cursor: the next catch-up brings them.
+            catchingUp = [:]
             if Task.isCancelled { break }
             if ContinuousClock.now - started >= backoff.resetAfter { attempt = 0 }
             let delay = backoff.delay(attempt: attempt)
@@ -125,12 +136,23 @@ public actor RealtimeConnection {
 
     private func sendSubscribe(_ channel: String) async {
         var message: [String: HeraldJSON] = ["type": .string("subscribe"), "channel": .string(channel)]
-        if let last = cursors.lastEventID(channel: channel) { message["last_event_id"] = .string(last) }
+        if let last = cursors.lastEventID(channel: channel) {
+            message["last_event_id"] = .string(last)
+            catchingUp[channel] = catchingUp[channel] ?? []
+        }
         try? await send?(Self.json(.object(message)))
     }
 
+    /// Answers of the protocol itself, as opposed to events published to a channel.
+    private static let protocolTypes: Set<String> = ["connected", "subscribed", "unsubscribed", "error", "state_sync", "pong", "sync"]
+
     private func received(_ text: String) async {
         guard let raw = try? JSONDecoder().decode(HeraldJSON.self, from: Data(text.utf8)), let message = RealtimeMessage(raw) else { return }
+        if let channel = message.channel, !Self.protocolTypes.contains(message.type), catchingUp[channel] != nil {
+            catchingUp[channel]?.append(message)
+            return
+        }
+        var released: [RealtimeMessage] = []
         switch message.type {
         case "connected":
             // The server put the connection in the user's own channel: catch up on it if this
@@ -142,12 +164,37 @@ public actor RealtimeConnection {
             }
         case "error" where message.errorCode == "TOKEN_EXPIRED":
             refreshToken = true
+        case "subscribed", "error":
+            if let channel = message.channel, let held = catchingUp.removeValue(forKey: channel) {
+                let replayFollows = message.type == "subscribed" && raw["recovered"] != .bool(false)
+                released = replayFollows ? held.filter { $0.eventID == nil } : held
+            }
         default:
             break
         }
-        listeners.yield(message)
-        if let eventID = message.eventID, let channel = message.channel { cursors.save(eventID: eventID, channel: channel) }
+        await handOver(message)
+        for held in released { await handOver(held) }
+    }
+
+    private func handOver(_ message: RealtimeMessage) async {
+        if let eventID = message.eventID, let channel = message.channel {
+            if let seq = Self.seq(eventID), let last = cursors.lastEventID(channel: channel).flatMap(Self.seq), seq <= last {
+                // Seen already (a replay overlapping what came live): acknowledged, not repeated.
+                if acknowledgesAutomatically, let ackID = message.ackID { try? await acknowledge(ackID) }
+                return
+            }
+            listeners.yield(message)
+            cursors.save(eventID: eventID, channel: channel)
+        } else {
+            listeners.yield(message)
+        }
         if acknowledgesAutomatically, let ackID = message.ackID { try? await acknowledge(ackID) }
+    }
+
+    /// The sequence number in an event id (`evt_42` → 42); nil for ids of another shape.
+    static func seq(_ eventID: String) -> Int64? {
+        guard eventID.hasPrefix("evt_") else { return nil }
+        return Int64(eventID.dropFirst(4))
     }
 
     private func setState(_ new: RealtimeState) {
