@@ -19,7 +19,13 @@
 #   herald1-rooms — one Herald node, USERS1 users (one server process holds at most ~19,900
 #                   sockets here, so fewer than USERS)
 #   herald2-rooms, python2-rooms — USERS users over the two nodes
-# at each of ROOM_RATES_HERALD / ROOM_RATES_PYTHON events per second in all. USERS clients
+# at each of ROOM_RATES_HERALD / ROOM_RATES_PYTHON events per second in all (PUBLISHERS requests
+# in flight per generator process). Presence churn: CHURN_USERS clients, each its own user, spread
+# over the nodes; CHURN_RATES of them per second disconnect and come back CHURN_OFFLINE s later
+# (Herald writes who is online per node to PostgreSQL and publishes presence events; the python
+# peer has no presence, so it measures the connection handling alone):
+#   herald1-churn, herald2-churn, python2-churn
+# USERS clients
 # need two generator processes (the same limit): each holds half the users and publishes
 # half the rate to their rooms, both on node 1. Nothing is
 # pinned: the two cores are shared by the nodes, the database, Redis and the generator, so the
@@ -31,7 +37,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-cluster}
-ONLY=${ONLY:-"herald1 herald2 python2 herald1-rooms herald2-rooms python2-rooms"}
+ONLY=${ONLY:-"herald1 herald2 python2 herald1-rooms herald2-rooms python2-rooms herald1-churn herald2-churn python2-churn"}
 CONNECTIONS=${CONNECTIONS:-10000}
 DURATION=${DURATION:-20}
 RATES_HERALD=${RATES_HERALD:-"0.25 5 20 40"}
@@ -40,6 +46,10 @@ USERS=${USERS:-20000}
 USERS1=${USERS1:-10000}
 ROOM_RATES_HERALD=${ROOM_RATES_HERALD:-"1000 4000 8000"}
 ROOM_RATES_PYTHON=${ROOM_RATES_PYTHON:-"500 1000 2000"}
+CHURN_USERS=${CHURN_USERS:-10000}
+CHURN_RATES=${CHURN_RATES:-"100 500 1000"}   # users leaving per second (each comes back CHURN_OFFLINE s later)
+CHURN_OFFLINE=${CHURN_OFFLINE:-1}
+PUBLISHERS=${PUBLISHERS:-4}  # small rooms: keep-alive publishing connections per generator (each one request in flight)
 PORT=${PORT:-18200}          # scripts/cluster: HAProxy on PORT, nodes on PORT+1, PORT+2, PostgreSQL on PORT+100
 PY_PORT=${PY_PORT:-18250}    # python nodes on PY_PORT+1, PY_PORT+2
 REDIS_PORT=${REDIS_PORT:-18270}
@@ -105,7 +115,7 @@ rooms_gen() { # label users rate tokens url-list server-pid probes…
     local each=$((users / parts))
     for part in $(seq 0 $((parts - 1))); do
         "$GEN" fanout --url "$urls" --tokens-file "$tokens" --client-offset $((part * each)) --rooms "$each" \
-            --room user:bench- --server-pid "$pid" "$@" --label "$label" --connections "$each" \
+            --room user:bench- --server-pid "$pid" "$@" --label "$label" --connections "$each" --publishers "$PUBLISHERS" \
             --rate "$(python3 -c "print($rate / $parts)")" --duration "$DURATION" --threads 1 >> "$OUT/rooms-part$part.jsonl" &
         pids+=($!)
     done
@@ -113,64 +123,104 @@ rooms_gen() { # label users rate tokens url-list server-pid probes…
     for part in $(seq 0 $((parts - 1))); do tail -1 "$OUT/rooms-part$part.jsonl" | tee -a "$RESULTS"; done
 }
 
-herald() { # nodes rate [rooms]
-    local nodes=$1 rate=$2 rooms=${3:-}
-    local users=$USERS
-    [[ $nodes == 1 ]] && users=$USERS1
-    if [[ -n $rooms ]]; then
-        log "herald, $nodes node(s) on PostgreSQL: $users users, a room each, $rate events/s in all, ${DURATION}s"
-    else
-        log "herald, $nodes node(s) on PostgreSQL: $CONNECTIONS clients, $rate events/s, ${DURATION}s"
-    fi
-    cluster up "$nodes" > "$OUT/cluster-up.log" 2>&1
-    local secret urls pg probes=()
-    secret=$(cat "$CLUSTER_DIR/secret")
-    client=$(HERALD_JWT_SECRET=$secret "$HERALD_BIN" token --user bench --role customer --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
-    service=$(HERALD_JWT_SECRET=$secret "$HERALD_BIN" token --user bench-publisher --role service --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
-    urls=http://127.0.0.1:$((PORT + 1))
-    [[ $nodes == 2 ]] && { urls=$urls,http://127.0.0.1:$((PORT + 2)); probes+=(--probe "node2=$(cat "$CLUSTER_DIR/node-2.pid")"); }
-    pg=$(head -1 "$(readlink "$CLUSTER_DIR/pg")/data/postmaster.pid")
-    if [[ -n $rooms ]]; then
-        "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret "$secret" --users "$users" > "$OUT/tokens.txt"
-        rooms_gen "herald-${nodes}node-rooms" "$users" "$rate" "$OUT/tokens.txt" "$urls" "$(cat "$CLUSTER_DIR/node-1.pid")" \
-            "${probes[@]}" --probe "postgres=$pg" --publish-token "$service"
-        rm -f "$OUT/tokens.txt"
-    else
-        gen fanout --url "$urls" --token "$client" --server-pid "$(cat "$CLUSTER_DIR/node-1.pid")" "${probes[@]}" --probe "postgres=$pg" \
-            --label "herald-${nodes}node" --publish-token "$service" --room user:bench \
-            --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
-    fi
-    for i in $(seq 1 "$nodes"); do cp "$CLUSTER_DIR/node-$i/herald.log" "$OUT/herald-${nodes}node-$rate-node$i.log" 2>/dev/null || true; done
+# Starts a Herald cluster of $1 nodes and sets URLS, SECRET, NODE1_PID, PROBES (node 2 and
+# PostgreSQL) and the CLIENT and SERVICE tokens.
+herald_up() { # nodes
+    cluster up "$1" > "$OUT/cluster-up.log" 2>&1
+    SECRET=$(cat "$CLUSTER_DIR/secret")
+    CLIENT=$(HERALD_JWT_SECRET=$SECRET "$HERALD_BIN" token --user bench --role customer --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
+    SERVICE=$(HERALD_JWT_SECRET=$SECRET "$HERALD_BIN" token --user bench-publisher --role service --ttl 1h --config "$CONFIG" --data-dir "$CLUSTER_DIR/node-1")
+    URLS=http://127.0.0.1:$((PORT + 1))
+    PROBES=()
+    [[ $1 == 2 ]] && { URLS=$URLS,http://127.0.0.1:$((PORT + 2)); PROBES+=(--probe "node2=$(cat "$CLUSTER_DIR/node-2.pid")"); }
+    PROBES+=(--probe "postgres=$(head -1 "$(readlink "$CLUSTER_DIR/pg")/data/postmaster.pid")")
+    NODE1_PID=$(cat "$CLUSTER_DIR/node-1.pid")
+}
+
+herald_down() { # nodes label
+    for i in $(seq 1 "$1"); do cp "$CLUSTER_DIR/node-$i/herald.log" "$OUT/herald-$2-node$i.log" 2>/dev/null || true; done
     cluster down > /dev/null
     sleep 1
 }
 
-python2() { # rate [rooms]
-    local rate=$1 rooms=${2:-}
-    log "python-socketio, 2 nodes on Redis: ${rooms:+$USERS users, a room each, }$rate events/s, ${DURATION}s"
+herald() { # nodes rate: one room of CONNECTIONS
+    log "herald, $1 node(s) on PostgreSQL: $CONNECTIONS clients, $2 events/s, ${DURATION}s"
+    herald_up "$1"
+    gen fanout --url "$URLS" --token "$CLIENT" --server-pid "$NODE1_PID" "${PROBES[@]}" \
+        --label "herald-$1node" --publish-token "$SERVICE" --room user:bench \
+        --connections "$CONNECTIONS" --rate "$2" --duration "$DURATION"
+    herald_down "$1" "$1node-$2"
+}
+
+herald_rooms() { # nodes rate: a room per user
+    local users=$USERS
+    [[ $1 == 1 ]] && users=$USERS1
+    log "herald, $1 node(s) on PostgreSQL: $users users, a room each, $2 events/s in all, ${DURATION}s"
+    herald_up "$1"
+    "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret "$SECRET" --users "$users" > "$OUT/tokens.txt"
+    rooms_gen "herald-$1node-rooms" "$users" "$2" "$OUT/tokens.txt" "$URLS" "$NODE1_PID" "${PROBES[@]}" --publish-token "$SERVICE"
+    rm -f "$OUT/tokens.txt"
+    herald_down "$1" "$1node-rooms-$2"
+}
+
+herald_churn() { # nodes rate: CHURN_USERS users, `rate` of them leave per second and come back CHURN_OFFLINE s later
+    log "herald, $1 node(s) on PostgreSQL: $CHURN_USERS users, $2 leave per second, each away ${CHURN_OFFLINE}s, ${DURATION}s"
+    herald_up "$1"
+    "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret "$SECRET" --users "$CHURN_USERS" > "$OUT/tokens.txt"
+    gen churn --url "$URLS" --tokens-file "$OUT/tokens.txt" --server-pid "$NODE1_PID" "${PROBES[@]}" --label "herald-$1node-churn" \
+        --connections "$CHURN_USERS" --rate "$2" --offline "$CHURN_OFFLINE" --duration "$DURATION"
+    rm -f "$OUT/tokens.txt"
+    herald_down "$1" "$1node-churn-$2"
+}
+
+# Starts Redis and two python-socketio processes on it; sets URLS and PY_PIDS.
+python_up() { # label
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
     REDIS_PID=$!
     for _ in $(seq 1 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
     for i in 1 2; do
         REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0 "$VENV/bin/uvicorn" python_socketio_server:app --app-dir "$BENCH/peers" \
             --host 127.0.0.1 --port $((PY_PORT + i)) --loop uvloop --ws websockets-sansio --http httptools \
-            --log-level warning --no-access-log --backlog 4096 > "$OUT/python-2node-$rate-node$i.log" 2>&1 &
+            --log-level warning --no-access-log --backlog 4096 > "$OUT/python-2node-$1-node$i.log" 2>&1 &
         PY_PIDS+=($!)
         wait_healthy "$((PY_PORT + i))"
     done
-    local urls="http://127.0.0.1:$((PY_PORT + 1)),http://127.0.0.1:$((PY_PORT + 2))"
-    if [[ -n $rooms ]]; then
-        "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret python-peer-reads-the-sub-and-ignores-the-signature --users "$USERS" > "$OUT/tokens.txt"
-        rooms_gen python-socketio-2node-rooms "$USERS" "$rate" "$OUT/tokens.txt" "$urls" "${PY_PIDS[0]}" \
-            --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID"
-        rm -f "$OUT/tokens.txt"
-    else
-        gen fanout --url "$urls" --server-pid "${PY_PIDS[0]}" \
-            --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node --room bench \
-            --connections "$CONNECTIONS" --rate "$rate" --duration "$DURATION"
-    fi
-    stop_python
-    sleep 1
+    URLS="http://127.0.0.1:$((PY_PORT + 1)),http://127.0.0.1:$((PY_PORT + 2))"
+}
+
+python_down() { stop_python; sleep 1; }
+
+# The python peer reads a token's `sub` without checking its signature.
+python_tokens() { "$VENV/bin/python" "$BENCH/peers/bench_tokens.py" --secret python-peer-reads-the-sub-and-ignores-the-signature --users "$1" > "$OUT/tokens.txt"; }
+
+python2() { # rate: one room of CONNECTIONS
+    log "python-socketio, 2 nodes on Redis: $1 events/s, ${DURATION}s"
+    python_up "$1"
+    gen fanout --url "$URLS" --server-pid "${PY_PIDS[0]}" \
+        --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node --room bench \
+        --connections "$CONNECTIONS" --rate "$1" --duration "$DURATION"
+    python_down
+}
+
+python2_rooms() { # rate: a room per user
+    log "python-socketio, 2 nodes on Redis: $USERS users, a room each, $1 events/s, ${DURATION}s"
+    python_up "rooms-$1"
+    python_tokens "$USERS"
+    rooms_gen python-socketio-2node-rooms "$USERS" "$1" "$OUT/tokens.txt" "$URLS" "${PY_PIDS[0]}" \
+        --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID"
+    rm -f "$OUT/tokens.txt"
+    python_down
+}
+
+python2_churn() { # rate
+    log "python-socketio, 2 nodes on Redis: $CHURN_USERS users, $1 leave per second, each away ${CHURN_OFFLINE}s, ${DURATION}s"
+    python_up "churn-$1"
+    python_tokens "$CHURN_USERS"
+    gen churn --url "$URLS" --tokens-file "$OUT/tokens.txt" --server-pid "${PY_PIDS[0]}" \
+        --probe "node2=${PY_PIDS[1]}" --probe "redis=$REDIS_PID" --label python-socketio-2node-churn \
+        --connections "$CHURN_USERS" --rate "$1" --offline "$CHURN_OFFLINE" --duration "$DURATION"
+    rm -f "$OUT/tokens.txt"
+    python_down
 }
 
 for what in $ONLY; do
@@ -178,9 +228,12 @@ for what in $ONLY; do
     herald1) for rate in $RATES_HERALD; do herald 1 "$rate"; done ;;
     herald2) for rate in $RATES_HERALD; do herald 2 "$rate"; done ;;
     python2) for rate in $RATES_PYTHON; do python2 "$rate"; done ;;
-    herald1-rooms) for rate in $ROOM_RATES_HERALD; do herald 1 "$rate" rooms; done ;;
-    herald2-rooms) for rate in $ROOM_RATES_HERALD; do herald 2 "$rate" rooms; done ;;
-    python2-rooms) for rate in $ROOM_RATES_PYTHON; do python2 "$rate" rooms; done ;;
+    herald1-rooms) for rate in $ROOM_RATES_HERALD; do herald_rooms 1 "$rate"; done ;;
+    herald2-rooms) for rate in $ROOM_RATES_HERALD; do herald_rooms 2 "$rate"; done ;;
+    python2-rooms) for rate in $ROOM_RATES_PYTHON; do python2_rooms "$rate"; done ;;
+    herald1-churn) for rate in $CHURN_RATES; do herald_churn 1 "$rate"; done ;;
+    herald2-churn) for rate in $CHURN_RATES; do herald_churn 2 "$rate"; done ;;
+    python2-churn) for rate in $CHURN_RATES; do python2_churn "$rate"; done ;;
     *) log "unknown measurement: $what"; exit 2 ;;
     esac
 done

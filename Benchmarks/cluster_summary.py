@@ -5,7 +5,9 @@ CPU per delivery summed over every process of the arrangement (nodes, database o
 A many-small-rooms measurement runs two generator processes at once (each holds half the
 users and publishes half the rate): their rows are merged — deliveries and rates added,
 latency percentiles the larger of the two, and each server process's CPU the mean of what the
-two generators measured over their (nearly identical) windows."""
+two generators measured over their (nearly identical) windows. Presence churn rows
+(`test: churn`) get a table of their own: cycles (a user leaving and coming back) per second,
+the reconnects' CONNECT latency and CPU per cycle."""
 
 import json
 import sys
@@ -71,7 +73,8 @@ def summarize(group):
 
 
 def main():
-    rows = [r for r in load(sys.argv[1]) if r.get("test") == "fanout"]
+    everything = load(sys.argv[1])
+    rows = [r for r in everything if r.get("test") == "fanout"]
     print("| arrangement | users (many rooms) | events/s | offered deliveries/s | delivered/s | missing | p50 ms | p99 ms | p99 ms on node 1 / node 2 | publish request p99 ms | server CPU (cores) | CPU µs per delivery | of which database / Redis µs |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for group in merged(rows):
@@ -80,6 +83,29 @@ def main():
         print(
             f"| {s['label']} | {users} | {s['rate']:g} | {s['offered']:,.0f} | {s['delivered_per_s']:,.0f} | {s['missing']:,} | "
             f"{s['p50']:.1f} | {s['p99']:.1f} | {s['nodes']} | {s['publish_p99']:.1f} | {s['cores']:.2f} | {s['per']:.2f} | {s['infra_per']:.2f} |"
+        )
+    churn_table([r for r in everything if r.get("test") == "churn"])
+
+
+def churn_table(rows):
+    if not rows:
+        return
+    print()
+    print("| arrangement | users | leaving/s offered | cycles/s | reconnect failed | still away at end | CONNECT p50 ms | p99 ms | CPU (cores): node 1 + node 2 + database / Redis | CPU µs per cycle | of which database / Redis µs |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        cpu = cpu_parts(row)
+        window = row.get("window_s") or 1
+        cycles = row.get("reconnected") or 0
+        total = sum(cpu.values())
+        infra = cpu.get("postgres", cpu.get("redis"))
+        shares = " + ".join(f"{cpu[k] / window:.2f}" for k in ("node1", "node2", "postgres", "redis") if k in cpu)
+        per = total / cycles * 1e6 if cycles else float("nan")
+        infra_per = infra / cycles * 1e6 if cycles and infra is not None else float("nan")
+        print(
+            f"| {row['label']} | {row['connections']:,} | {row['rate']:g} | {row.get('cycles_per_s', 0):,.0f} | {row.get('reconnect_failed', 0):,} | "
+            f"{row.get('reconnect_pending_at_end', 0):,} | {row.get('reconnect_p50_ms', float('nan')):.1f} | {row.get('reconnect_p99_ms', float('nan')):.1f} | "
+            f"{shares} | {per:.0f} | {infra_per:.0f} |"
         )
 
 

@@ -63,6 +63,35 @@ import Testing
         }
     }
 
+    /// A wave of users coming and going (more than the 500 rows of one statement) is written in a
+    /// few statements and announced together: the other node sees exactly who is online, and
+    /// a follower of a user's presence hears them come and go once each.
+    @Test func presenceOfManyUsersReachesTheOtherNode() async throws {
+        try await withTwoNodes { nodeA, nodeB in
+            let presenceA = PresenceService(hub: nodeA, nodeID: "node-a", logger: testLogger)
+            let presenceB = PresenceService(hub: nodeB, nodeID: "node-b", logger: testLogger)
+            let users = (0..<700).map { "wave-\($0)" }
+            let follower = RecordingSubscriber(9_999)
+            nodeB.join(follower, room: "presence:wave-7")
+            let connections = users.enumerated().map { RecordingSubscriber(UInt64($0.offset + 1), user: $0.element) }
+            for (connection, user) in zip(connections, users) { nodeA.join(connection, room: "user:\(user)") }
+            try await presenceA.sync()
+            #expect(try await presenceB.onlineUsers(users) == Set(users))
+            // Most of them leave (wave-7 among them), a hundred stay.
+            for connection in connections.dropLast(100) { nodeA.unregister(connection) }
+            try await presenceA.sync()
+            #expect(try await presenceB.onlineUsers(users) == Set(users.suffix(100)))
+            #expect(try await presenceB.isOnline("wave-7") == false)
+            let heard = await follower.waitFor(2)
+            let payloads = try heard.map { try JSONDecoder().decode([String: JSONValue].self, from: Data($0.payloadJSON.utf8)) }
+            #expect(payloads == [["user_id": "wave-7", "online": true], ["user_id": "wave-7", "online": false]])
+            // Nothing new: a sync writes and announces nothing more.
+            try await presenceA.sync()
+            try await CancellableSleep.sleep(for: .milliseconds(200))
+            #expect(follower.events.count == 2)
+        }
+    }
+
     /// Ephemeral events published at once go out in batches (several notices to a
     /// notification): every one reaches the other node exactly once, each publisher's in the
     /// order it published them, and a payload near the notification limit travels too.

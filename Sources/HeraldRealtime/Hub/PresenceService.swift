@@ -96,18 +96,18 @@ public final class PresenceService: Service, Sendable {
         let now = hub.clock.now().epochMilliseconds
         let current = hub.connectedUsers
         let previous = written.withLock { $0 }
-        for user in current.keys where previous[user] == nil {
-            try await hub.publish("presence", payload: ["user_id": .string(user), "online": true], to: "presence:\(user)", persist: false)
-        }
-        for user in previous.keys where current[user] == nil {
-            try await hub.publish("presence", payload: ["user_id": .string(user), "online": false], to: "presence:\(user)", persist: false)
-        }
+        var changes: [(user: String, online: Bool)] = []
+        for user in current.keys where previous[user] == nil { changes.append((user, true)) }
+        for user in previous.keys where current[user] == nil { changes.append((user, false)) }
+        try await publishChanges(changes)
         guard distributed else {
             written.withLock { $0 = current }
             return
         }
         let nodeID = self.nodeID
         let ttl = ttlMilliseconds
+        let counts = current.filter { previous[$0.key] != $0.value }.sorted { $0.key < $1.key }
+        let gone = previous.keys.filter { current[$0] == nil }.sorted()
         try await hub.database.transaction { db in
             try await db.raw(
                 """
@@ -115,16 +115,13 @@ public final class PresenceService: Service, Sendable {
                 ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 """
             ).run()
-            for (user, count) in current where previous[user] != count {
-                try await db.raw(
-                    """
-                    INSERT INTO realtime_presence (node_id, user_id, connections) VALUES (\(bind: nodeID), \(bind: user), \(bind: count))
-                    ON CONFLICT (node_id, user_id) DO UPDATE SET connections = excluded.connections
-                    """
-                ).run()
+            for chunk in counts.chunked(Self.rowsPerStatement) {
+                try await db.raw(Self.upsert(chunk, nodeID: nodeID)).run()
             }
-            for user in previous.keys where current[user] == nil {
-                try await db.raw("DELETE FROM realtime_presence WHERE node_id = \(bind: nodeID) AND user_id = \(bind: user)").run()
+            for chunk in gone.chunked(Self.rowsPerStatement) {
+                var query = SQLQueryString("DELETE FROM realtime_presence WHERE node_id = \(bind: nodeID) AND user_id IN ")
+                query.appendInList(Array(chunk))
+                try await db.raw(query).run()
             }
             // Rows of nodes that stopped heartbeating long ago are garbage.
             let dead = now - ttl * 4
@@ -132,6 +129,40 @@ public final class PresenceService: Service, Sendable {
             try await db.raw("DELETE FROM realtime_nodes WHERE heartbeat_at < \(bind: dead)").run()
         }
         written.withLock { $0 = current }
+    }
+
+    /// Rows written or deleted by one statement (PostgreSQL allows 65,535 parameters).
+    static let rowsPerStatement = 500
+
+    /// Presence events at most this many at once.
+    static let publishesInFlight = 64
+
+    /// Publishes `presence` events for users who came or went, several at once: a sync after a
+    /// wave of reconnects has hundreds, and one at a time each waited for its own
+    /// notification, while published together they share them (`PostgresBus` batches).
+    private func publishChanges(_ changes: [(user: String, online: Bool)]) async throws {
+        let hub = self.hub
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, change) in changes.enumerated() {
+                if index >= Self.publishesInFlight { try await group.next() }
+                group.addTask {
+                    try await hub.publish(
+                        "presence", payload: ["user_id": .string(change.user), "online": .bool(change.online)], to: "presence:\(change.user)", persist: false)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// One `INSERT … ON CONFLICT` for many users' connection counts on this node.
+    static func upsert(_ rows: ArraySlice<(key: String, value: Int)>, nodeID: String) -> SQLQueryString {
+        var query = SQLQueryString("INSERT INTO realtime_presence (node_id, user_id, connections) VALUES ")
+        for (index, row) in rows.enumerated() {
+            if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
+            query.appendInterpolation("(\(bind: nodeID), \(bind: row.key), \(bind: row.value))" as SQLQueryString)
+        }
+        query.appendInterpolation(unsafeRaw: " ON CONFLICT (node_id, user_id) DO UPDATE SET connections = excluded.connections")
+        return query
     }
 
     /// A user came or went on this node: write it soon (within a quarter second), not at the

@@ -55,6 +55,9 @@ final class LoopStats {
     /// Storm: reconnect start → CONNECT reply (`40`), in microseconds.
     var reconnectLatency = Histogram()
     var sessions: [ClientSession] = []
+    /// Churn: the next session to disconnect, and what the churn did.
+    var churnCursor = 0
+    var churnTally = ChurnTally()
 
     func noteFailure(_ reason: String) {
         connectFailures[reason, default: 0] += 1

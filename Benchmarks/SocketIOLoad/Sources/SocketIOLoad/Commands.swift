@@ -8,7 +8,7 @@ struct SocketIOLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "SocketIOLoad",
         abstract: "Socket.IO (EIO 4 / SIO 5 over WebSocket) load generator. Each measurement prints one JSON line on stdout.",
-        subcommands: [Fanout.self, Memory.self, MemoryWorker.self, Storm.self]
+        subcommands: [Fanout.self, Memory.self, MemoryWorker.self, Storm.self, Churn.self]
     )
 }
 
