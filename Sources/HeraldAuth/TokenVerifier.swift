@@ -39,6 +39,7 @@ public struct TokenVerifier: Sendable {
     private let publicKeys: JWTKeyCollection?
     private let settings: Settings
     private let clock: any HeraldClock
+    private let accepted = VerifiedTokenCache()
 
     /// - Parameters:
     ///   - hmacSecret: the HS256 secret, or nil to refuse HS256 tokens.
@@ -81,6 +82,20 @@ public struct TokenVerifier: Sendable {
     }
 
     public func verify(_ token: String) async throws(AuthFailure) -> Identity {
+        if let known = accepted.identity(for: token) {
+            // Accepted before: only the time can have changed its answer.
+            guard clock.now().timeIntervalSince1970 < known.expiresAt + settings.leeway else {
+                accepted.forget(token)
+                throw .expired
+            }
+            return known
+        }
+        let identity = try await verifyAnew(token)
+        accepted.remember(identity, for: token)
+        return identity
+    }
+
+    private func verifyAnew(_ token: String) async throws(AuthFailure) -> Identity {
         guard !token.isEmpty else { throw .missingToken }
         guard token.utf8.count <= Self.maxTokenBytes else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)

@@ -4,7 +4,9 @@ import Synchronization
 
 // A mock APNs for end-to-end tests and benchmarks: HTTP/2 over TLS with a certificate made at
 // start, answering every well-formed push 200 (or `--status`). With `--log FILE` it appends
-// `{"apns_id","token","notification_id","protocol"}` per request, so a test can count what arrived;
+// `{"apns_id","token","notification_id","protocol","received_ns"}` per request, so a test can count
+// what arrived (`received_ns`: CLOCK_REALTIME in nanoseconds when the request was complete, which
+// a benchmark on the same machine compares with a send time);
 // with `--log-payloads` also the `apns-*` headers and the JSON payload (a test that checks
 // what a device would get).
 //
@@ -81,7 +83,15 @@ let chaos = chaosPercent
 let hang = Duration.milliseconds(hangMs)
 let requestCount = Atomic<Int>(0)
 
+/// CLOCK_REALTIME in nanoseconds: a benchmark on the same machine compares it with its own clock.
+func realtimeNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
 let server = try await MockPushServer.start(port: port, keepRequests: false, http2Only: http2Only) { request in
+    let receivedNs = realtimeNanoseconds()
     let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
     let apnsID = request.header("apns-id") ?? ""
     let wellFormed = request.method == "POST" && !token.isEmpty && request.header("authorization")?.hasPrefix("bearer ") == true
@@ -100,7 +110,7 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
         let notification = request.json?["notification_id"] as? String ?? ""
         var line: [String: Any] = [
             "apns_id": apnsID, "token": token, "notification_id": notification, "protocol": request.protocolName,
-            "answer": misbehaviour?.logged ?? response.status,
+            "answer": misbehaviour?.logged ?? response.status, "received_ns": receivedNs,
         ]
         if withPayloads {
             line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first }

@@ -65,6 +65,23 @@ func handmadeToken(header: JSONValue, claims: JSONValue, sign: (Data) -> Data = 
         await #expect(throws: AuthFailure.expired) { try await verifier().verify(token) }
     }
 
+    /// The same verifier answers a token it accepted before from memory: the answer must
+    /// still follow the clock, and a look-alike token must still be checked in full.
+    @Test func aRememberedTokenStillExpiresAndLookAlikesAreStillChecked() async throws {
+        let verifier = try await verifier()
+        let token = try await hs256(claims(exp: now + 5))
+        #expect(try await verifier.verify(token).userID == "user-1")
+        #expect(try await verifier.verify(token).userID == "user-1")
+        // Same header and claims, another key: refused although its twin was accepted.
+        let forged = try await hs256(claims(exp: now + 5), secret: "another-secret-another-secret-another")
+        await #expect(throws: AuthFailure.badSignature) { try await verifier.verify(forged) }
+        // The claims of the accepted token with a signature cut short.
+        await #expect(throws: AuthFailure.badSignature) { try await verifier.verify(String(token.dropLast(2))) }
+        clock.advance(by: 5 + 31)
+        await #expect(throws: AuthFailure.expired) { try await verifier.verify(token) }
+        await #expect(throws: AuthFailure.expired) { try await verifier.verify(token) }
+    }
+
     @Test func requiresAnExpiry() async throws {
         var values = claims()
         values["exp"] = nil
