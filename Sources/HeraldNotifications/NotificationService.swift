@@ -25,6 +25,9 @@ public final class NotificationService: Sendable {
     let logger: Logger
     /// Called after push deliveries were written (wakes the push worker).
     let pushQueued: @Sendable () -> Void
+    /// Acks arriving together are written in one transaction: each was a commit of its own,
+    /// a third of PostgreSQL's commits per notification (BENCHMARKS.md, issue 24 part 2).
+    private let acks: GroupCommit<String, Void>
 
     public init(
         database: any Database, hub: RealtimeHub, presence: PresenceService, config: NotificationsConfig, clock: any HeraldClock,
@@ -38,6 +41,14 @@ public final class NotificationService: Sendable {
         self.clock = clock
         self.logger = logger
         self.pushQueued = pushQueued
+        acks = GroupCommit(maxBatch: 200) { [database, clock] deliveryIDs in
+            let now = clock.now().epochMilliseconds
+            try await database.transaction { db in
+                let moved = try await DeliveryStore().acknowledge(db, ids: deliveryIDs, now: now)
+                if !moved.isEmpty { try await NotificationStore().setSentVia(db, ids: moved, channel: "socket") }
+            }
+            return deliveryIDs.map { _ in () }
+        }
         hub.onAcknowledge { [weak self] token in
             guard token.hasPrefix("dlv_") else { return }
             await self?.acknowledged(deliveryID: token)
@@ -336,13 +347,8 @@ public final class NotificationService: Sendable {
 
     /// The app acknowledged the socket delivery: it was shown in the app, no push needed.
     func acknowledged(deliveryID: String) async {
-        let now = clock.now().epochMilliseconds
         do {
-            try await database.transaction { db in
-                if let notificationID = try await DeliveryStore().acknowledge(db, id: deliveryID, now: now) {
-                    try await NotificationStore().setSentVia(db, id: notificationID, channel: "socket")
-                }
-            }
+            try await acks.submit(deliveryID)
         } catch {
             logger.error("recording an ack failed", metadata: ["delivery_id": "\(deliveryID)", "error": "\(String(reflecting: error))"])
         }

@@ -68,6 +68,42 @@ import Testing
         }
     }
 
+    /// Acks that arrive together are written together: every one counts once, the repeat of
+    /// an ack changes nothing, and a delivery already fallen back to push stays so.
+    @Test(arguments: TestEngine.allCases)
+    func manyAcksAtOnceEachEndTheirDelivery(engine: TestEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            let h = NotificationHarness(database: database)
+            let users = (0..<40).map { "acker-\($0)" }
+            var sockets: [RecordingSubscriber] = []
+            for (index, user) in users.enumerated() {
+                let socket = RecordingSubscriber(UInt64(index + 1), user: user)
+                h.hub.join(socket, room: "user:\(user)")
+                sockets.append(socket)
+            }
+            let outcomes = try await h.service.send(h.draft(users))
+            #expect(outcomes.allSatisfy { $0.channel == "socket" })
+            await h.hub.localDeliveriesSettled()
+            let tokens = try sockets.map { try #require($0.events.first?.ackToken) }
+            // The last user's ack comes too late: that delivery falls back to push first.
+            let now = h.clock.now().epochMilliseconds
+            let fellBack = try await database.transaction { db in try await DeliveryStore().markUnacknowledged(db, id: tokens[39], now: now) }
+            #expect(fellBack)
+            await withTaskGroup(of: Void.self) { group in
+                for token in tokens + tokens.prefix(5) { group.addTask { await h.hub.acknowledge(token) } }
+            }
+            for (index, outcome) in outcomes.enumerated() {
+                let rows = try await h.deliveries(outcome.notification.id)
+                #expect(rows.map(\.status) == [index == 39 ? .unacknowledged : .acknowledged])
+            }
+            let sentVia = try await database.withConnection { db in
+                try await NotificationStore().find(db, ids: outcomes.map(\.notification.id))
+            }
+            #expect(outcomes.prefix(39).allSatisfy { sentVia[$0.notification.id]?.sentVia == "socket" })
+            #expect(sentVia[outcomes[39].notification.id]?.sentVia == nil)
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func anUnacknowledgedSocketDeliveryFallsBackToPushOnce(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in

@@ -69,15 +69,21 @@ public struct DeliveryStore: Sendable {
 
     // MARK: Socket deliveries
 
-    /// The client acknowledged a socket delivery; returns its notification id when this call
-    /// moved it (false when it was already acknowledged or had fallen back to push).
-    public func acknowledge(_ db: any SQLDatabase, id: String, now: Int64) async throws -> String? {
-        try await db.raw(
-            """
-            UPDATE notification_deliveries SET status = 'acknowledged', completed_at = \(bind: now), updated_at = \(bind: now)
-            WHERE id = \(bind: id) AND channel = 'socket' AND status = 'awaiting_ack' RETURNING notification_id
-            """
-        ).first()?.decode(column: "notification_id", as: String.self)
+    /// Clients acknowledged these socket deliveries; returns the notification ids of those this
+    /// call moved (not those already acknowledged or fallen back to push).
+    public func acknowledge(_ db: any SQLDatabase, ids: [String], now: Int64) async throws -> [String] {
+        var moved: [String] = []
+        for chunk in Array(Set(ids)).chunked(500) {
+            var query = SQLQueryString(
+                """
+                UPDATE notification_deliveries SET status = 'acknowledged', completed_at = \(bind: now), updated_at = \(bind: now)
+                WHERE channel = 'socket' AND status = 'awaiting_ack' AND id IN
+                """)
+            query.appendInList(Array(chunk))
+            query.appendInterpolation(unsafeRaw: " RETURNING notification_id")
+            for row in try await db.raw(query).all() { moved.append(try row.decode(column: "notification_id", as: String.self)) }
+        }
+        return moved
     }
 
     /// Socket deliveries whose ack deadline has passed.

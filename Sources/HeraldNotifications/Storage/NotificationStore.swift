@@ -155,8 +155,12 @@ public struct NotificationStore: Sendable {
         ).first() != nil
     }
 
-    public func setSentVia(_ db: any SQLDatabase, id: String, channel: String) async throws {
-        try await db.raw("UPDATE notifications SET sent_via = \(bind: channel) WHERE id = \(bind: id)").run()
+    public func setSentVia(_ db: any SQLDatabase, ids: [String], channel: String) async throws {
+        for chunk in Array(Set(ids)).chunked(500) {
+            var query = SQLQueryString("UPDATE notifications SET sent_via = \(bind: channel) WHERE id IN ")
+            query.appendInList(Array(chunk))
+            try await db.raw(query).run()
+        }
     }
 }
 
