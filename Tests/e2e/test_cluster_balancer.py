@@ -10,6 +10,7 @@ not implement recovery) starts a fresh one, and events keep reaching both.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
@@ -21,7 +22,7 @@ import requests
 import socketio
 
 from browser_support import TIMEOUT, browser, page_state, page_url, run_async  # noqa: F401 (fixtures)
-from conftest import herald_bin, issue_token, wait_until
+from conftest import herald_bin, issue_token, psql, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cluster"
@@ -72,6 +73,14 @@ class Balanced:
                 continue
             ids[ready.json()["node"]] = index
         return ids
+
+    def live_rooms(self, user: str, socket_id: str, node: str) -> set[str]:
+        """The rooms of socket `socket_id`'s live session as `node` last wrote it to PostgreSQL
+        (empty when it has not yet): what a client of a node killed now recovers."""
+        rows = psql(f"postgres://postgres@127.0.0.1:{self.port + 100}/herald",
+                    f"SELECT rooms FROM realtime_sessions WHERE user_id = '{user}' AND node_id = '{node}'")
+        sessions = [json.loads(line) for line in rows.splitlines() if line]
+        return {room["room"] for session in sessions if session["socketID"] == socket_id for room in session["rooms"]}
 
     def publish(self, token: str, room: str, event: str, payload) -> dict:
         response = requests.post(f"{self.url}/api/v1/realtime/publish", headers={"Authorization": f"Bearer {token}"},
@@ -155,6 +164,13 @@ def test_a_node_killed_mid_flow_its_clients_recover_on_the_other(cluster, browse
         cluster.publish(service, f"user:{user}", "news", {"n": 1})
         wait_until(lambda: page_state(browser, "window.news") == [1] and python_news == [1], TIMEOUT,
                    message="the first event reached both clients")
+
+        # A node writes its live sockets' sessions every quarter second (README: what a crash
+        # may lose); the kill comes once the browser's session stands in the database as it is.
+        rooms = set(run_async(browser, 'socket.emit("whoami", (me) => done(me));')["rooms"])
+        assert f"user:{user}" in rooms, rooms
+        wait_until(lambda: cluster.live_rooms(user, first_id, victim) == rooms, TIMEOUT,
+                   message="the victim wrote the browser's live session with its rooms")
 
         # SIGKILL: no goodbye, no session saved on the way out.
         cluster.script("kill", str(nodes[victim]))
