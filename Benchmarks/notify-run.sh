@@ -39,6 +39,7 @@ OFFLINE=${OFFLINE:-200}
 DURATION=${DURATION:-15}
 DRAIN=${DRAIN:-30}
 MAX_INFLIGHT=${MAX_INFLIGHT:-256}
+BACKGROUND_CONNECTIONS=${BACKGROUND_CONNECTIONS:-}   # database.background_connections (unset: the default; 0: the worker shares the pool)
 PORT=${CLUSTER_PORT:-18400}   # nodes on PORT+1, PORT+2, PostgreSQL on PORT+100
 HERALD_BIN=${HERALD_BIN:-$ROOT/.build-release/release/herald}
 MOCK_BIN=${MOCK_BIN:-$(dirname "$HERALD_BIN")/herald-mock-apns}
@@ -90,6 +91,7 @@ write_config() { # file
     local key=${TMPDIR:-/tmp}/herald-notify-bench-AuthKey_BENCH12345.p8
     [[ -f $key ]] || openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$key" 2>/dev/null
     cat "$BENCH/realtime-bench-config.yaml" > "$1"
+    [[ -z $BACKGROUND_CONNECTIONS ]] || printf 'database:\n  background_connections: %s\n' "$BACKGROUND_CONNECTIONS" >> "$1"
     cat >> "$1" <<EOF
 push:
   apns:

@@ -20,6 +20,7 @@ public enum DatabaseFactory {
         case .postgres(let location):
             return PostgresDatabase(
                 location: location, maxConnections: config.database.maxConnections,
+                backgroundConnections: config.database.backgroundConnections,
                 acquireTimeout: .milliseconds(config.database.acquireTimeoutMs), logger: logger)
         }
     }

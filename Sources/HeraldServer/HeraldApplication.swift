@@ -117,7 +117,7 @@ public enum HeraldApplication {
 
         let connectionLimit = ConnectionLimit.resolve(
             configured: config.server.maxConnections, descriptors: ConnectionLimit.raiseDescriptorLimit(),
-            databaseConnections: config.database.maxConnections)
+            databaseConnections: config.database.maxConnections + config.database.backgroundConnections)
         logger.info("accepting at most \(connectionLimit.limit) connections at once", metadata: ["reserved_descriptors": "\(connectionLimit.reserve)"])
         var application = Application(
             router: router,

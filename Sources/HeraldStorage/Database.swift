@@ -24,6 +24,15 @@ public protocol Database: Sendable {
     /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// Where work that no request waits on (the push delivery worker) takes its connections.
+    ///
+    /// Why a lane of its own: a pool hands connections out first come, first served, so under
+    /// a burst of requests a background loop's every statement queued behind all of them (one
+    /// node offered 600 notifications/s delivered pushes at a third of the rate they were
+    /// created while sockets kept up). On PostgreSQL it is a few connections apart from the
+    /// pool (`database.background_connections`); on SQLite, with one writer, it is the database.
+    var background: any Database { get }
+
     /// A Service to run in the application's ServiceGroup for as long as the database is used
     /// (the PostgreSQL pool only leases connections while it runs), or nil when none is needed.
     var service: (any Service)? { get }
@@ -33,6 +42,8 @@ public protocol Database: Sendable {
 }
 
 extension Database {
+    public var background: any Database { self }
+
     /// Answers whether the database takes queries (for `/readyz`).
     public func ping() async throws {
         _ = try await withConnection { db in

@@ -14,11 +14,17 @@ public final class PostgresDatabase: Database {
     public let client: PostgresClient
     private let logger: Logger
     private let acquireTimeout: Duration
+    /// The background lane's own pool; nil when none is configured (the pool serves all).
+    private let backgroundPool: PostgresDatabase?
 
     /// - Parameter acquireTimeout: the longest wait for a pooled connection. While the server
     ///   is down (a restart, a failover) the pool keeps trying to connect; without a bound every
     ///   request and `/readyz` would wait with it.
-    public init(location: DatabaseURL.PostgresLocation, maxConnections: Int, acquireTimeout: Duration = .seconds(10), logger: Logger) {
+    ///   - backgroundConnections: the size of the separate pool behind `background`; 0: none.
+    public init(
+        location: DatabaseURL.PostgresLocation, maxConnections: Int, backgroundConnections: Int = 0, acquireTimeout: Duration = .seconds(10),
+        logger: Logger
+    ) {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database,
@@ -29,7 +35,12 @@ public final class PostgresDatabase: Database {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.acquireTimeout = acquireTimeout
+        backgroundPool =
+            backgroundConnections > 0
+            ? PostgresDatabase(location: location, maxConnections: backgroundConnections, acquireTimeout: acquireTimeout, logger: logger) : nil
     }
+
+    public var background: any Database { backgroundPool ?? self }
 
     public func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let logger = self.logger
@@ -116,7 +127,10 @@ public final class PostgresDatabase: Database {
         }
     }
 
-    public var service: (any Service)? { client }
+    public var service: (any Service)? {
+        guard let backgroundPool else { return client }
+        return PostgresPools(clients: [client, backgroundPool.client])
+    }
 
     public func close() async {}
 }
@@ -127,4 +141,15 @@ private final class LeaseRace: Sendable {
 
     func start() -> Bool { state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged }
     func timeOut() -> Bool { state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged }
+}
+
+/// The pool and the background lane's pool run (and stop) together.
+private struct PostgresPools: Service {
+    let clients: [PostgresClient]
+
+    func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for client in clients { group.addTask { await client.run() } }
+        }
+    }
 }

@@ -72,7 +72,7 @@ public struct NotificationModule: Sendable {
         let providers = try await Self.providerSenders(config.push, clock: clock)
         if config.push.workerEnabled {
             worker = DeliveryWorker(
-                database: database, senders: providers.senders, fallback: logSender, clock: clock, settings: DeliveryWorker.Settings(config.push),
+                database: database.background, senders: providers.senders, fallback: logSender, clock: clock, settings: DeliveryWorker.Settings(config.push),
                 logger: logger, ready: ready)
         }
         let wakeWorker = worker

@@ -27,7 +27,7 @@ public struct ConnectionLimit: Equatable, Sendable {
     /// - Parameters:
     ///   - configured: `server.max_connections`, when set (still capped by the descriptors).
     ///   - descriptors: the process's file-descriptor limit (soft `RLIMIT_NOFILE`).
-    ///   - databaseConnections: the PostgreSQL pool size.
+    ///   - databaseConnections: the PostgreSQL pool's and background lane's sizes together.
     public static func resolve(configured: Int?, descriptors: Int, databaseConnections: Int) -> ConnectionLimit {
         let reserve = 128 + databaseConnections
         let available = max(1, descriptors - reserve)
