@@ -79,8 +79,9 @@ extension Database {
 extension SQLDatabase {
     /// Appends `rows` with multi-row `INSERT`s through this connection, inside the caller's
     /// transaction (so they commit with the rest of it): a few statements for thousands of
-    /// rows where one `INSERT` a row costs a round trip each.
-    public func insertRows(_ rows: BulkRows) async throws {
+    /// rows where one `INSERT` a row costs a round trip each. `onConflict` (an `ON CONFLICT …`
+    /// clause written by the caller, never user input) makes each statement an upsert.
+    public func insertRows(_ rows: BulkRows, onConflict: String? = nil) async throws {
         guard !rows.isEmpty else { return }
         let width = rows.columns.count
         // SQLite allows 32,766 bound values per statement.
@@ -99,6 +100,7 @@ extension SQLDatabase {
                 }
                 query.appendInterpolation(unsafeRaw: ")")
             }
+            if let onConflict { query.appendInterpolation(unsafeRaw: " \(onConflict)") }
             try await raw(query).run()
             start = end
         }

@@ -106,8 +106,10 @@ public final class PresenceService: Service, Sendable {
         }
         let nodeID = self.nodeID
         let ttl = ttlMilliseconds
-        let counts = current.filter { previous[$0.key] != $0.value }.sorted { $0.key < $1.key }
-        let gone = previous.keys.filter { current[$0] == nil }.sorted()
+        var changedCounts = BulkRows(table: "realtime_presence", columns: ["node_id", "user_id", "connections"])
+        for (user, count) in current where previous[user] != count { changedCounts.append(.text(nodeID), .text(user), .integer(count)) }
+        let counts = changedCounts
+        let gone = changes.filter { !$0.online }.map(\.user)
         try await hub.database.transaction { db in
             try await db.raw(
                 """
@@ -115,9 +117,7 @@ public final class PresenceService: Service, Sendable {
                 ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 """
             ).run()
-            for chunk in counts.chunked(Self.rowsPerStatement) {
-                try await db.raw(Self.upsert(chunk, nodeID: nodeID)).run()
-            }
+            try await db.insertRows(counts, onConflict: "ON CONFLICT (node_id, user_id) DO UPDATE SET connections = excluded.connections")
             for chunk in gone.chunked(Self.rowsPerStatement) {
                 var query = SQLQueryString("DELETE FROM realtime_presence WHERE node_id = \(bind: nodeID) AND user_id IN ")
                 query.appendInList(Array(chunk))
@@ -131,7 +131,7 @@ public final class PresenceService: Service, Sendable {
         written.withLock { $0 = current }
     }
 
-    /// Rows written or deleted by one statement (PostgreSQL allows 65,535 parameters).
+    /// Rows deleted by one statement (PostgreSQL allows 65,535 parameters).
     static let rowsPerStatement = 500
 
     /// Presence events at most this many at once.
@@ -152,17 +152,6 @@ public final class PresenceService: Service, Sendable {
             }
             try await group.waitForAll()
         }
-    }
-
-    /// One `INSERT … ON CONFLICT` for many users' connection counts on this node.
-    static func upsert(_ rows: ArraySlice<(key: String, value: Int)>, nodeID: String) -> SQLQueryString {
-        var query = SQLQueryString("INSERT INTO realtime_presence (node_id, user_id, connections) VALUES ")
-        for (index, row) in rows.enumerated() {
-            if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
-            query.appendInterpolation("(\(bind: nodeID), \(bind: row.key), \(bind: row.value))" as SQLQueryString)
-        }
-        query.appendInterpolation(unsafeRaw: " ON CONFLICT (node_id, user_id) DO UPDATE SET connections = excluded.connections")
-        return query
     }
 
     /// A user came or went on this node: write it soon (within a quarter second), not at the
