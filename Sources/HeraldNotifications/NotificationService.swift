@@ -23,15 +23,20 @@ public final class NotificationService: Sendable {
     let config: NotificationsConfig
     let clock: any HeraldClock
     let logger: Logger
-    /// Called after push deliveries were written (wakes the push worker).
+    /// Called after push deliveries were written for the database path (wakes the push worker).
     let pushQueued: @Sendable () -> Void
+    /// This node's delivery worker's in-memory queue: pushes written here already claimed are
+    /// sent from it (nil: the worker does not run here, every push goes through the database).
+    let handoff: PushHandoff?
+    /// Concurrent sends written in one transaction (see `send`).
+    private let sends: GroupCommit<GroupedSend, Result<WrittenSend, any Error>>
     /// Acks arriving together are written in one transaction: each was a commit of its own,
     /// a third of PostgreSQL's commits per notification (BENCHMARKS.md, issue 24 part 2).
     private let acks: GroupCommit<String, Void>
 
     public init(
         database: any Database, hub: RealtimeHub, presence: PresenceService, config: NotificationsConfig, clock: any HeraldClock,
-        logger: Logger, pushQueued: @escaping @Sendable () -> Void
+        logger: Logger, handoff: PushHandoff? = nil, pushQueued: @escaping @Sendable () -> Void
     ) {
         self.database = database
         self.hub = hub
@@ -41,6 +46,15 @@ public final class NotificationService: Sendable {
         self.clock = clock
         self.logger = logger
         self.pushQueued = pushQueued
+        self.handoff = handoff
+        let this = WeakReference<NotificationService>()
+        sends = GroupCommit(maxBatch: config.sendsPerTransaction) { members in
+            guard let service = this.value else { return members.map { _ in .failure(CancellationError()) } }
+            // In a task of its own, awaited at once: the request writing the group may be
+            // cancelled (its client went away), which must not fail the others' sends; and
+            // without its task-local idempotency recorder (each member's is called explicitly).
+            return await Task { await TransactionAnswer.$recorder.withValue(nil) { await service.writeGrouped(members) } }.value
+        }
         acks = GroupCommit(maxBatch: 200) { [database, clock] deliveryIDs in
             let now = clock.now().epochMilliseconds
             try await database.transaction { db in
@@ -49,6 +63,7 @@ public final class NotificationService: Sendable {
             }
             return deliveryIDs.map { _ in () }
         }
+        this.value = self
         hub.onAcknowledge { [weak self] token in
             guard token.hasPrefix("dlv_") else { return }
             await self?.acknowledged(deliveryID: token)
@@ -66,20 +81,63 @@ public final class NotificationService: Sendable {
     ///
     /// Every recipient's notification and planned deliveries are written in ONE transaction:
     /// a crash leaves all of them or none (a retry with the same Idempotency-Key then runs
-    /// the whole request again, never half of it), and PostgreSQL commits once, not once per
-    /// user. Live delivery starts after the commit. Domain modules that must commit their own
-    /// rows with the notifications use `prepare` and `write(_:in:)` in their `unitOfWork`.
+    /// the whole request again, never half of it). Live delivery starts after the commit.
+    /// Domain modules that must commit their own rows with the notifications use `prepare`
+    /// and `write(_:in:)` in their `unitOfWork`.
     ///
-    /// The outcomes are handed to `TransactionAnswer.record` inside the transaction, so a
-    /// caller can commit its answer (an idempotent request's response) with the notifications.
+    /// Sends that arrive while another is being written share the next transaction (a group
+    /// commit): their routing is read and their rows written with one set of statements and
+    /// one commit, which was one of each per request (BENCHMARKS.md, issue 37). Each send's
+    /// answer is still recorded with its own rows (`TransactionAnswer`), and a send that
+    /// makes the shared transaction fail is written again alone, so it fails (or not) on its
+    /// own and never takes the others with it.
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
-        let prepared = try await prepare(draft)
-        let written = try await database.unitOfWork { work in
-            let written = try await self.write(prepared, in: work)
-            try await TransactionAnswer.record(written.outcomes, in: work.db)
-            return written
-        }
+        // Checked before joining a group: a bad draft is answered without touching the others.
+        try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
+        guard catalog[draft.type] != nil else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
+        let written = try await sends.submit(GroupedSend(draft: draft, recorder: TransactionAnswer.recorder)).get()
+        await deliver(written)
         return written.outcomes
+    }
+
+    /// One send waiting for its group's transaction, with the idempotency recorder of its
+    /// request (a task-local of the caller's task, which the writing task does not see).
+    struct GroupedSend: Sendable {
+        var draft: NotificationDraft
+        var recorder: TransactionAnswer.Recorder?
+    }
+
+    /// Writes `members` in one transaction; when it fails, each member alone.
+    private func writeGrouped(_ members: [GroupedSend]) async -> [Result<WrittenSend, any Error>] {
+        do {
+            let written = try await database.transaction { db in try await self.writeTogether(members, db) }
+            return written.map { .success($0) }
+        } catch where members.count > 1 {
+            logger.debug("a grouped send failed; writing its sends one by one", metadata: ["sends": "\(members.count)", "error": "\(error)"])
+            var results: [Result<WrittenSend, any Error>] = []
+            for member in members {
+                do {
+                    results.append(.success(try await database.transaction { db in try await self.writeTogether([member], db)[0] }))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        } catch {
+            return [.failure(error)]
+        }
+    }
+
+    /// Routes and writes the members' sends through `db`: preferences and presence for all of
+    /// their recipients in a few queries, then every row in a few multi-row statements, then
+    /// each member's answer.
+    private func writeTogether(_ members: [GroupedSend], _ db: any SQLDatabase) async throws -> [WrittenSend] {
+        let prepared = try await prepare(members.map(\.draft), db)
+        let written = try await write(prepared, db)
+        for (member, written) in zip(members, written) {
+            if let recorder = member.recorder { try await recorder(written.outcomes, db) }
+        }
+        return written
     }
 
     /// A validated draft with each recipient's routing decided (preferences and presence are
@@ -106,6 +164,13 @@ public final class NotificationService: Sendable {
     public struct WrittenSend: Sendable {
         let plans: [Plan]
         let written: [String: Written]
+        /// Unread counts of the recipients reached live or by a handed-over push, read in the
+        /// transaction after the rows were written (the badge the socket event carries).
+        var unread: [String: Int] = [:]
+        /// Pushes written already claimed, for this node's worker to send from memory.
+        var handed: [PushHandoff.Item] = []
+        /// Pushes written `pending`, for the worker's database path.
+        var pendingPushes = false
 
         /// How each recipient is reached: `socket`, `push`, `inbox` or `deduplicated`.
         public var channels: [String: String] {
@@ -161,24 +226,45 @@ public final class NotificationService: Sendable {
 
     private func prepare(_ draft: NotificationDraft, _ db: (any SQLDatabase)?) async throws -> PreparedSend {
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
-        guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
-        var seen = Set<String>()
-        let users = draft.userIDs.filter { seen.insert($0).inserted }
+        return try await prepare([draft], db)[0]
+    }
+
+    /// Routes several validated drafts with one read of each recipient's settings (per type)
+    /// and presence.
+    private func prepare(_ drafts: [NotificationDraft], _ db: (any SQLDatabase)?) async throws -> [PreparedSend] {
         let now = clock.now()
+        var users: [[String]] = []
+        var usersByType: [String: [String]] = [:]
+        var everyone = Set<String>()
+        for draft in drafts {
+            guard let type = catalog[draft.type] else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
+            var seen = Set<String>()
+            let recipients = draft.userIDs.filter { seen.insert($0).inserted }
+            users.append(recipients)
+            everyone.formUnion(recipients)
+            usersByType[type.name, default: []] += recipients
+        }
         // Preferences and presence for every recipient in a few queries, not a few per user.
-        let settings = if let db { try await settings(for: users, type: type.name, db) } else { try await settings(for: users, type: type.name) }
+        var settings: [String: [String: UserNotificationSettings]] = [:]
+        for (type, recipients) in usersByType {
+            let unique = Array(Set(recipients))
+            settings[type] = if let db { try await self.settings(for: unique, type: type, db) } else { try await self.settings(for: unique, type: type) }
+        }
         let online: Set<String>
         do {
-            online = try await presence.onlineUsers(users, db)
+            online = try await presence.onlineUsers(Array(everyone), db)
         } catch {
             // Without presence, push is the side that still reaches the user.
             logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
             online = []
         }
-        let plans = users.map { user in
-            plan(draft, type: type, to: user, settings: settings[user] ?? Self.defaultSettings, online: online.contains(user), at: now)
+        return zip(drafts, users).map { draft, users in
+            let type = catalog[draft.type]!
+            let plans = users.map { user in
+                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? Self.defaultSettings, online: online.contains(user), at: now)
+            }
+            return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
         }
-        return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
     }
 
     /// Writes every recipient's notification and planned deliveries inside the caller's
@@ -188,48 +274,138 @@ public final class NotificationService: Sendable {
     /// Rows are written in user order, so concurrent sends lock dedupe rows in the same
     /// order and cannot deadlock.
     func write(_ prepared: PreparedSend, _ db: any SQLDatabase) async throws -> WrittenSend {
-        let ordered = prepared.plans.sorted { $0.record.userID < $1.record.userID }
-        let devices = prepared.pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: prepared.pushUsers)
-        var written: [String: Written] = [:]
-        // Recipients without a dedupe key need no decision per row: their notifications and
-        // deliveries go in a few multi-row statements (a send to thousands costs a handful of
-        // round trips, not three per user).
+        try await write([prepared], db)[0]
+    }
+
+    /// Writes several sends' rows together (one transaction's group, see `send`).
+    ///
+    /// Recipients without a dedupe key need no decision per row: their notifications and
+    /// deliveries go in a few multi-row statements (a send to thousands costs a handful of
+    /// round trips, not three per user). The pushes are written already claimed for this
+    /// node's worker when its hand-over queue has room (`PushHandoff`), else `pending`.
+    func write(_ sends: [PreparedSend], _ db: any SQLDatabase) async throws -> [WrittenSend] {
+        let pushUsers = Array(Set(sends.flatMap(\.pushUsers)))
+        let devices = pushUsers.isEmpty ? [:] : try await DeviceStore().activeDevices(db, userIDs: pushUsers)
+        var written = [[String: Written]](repeating: [:], count: sends.count)
         var notifications: [NotificationRecord] = []
-        var deliveries: [DeliveryRecord] = []
-        for plan in ordered {
-            let userDevices = devices[plan.record.userID] ?? []
-            guard plan.record.dedupeKey == nil else {
-                written[plan.record.userID] = try await Self.write(plan, devices: userDevices, db)
+        var deliveries: [(send: Int, record: DeliveryRecord)] = []
+        // Every recipient of every send in user order (the same lock order in all transactions).
+        let ordered = sends.indices.flatMap { index in sends[index].plans.map { (index, $0) } }.sorted { $0.1.record.userID < $1.1.record.userID }
+        for (index, plan) in ordered {
+            if plan.record.dedupeKey != nil, let existing = try await Self.writeDeduplicated(plan, db) {
+                written[index][plan.record.userID] = .duplicate(existing)
                 continue
             }
-            let (socket, pushes) = Self.deliveries(plan, devices: userDevices)
-            notifications.append(plan.record)
-            deliveries += (socket.map { [$0] } ?? []) + pushes
-            written[plan.record.userID] = .created(plan.record, socket: socket, pushes: pushes.count)
+            let (socket, pushes) = Self.deliveries(plan, devices: devices[plan.record.userID] ?? [])
+            if plan.record.dedupeKey == nil { notifications.append(plan.record) }
+            deliveries += ((socket.map { [$0] } ?? []) + pushes).map { (index, $0) }
+            written[index][plan.record.userID] = .created(plan.record, socket: socket, pushes: pushes.count)
+        }
+        let pushCount = deliveries.count(where: { $0.record.channel == .push })
+        let handOver = handoff.map { $0.hasRoom(for: pushCount) } ?? false
+        if handOver, let handoff {
+            let leaseUntil = clock.now().epochMilliseconds + handoff.leaseMilliseconds
+            for position in deliveries.indices where deliveries[position].record.channel == .push {
+                deliveries[position].record.claim(leaseUntil: leaseUntil)
+            }
         }
         try await db.insertRows(NotificationStore.bulkRows(notifications))
-        try await db.insertRows(DeliveryStore.bulkRows(deliveries))
-        return WrittenSend(plans: prepared.plans, written: written)
+        try await db.insertRows(DeliveryStore.bulkRows(deliveries.map(\.record)))
+        // The badge of everyone reached now, in one query after the rows are in.
+        var badged = Set<String>()
+        for (index, plan) in ordered {
+            if case .created(_, let socket, let pushes) = written[index][plan.record.userID], socket != nil || (handOver && pushes > 0) {
+                badged.insert(plan.record.userID)
+            }
+        }
+        var unread = badged.isEmpty ? [:] : try await NotificationStore().unreadCounts(db, userIDs: Array(badged))
+        for user in badged where unread[user] == nil { unread[user] = 0 }
+        var handed = [[PushHandoff.Item]](repeating: [], count: sends.count)
+        if handOver {
+            handed = Self.handoffItems(
+                deliveries, sendCount: sends.count, notifications: ordered.map(\.1.record), devices: devices, unread: unread, now: clock.now().epochMilliseconds)
+        }
+        return sends.indices.map { index in
+            var send = WrittenSend(plans: sends[index].plans, written: written[index])
+            send.unread = unread
+            send.handed = handed[index]
+            send.pendingPushes = !handOver && deliveries.contains { $0.send == index && $0.record.channel == .push }
+            return send
+        }
+    }
+
+    /// The messages of pushes written claimed, built from the rows just written (what the
+    /// worker's database path reads back and builds the same way).
+    static func handoffItems(
+        _ deliveries: [(send: Int, record: DeliveryRecord)], sendCount: Int, notifications: [NotificationRecord], devices: [String: [DeviceRecord]],
+        unread: [String: Int], now: Int64
+    ) -> [[PushHandoff.Item]] {
+        let byID = Dictionary(notifications.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var deviceByID: [String: DeviceRecord] = [:]
+        for list in devices.values { for device in list { deviceByID[device.id] = device } }
+        var decoded: [String: [String: JSONValue]] = [:]
+        var data: [String: JSONValue] = [:]
+        var items = [[PushHandoff.Item]](repeating: [], count: sendCount)
+        for (send, delivery) in deliveries where delivery.channel == .push {
+            guard let notification = byID[delivery.notificationID] else { continue }
+            if data[notification.id] == nil {
+                if decoded[notification.data] == nil { decoded[notification.data] = DeliveryWorker.dataObject(notification.data) }
+                data[notification.id] = DeliveryWorker.pushData(notification, object: decoded[notification.data]!)
+            }
+            // A skip (which cannot happen for rows just written from active devices) leaves the
+            // row claimed until its lease ends; the database path then decides it.
+            if case .send(let message, _) = DeliveryWorker.prepare(
+                delivery, notifications: byID, data: data, devices: deviceByID, unread: unread, now: now)
+            {
+                items[send].append(PushHandoff.Item(delivery: delivery, message: message))
+            }
+        }
+        return items
     }
 
     /// Writes the notifications in `work`'s transaction and delivers them after its commit.
     @discardableResult
     public func write(_ prepared: PreparedSend, in work: UnitOfWork) async throws -> WrittenSend {
-        let written = try await write(prepared, work.db)
-        work.afterCommit { await self.deliver(written) }
+        try await write([prepared], in: work)[0]
+    }
+
+    /// Several sends in `work`'s transaction with one set of statements.
+    @discardableResult
+    public func write(_ sends: [PreparedSend], in work: UnitOfWork) async throws -> [WrittenSend] {
+        guard !sends.isEmpty else { return [] }
+        let written = try await write(sends, work.db)
+        work.afterCommit { for send in written { await self.deliver(send) } }
         return written
     }
 
-    /// After the commit: publishes to the recipients' sockets and wakes the push worker.
+    /// After the commit: hands the claimed pushes to this node's worker (or wakes it for
+    /// pending ones), then publishes to the recipients' sockets.
+    ///
+    /// Pushes first, and the socket events published together: one at a time, an offer to
+    /// 1,000 drivers on PostgreSQL published 500 events one NOTIFY round trip after another
+    /// (about a second) while its pushes waited behind them (issue 37, offer rounds). Published
+    /// at once, the bus sends them in a few packed NOTIFYs.
     func deliver(_ sent: WrittenSend) async {
-        var queuedPushes = false
-        for plan in sent.plans {
-            guard case .created(let record, let socket, let pushes) = sent.written[plan.record.userID] else { continue }
-            if let socket { await publishLive(record, delivery: socket) }
-            if pushes > 0 { queuedPushes = true }
+        if !sent.handed.isEmpty { handoff?.enqueue(sent.handed) }
+        if sent.pendingPushes { pushQueued() }
+        let live = sent.plans.compactMap { plan -> (NotificationRecord, DeliveryRecord)? in
+            guard case .created(let record, let socket?, _) = sent.written[plan.record.userID] else { return nil }
+            return (record, socket)
         }
-        if queuedPushes { pushQueued() }
+        if live.count == 1 {
+            await publishLive(live[0].0, delivery: live[0].1, unread: sent.unread[live[0].0.userID])
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, (record, socket)) in live.enumerated() {
+                if index >= Self.publishesInFlight { await group.next() }
+                group.addTask { await self.publishLive(record, delivery: socket, unread: sent.unread[record.userID]) }
+            }
+        }
     }
+
+    /// Socket publishes of one send in flight at once at most.
+    static let publishesInFlight = 256
 
     enum Written: Sendable {
         case created(NotificationRecord, socket: DeliveryRecord?, pushes: Int)
@@ -278,8 +454,13 @@ public final class NotificationService: Sendable {
             cooldownStart: nowMs - Int64(type.dedupeCooldownSeconds) * 1000)
     }
 
-    /// Writes one recipient's notification and deliveries (inside the caller's transaction).
-    static func write(_ plan: Plan, devices: [DeviceRecord], _ db: any SQLDatabase) async throws -> Written {
+    /// A recipient whose notification carries a dedupe key: the earlier notification that
+    /// still holds the key (nothing written), or nil once this one took the key and its
+    /// notification row is written (its deliveries are the caller's to write).
+    ///
+    /// Written at once, not with the others' rows: a later send in the same transaction with
+    /// the same key must find it.
+    static func writeDeduplicated(_ plan: Plan, _ db: any SQLDatabase) async throws -> NotificationRecord? {
         let record = plan.record
         let store = NotificationStore()
         if let key = record.dedupeKey,
@@ -287,12 +468,10 @@ public final class NotificationService: Sendable {
                 db, userID: record.userID, key: key, notificationID: record.id, now: record.createdAt, heldSince: plan.cooldownStart),
             let existing = try await store.find(db, id: existingID, userID: nil)
         {
-            return .duplicate(existing)
+            return existing
         }
         try await store.insert(db, record)
-        let (socket, pushes) = deliveries(plan, devices: devices)
-        try await db.insertRows(DeliveryStore.bulkRows((socket.map { [$0] } ?? []) + pushes))
-        return .created(record, socket: socket, pushes: pushes.count)
+        return nil
     }
 
     /// The deliveries a plan writes: the socket one (when the user is online) and one push
@@ -332,9 +511,13 @@ public final class NotificationService: Sendable {
 
     /// Sends `notification` to the user's sockets; when the delivery waits for an ack, the
     /// delivery id is the ack token. A failure here is not fatal: the sweeper falls back.
-    func publishLive(_ record: NotificationRecord, delivery: DeliveryRecord) async {
+    /// `unread` is the count read with the rows, when the writer read it.
+    func publishLive(_ record: NotificationRecord, delivery: DeliveryRecord, unread known: Int? = nil) async {
         do {
-            let unread = try await database.withConnection { db in try await NotificationStore().unreadCount(db, userID: record.userID) }
+            let unread: Int
+            if let known { unread = known } else {
+                unread = try await database.withConnection { db in try await NotificationStore().unreadCount(db, userID: record.userID) }
+            }
             guard case .object(var payload) = NotificationJSON.object(record) else { return }
             payload["unread_count"] = .number(Double(unread))
             try await hub.publish(

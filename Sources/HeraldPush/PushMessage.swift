@@ -1,7 +1,9 @@
 import HeraldCore
 
 /// Everything a provider sender needs for one push to one device, resolved at send time
-/// (the badge is the user's unread count at that moment, not when the notification was made).
+/// (the badge is the user's unread count at that moment, not when the notification was made;
+/// for a push handed over in memory, the count read with the rows that made it, milliseconds
+/// before).
 public struct PushMessage: Sendable, Equatable {
     /// Also the APNs `apns-id`: a resend after a crash is the same notification to the device.
     public var deliveryID: String

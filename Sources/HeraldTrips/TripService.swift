@@ -107,7 +107,7 @@ public final class TripService: Sendable {
 
     /// Writes prepared notifications in `work`, delivered after its commit.
     func write(_ prepared: [NotificationService.PreparedSend], in work: UnitOfWork) async throws {
-        for send in prepared { try await notifications.write(send, in: work) }
+        try await notifications.write(prepared, in: work)
     }
 
     // MARK: Vehicles

@@ -37,4 +37,32 @@ import Testing
         let commit = GroupCommit<Int, Int> { _ in [] }
         await #expect(throws: GroupCommitError.outputCountMismatch) { try await commit.submit(1) }
     }
+
+    @TaskLocal static var caller: Int?
+
+    /// Under steady load a caller writes only the batch that holds its own item, then passes
+    /// the lead on: it never goes on writing others' batches while its answer waits.
+    @Test func eachCallerWritesOnlyTheBatchWithItsOwnItem() async throws {
+        let batches = Mutex<[(writer: Int?, items: [Int])]>([])
+        let commit = GroupCommit<Int, Int>(maxBatch: 8) { items in
+            batches.withLock { $0.append((Self.caller, items)) }
+            try await CancellableSleep.sleep(for: .milliseconds(2))
+            return items
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    let output = try await Self.$caller.withValue(index) { try await commit.submit(index) }
+                    #expect(output == index)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let written = batches.withLock { $0 }
+        #expect(written.flatMap(\.items).sorted() == Array(0..<300))
+        for batch in written {
+            let writer = try #require(batch.writer)
+            #expect(batch.items.contains(writer), "caller \(writer) wrote \(batch.items)")
+        }
+    }
 }

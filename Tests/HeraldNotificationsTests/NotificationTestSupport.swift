@@ -54,7 +54,12 @@ struct NotificationHarness: Sendable {
     let worker: DeliveryWorker
     let sender: ScriptedSender
 
-    init(database: any Database, sender: ScriptedSender = ScriptedSender(), configure: (inout NotificationsConfig) -> Void = { _ in }) {
+    /// - Parameter handoffCapacity: nil: sends write pending pushes for the worker's database
+    ///   path; a number: they hand pushes to the worker's in-memory queue of that size.
+    init(
+        database: any Database, sender: ScriptedSender = ScriptedSender(), handoffCapacity: Int? = nil,
+        configure: (inout NotificationsConfig) -> Void = { _ in }
+    ) {
         let clock = ManualClock(Timestamp.parse("2026-07-15T02:00:00Z")!)
         let hub = RealtimeHub(database: database, clock: clock, logger: TestDatabase.logger)
         hub.attach(bus: LocalBus(hub: hub))
@@ -64,6 +69,7 @@ struct NotificationHarness: Sendable {
         configure(&config)
         var settings = DeliveryWorker.Settings()
         settings.requestTimeout = .milliseconds(300)
+        settings.handoffCapacity = handoffCapacity ?? 0
         let worker = DeliveryWorker(
             database: database, senders: [:], fallback: sender, clock: clock, settings: settings, logger: TestDatabase.logger)
         self.database = database
@@ -71,7 +77,7 @@ struct NotificationHarness: Sendable {
         self.hub = hub
         self.service = NotificationService(
             database: database, hub: hub, presence: presence, config: config, clock: clock, logger: TestDatabase.logger,
-            pushQueued: {})
+            handoff: worker.handoff, pushQueued: {})
         self.inbox = NotificationInbox(service: service)
         self.worker = worker
         self.sender = sender

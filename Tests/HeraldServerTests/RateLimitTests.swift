@@ -43,6 +43,42 @@ import Testing
         }
     }
 
+    /// Issue 37: a backend retrying 600 notifications after sending them got 429s under the
+    /// per-user default. A service token has its own, larger default, and the riders'
+    /// built-in route rules do not hold it.
+    @Test func serviceCallersHaveABackendSizedLimitOfTheirOwn() async throws {
+        try await TestServer.run(.sqlite, configure: { config in
+            config.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 60)
+            config.rateLimits.service = RateLimitRule(limit: 5, windowSeconds: 60)
+        }) { session in
+            let backend = try await session.token("billing", .service)
+            let person = try await session.token("ann")
+            for _ in 0..<5 {
+                let ok = try await session.request(.get, "/api/v1/me", token: backend)
+                #expect(ok.status == 200 && ok.header("X-RateLimit-Limit") == "5")
+            }
+            let limited = try await session.request(.get, "/api/v1/me", token: backend)
+            #expect(limited.status == 429 && limited.json?["error"]?["details"]?["limit"] == 5)
+            // A person keeps the per-user default, counted apart.
+            #expect(try await session.request(.get, "/api/v1/me", token: person).header("X-RateLimit-Limit") == "2")
+        }
+        // The built-in stops rule (120 a minute for users) holds a person, not a backend (a
+        // clock that stands still: a slow machine's minute must not refill the buckets).
+        try await TestServer.run(.sqlite, clock: ManualClock()) { session in
+            let backend = try await session.token("feeds", .service)
+            let person = try await session.token("ann")
+            var limited = (backend: 0, person: 0)
+            for _ in 0..<125 {
+                let path = "/api/v1/stops/nearby?lat=44.6&lon=-63.6"
+                if try await session.request(.get, path, token: backend).status == 429 { limited.backend += 1 }
+                if try await session.request(.get, path, token: person).status == 429 { limited.person += 1 }
+            }
+            #expect(limited.backend == 0 && limited.person == 5)
+        }
+        // The default is sized for a backend: 1,000 a second.
+        #expect(RateLimitConfig().service == RateLimitRule(limit: 60_000, windowSeconds: 60))
+    }
+
     @Test func perRouteRulesReplaceTheDefaults() async throws {
         try await TestServer.run(.sqlite, configure: { config in
             config.rateLimits.routes["PUT /api/v1/me"] = RateLimitRule(limit: 1, windowSeconds: 3600)

@@ -166,7 +166,7 @@ extension DispatchService {
                 await self.announce(updated, previous: current, driver: driver, offeredDrivers: offered)
                 await self.settlePayment(id)
             }
-            for send in prepared { try await self.notifications.write(send, in: work) }
+            try await self.notifications.write(prepared, in: work)
             return updated
         }
     }

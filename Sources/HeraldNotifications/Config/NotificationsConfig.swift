@@ -59,6 +59,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     public var dedupeCooldownSeconds = 1_800
     /// Most recipients of one `POST /notifications`.
     public var maxRecipients = 1_000
+    /// Sends written together in one transaction at most when they arrive at once (a group
+    /// commit; 1: each send its own transaction).
+    public var sendsPerTransaction = 64
     /// Unread notifications sent in one `sync`.
     public var syncLimit = 100
 
@@ -70,6 +73,7 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
         checks.check((50...600_000).contains(ackTimeoutMs), "ack_timeout_ms", "must be between 50 and 600000")
         checks.check(dedupeCooldownSeconds >= 0, "dedupe_cooldown_seconds", "must not be negative")
         checks.check((1...100_000).contains(maxRecipients), "max_recipients", "must be between 1 and 100000")
+        checks.check((1...1_000).contains(sendsPerTransaction), "sends_per_transaction", "must be between 1 and 1000")
         checks.check((1...1000).contains(syncLimit), "sync_limit", "must be between 1 and 1000")
         for (name, type) in types.sorted(by: { $0.key < $1.key }) {
             let path = "types.\(name)"

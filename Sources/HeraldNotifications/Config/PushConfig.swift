@@ -13,6 +13,10 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
     public var pollIntervalMs = 500
     /// A claimed delivery whose worker died is retried after this lease.
     public var leaseSeconds = 60
+    /// Pushes a node sends from memory right after writing them (see `PushHandoff`); beyond
+    /// this many waiting, new pushes are written for the database path instead. 0: always
+    /// through the database.
+    public var handoffCapacity = 25_000
     /// Deadline of one provider request.
     public var requestTimeoutMs = 10_000
     /// Attempts before a delivery is dead-lettered…
@@ -39,6 +43,7 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...10_000).contains(batchSize), "batch_size", "must be between 1 and 10000")
         checks.check((10...60_000).contains(pollIntervalMs), "poll_interval_ms", "must be between 10 and 60000")
         checks.check(leaseSeconds >= 1, "lease_seconds", "must be positive")
+        checks.check((0...1_000_000).contains(handoffCapacity), "handoff_capacity", "must be between 0 and 1000000")
         checks.check((100...300_000).contains(requestTimeoutMs), "request_timeout_ms", "must be between 100 and 300000")
         checks.check(maxAttempts >= 1, "max_attempts", "must be positive")
         checks.check(maxAgeSeconds >= 1, "max_age_seconds", "must be positive")

@@ -13,13 +13,16 @@ import Synchronization
 /// provider is called and `sent` only after it answered, so a crash between the two is
 /// retried when the lease ends (the same `apns-id`, so the device shows it once), and a
 /// crash before the claim loses nothing. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every
-/// node's worker take disjoint rows.
+/// node's worker take disjoint rows. Pushes written on this node arrive already claimed
+/// through `handoff` and are sent without being read back (`PushHandoff`).
 public final class DeliveryWorker: Service, Sendable {
     public struct Settings: Sendable {
         public var concurrency = 32
         public var batchSize = 100
         public var pollInterval: Duration = .milliseconds(500)
         public var lease: Duration = .seconds(60)
+        /// Pushes queued in memory by the sends of this node at most (`PushHandoff`); 0: none.
+        public var handoffCapacity = 25_000
         public var requestTimeout: Duration = .seconds(10)
         public var retry = RetryPolicy(baseMilliseconds: 1000, maxMilliseconds: 600_000, maxAttempts: 8, maxAgeMilliseconds: 86_400_000)
         public init() {}
@@ -29,6 +32,7 @@ public final class DeliveryWorker: Service, Sendable {
             batchSize = config.batchSize
             pollInterval = .milliseconds(config.pollIntervalMs)
             lease = .seconds(config.leaseSeconds)
+            handoffCapacity = config.handoffCapacity
             requestTimeout = .milliseconds(config.requestTimeoutMs)
             retry = RetryPolicy(
                 baseMilliseconds: Int64(config.retryBaseMs), maxMilliseconds: Int64(config.retryMaxMs),
@@ -44,6 +48,9 @@ public final class DeliveryWorker: Service, Sendable {
     let wakeSignal = WakeSignal()
     private let ready: @Sendable () async -> Bool
     public let statistics = PushStatistics()
+    /// Where this node's sends put the pushes they wrote already claimed; nil when
+    /// `handoffCapacity` is 0 (every push then goes through the database).
+    public let handoff: PushHandoff?
     private let outcomeWriter: GroupCommit<Outcome, Void>
 
     /// - Parameters:
@@ -63,6 +70,10 @@ public final class DeliveryWorker: Service, Sendable {
         self.settings = settings
         self.logger = logger
         self.ready = ready
+        let wakeSignal = self.wakeSignal
+        handoff =
+            settings.handoffCapacity > 0
+            ? PushHandoff(capacity: settings.handoffCapacity, leaseMilliseconds: settings.lease.wholeMilliseconds) { wakeSignal.signal() } : nil
         let statistics = self.statistics
         self.outcomeWriter = GroupCommit(maxBatch: Self.recordChunk) { outcomes in
             await Self.record(outcomes, database: database, clock: clock, logger: logger, statistics: statistics)
@@ -85,9 +96,32 @@ public final class DeliveryWorker: Service, Sendable {
         await PeriodicLoop.run(
             every: settings.pollInterval, start: .immediately, wake: wakeSignal, logger: logger, failure: "push delivery round failed"
         ) { while try await self.runOnce() >= batchSize && !Task.isCancelled {} }
+        await releaseHandedOver()
     }
 
-    /// Claims one batch of due deliveries and sends them; returns how many were claimed.
+    /// On shutdown: pushes handed over but not yet sent go back to the outbox as due now, so
+    /// the next node to run sends them at once instead of after their lease. Best effort: rows
+    /// this cannot reach (the database is gone too) are sent when their lease ends.
+    public func releaseHandedOver() async {
+        guard let handoff else { return }
+        let left = handoff.take(Int.max).map(\.delivery.id)
+        guard !left.isEmpty else { return }
+        let now = clock.now().epochMilliseconds
+        do {
+            try await database.transaction { db in try await DeliveryStore().release(db, ids: left, now: now) }
+            logger.info("released unsent pushes to the outbox", metadata: ["deliveries": "\(left.count)"])
+        } catch {
+            logger.warning(
+                "unsent pushes stay claimed until their lease ends", metadata: ["deliveries": "\(left.count)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Sends one batch: the pushes this node's sends handed over (already claimed, their
+    /// messages built), then due deliveries claimed from the database for the rest of the
+    /// batch; returns how many were sent or claimed.
+    ///
+    /// The database is asked for at least a quarter of a batch even while handed-over pushes
+    /// fill it, so retries and other nodes' pushes are not starved by a long hand-over queue.
     ///
     /// Why whole batches against the database: one statement per delivery per step (find the
     /// notification, the device, count unread, record, mark sent) went one by one through the
@@ -97,7 +131,9 @@ public final class DeliveryWorker: Service, Sendable {
     public func runOnce() async throws -> Int {
         let now = clock.now().epochMilliseconds
         let leaseUntil = now + settings.lease.wholeMilliseconds
-        let limit = settings.batchSize
+        let batchSize = settings.batchSize
+        let handed = handoff?.take(batchSize) ?? []
+        let limit = max(batchSize - handed.count, handed.isEmpty ? batchSize : (batchSize + 3) / 4)
         let engine = database.engine
         let countDepth = depthDue(now: now)
         let (claimed, depth) = try await database.transaction { db in
@@ -107,11 +143,15 @@ public final class DeliveryWorker: Service, Sendable {
             )
         }
         if let depth { statistics.setQueueDepth(depth) }
-        guard !claimed.isEmpty else { return 0 }
-        let prepared = try await prepare(claimed)
+        guard !claimed.isEmpty || !handed.isEmpty else { return 0 }
+        let prepared =
+            handed.map { item -> (DeliveryRecord, Prepared) in
+                if let expiresAt = item.message.expiresAt, expiresAt <= now { return (item.delivery, .skip("expired")) }
+                return (item.delivery, .send(item.message, createdAt: item.delivery.createdAt))
+            } + (claimed.isEmpty ? [] : try await prepare(claimed))
         // The batch as a whole is bounded too (a database that stops answering while the
         // outcomes are written).
-        let rounds = (claimed.count + settings.concurrency - 1) / settings.concurrency
+        let rounds = (prepared.count + settings.concurrency - 1) / settings.concurrency
         let bound = settings.requestTimeout * rounds + .seconds(10)
         let concurrency = settings.concurrency
         _ = try? await withDeadline(bound) {
@@ -131,7 +171,7 @@ public final class DeliveryWorker: Service, Sendable {
                 await group.waitForAll()
             }
         }
-        return claimed.count
+        return prepared.count
     }
 
     /// Outcomes per transaction at most; each transaction takes every outcome that arrived

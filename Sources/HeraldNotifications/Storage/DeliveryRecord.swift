@@ -44,6 +44,16 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         self.completedAt = completedAt
     }
 
+    /// Claimed for its first attempt by the node that writes it (`PushHandoff`): `sending`
+    /// until `leaseUntil`, which is also when it is next due (the expired-lease claim reads
+    /// `next_attempt_at` through its index).
+    mutating func claim(leaseUntil: Int64) {
+        status = .sending
+        attempts = 1
+        self.leaseUntil = leaseUntil
+        nextAttemptAt = leaseUntil
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, channel, provider, status, attempts, reason
         case notificationID = "notification_id"

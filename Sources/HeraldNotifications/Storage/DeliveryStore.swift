@@ -118,12 +118,18 @@ public struct DeliveryStore: Sendable {
     /// Why two bounded reads and not one `OR`: with an `OR` both engines read every due row
     /// and sort them to keep `limit` (SQLite's multi-index OR, then a temporary B-tree), so a
     /// queue of 20,000 pushes was read and sorted 200 times while it drained. Each read here
-    /// walks the `(status, next_attempt_at)` index in order and stops at `limit`.
+    /// walks the `(status, next_attempt_at)` index in order and stops at `limit`. A claimed
+    /// row is due again when its lease ends (`next_attempt_at` = `lease_until`), so the
+    /// expired read skips the rows in flight through the index instead of checking each
+    /// (thousands while an alert's pushes are handed over); `lease_until` is checked too for
+    /// rows claimed before that rule.
     public func claimPush(_ db: any SQLDatabase, engine: DatabaseEngine, now: Int64, leaseUntil: Int64, limit: Int) async throws -> [DeliveryRecord] {
         let lock = engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        var query = SQLQueryString("WITH expired AS (SELECT id FROM notification_deliveries WHERE status = 'sending' AND lease_until < ")
+        var query = SQLQueryString("WITH expired AS (SELECT id FROM notification_deliveries WHERE status = 'sending' AND next_attempt_at < ")
         query.appendInterpolation(bind: now)
-        query.appendInterpolation(unsafeRaw: " LIMIT ")
+        query.appendInterpolation(unsafeRaw: " AND lease_until < ")
+        query.appendInterpolation(bind: now)
+        query.appendInterpolation(unsafeRaw: " ORDER BY next_attempt_at LIMIT ")
         query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: lock + "), due AS (SELECT id FROM notification_deliveries WHERE status = 'pending' AND next_attempt_at <= ")
         query.appendInterpolation(bind: now)
@@ -131,12 +137,29 @@ public struct DeliveryStore: Sendable {
         query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: lock + ") UPDATE notification_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ")
         query.appendInterpolation(bind: leaseUntil)
+        query.appendInterpolation(unsafeRaw: ", next_attempt_at = ")
+        query.appendInterpolation(bind: leaseUntil)
         query.appendInterpolation(unsafeRaw: ", updated_at = ")
         query.appendInterpolation(bind: now)
         query.appendInterpolation(unsafeRaw: " WHERE id IN (SELECT id FROM (SELECT id FROM expired UNION ALL SELECT id FROM due) AS claimable LIMIT ")
         query.appendInterpolation(bind: limit)
         query.appendInterpolation(unsafeRaw: ") RETURNING *")
         return try await db.raw(query).all(decoding: DeliveryRecord.self)
+    }
+
+    /// Gives claimed pushes that were never attempted back to the outbox, due now (the
+    /// attempt they were claimed for is not counted). Only rows still `sending` change.
+    public func release(_ db: any SQLDatabase, ids: [String], now: Int64) async throws {
+        for chunk in ids.chunked(500) {
+            var query = SQLQueryString(
+                """
+                UPDATE notification_deliveries SET status = 'pending', attempts = attempts - 1, lease_until = NULL,
+                    next_attempt_at = \(bind: now), updated_at = \(bind: now)
+                WHERE status = 'sending' AND id IN
+                """)
+            query.appendInList(Array(chunk))
+            try await db.raw(query).run()
+        }
     }
 
     /// How one push attempt ended, for `finishAttempts`.

@@ -27,7 +27,7 @@ extension HeraldConfig {
         }
         checks.add(cors.validationErrors())
         checks.check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
-        for (name, rule) in [("anonymous", rateLimits.anonymous), ("authenticated", rateLimits.authenticated)] {
+        for (name, rule) in [("anonymous", rateLimits.anonymous), ("authenticated", rateLimits.authenticated), ("service", rateLimits.service)] {
             checks.check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.\(name)", "limit and window_seconds must be positive")
         }
         for (route, rule) in rateLimits.routes.sorted(by: { $0.key < $1.key }) {

@@ -105,6 +105,11 @@ public struct RateLimitConfig: ConfigSection, Sendable, Equatable {
     public var anonymous = RateLimitRule(limit: 60, windowSeconds: 60)
     /// Calls with a valid token, per user.
     public var authenticated = RateLimitRule(limit: 600, windowSeconds: 60)
+    /// Calls with a service token (a backend), per service identity: sized for a backend
+    /// that sends a notification server its traffic (1,000 a second), not for a person.
+    /// The built-in per-route rules (the seeds' rider limits) do not apply to it; routes
+    /// configured in `routes` do.
+    public var service = RateLimitRule(limit: 60_000, windowSeconds: 60)
     /// Per-route rules keyed by `"METHOD /api/v1/path/{param}"`; they replace the defaults
     /// for that route (per user when authenticated, per IP otherwise), and the built-in rule
     /// of their route (`builtInRoutes`, the seeds' rider limits).

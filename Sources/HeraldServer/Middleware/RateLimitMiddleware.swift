@@ -38,17 +38,19 @@ struct RateLimitGate: Sendable {
         guard config.enabled else { return nil }
         let caller: String
         let defaultRule: RateLimitRule
+        let kind: String
+        let isService = context.identity?.role == .service
         if let identity = context.identity {
             caller = "user:\(identity.userID)"
-            defaultRule = config.authenticated
+            (defaultRule, kind) = isService ? (config.service, "service") : (config.authenticated, "authenticated")
         } else {
             caller = "ip:\(context.clientIP)"
-            defaultRule = config.anonymous
+            (defaultRule, kind) = (config.anonymous, "anonymous")
         }
         let isAuthenticated = context.identity != nil
-        let specific = config.rule(forRoute: routeKey)
+        // A backend is held to its own limit, not to the riders' per-route rules.
+        let specific = isService ? config.routes[routeKey] : config.rule(forRoute: routeKey)
         let rule = specific?.applying(toAuthenticated: isAuthenticated) ?? defaultRule
-        let kind = isAuthenticated ? "authenticated" : "anonymous"
         let key = RateLimiter.Key(rule: specific == nil ? kind : "\(routeKey) \(kind)", caller: caller)
 
         switch limiter.take(key, rule: rule, now: clock.now()) {

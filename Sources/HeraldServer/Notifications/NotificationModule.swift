@@ -78,7 +78,7 @@ public struct NotificationModule: Sendable {
         let wakeWorker = worker
         let service = NotificationService(
             database: database, hub: hub, presence: realtime.presence, config: config.notifications, clock: clock, logger: logger,
-            pushQueued: { wakeWorker?.wake() })
+            handoff: worker?.handoff, pushQueued: { wakeWorker?.wake() })
         let inbox = NotificationInbox(service: service)
         NotificationSocketEvents(inbox: inbox, logger: logger).install(socketIO: realtime.socketIO, native: realtime.native)
         let sweepInterval = Duration.milliseconds(max(50, min(1000, config.notifications.ackTimeoutMs / 4)))
