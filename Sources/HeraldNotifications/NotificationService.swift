@@ -51,9 +51,11 @@ public final class NotificationService: Sendable {
         sends = GroupCommit(maxBatch: config.sendsPerTransaction) { members in
             guard let service = this.value else { return members.map { _ in .failure(CancellationError()) } }
             // In a task of its own, awaited at once: the request writing the group may be
-            // cancelled (its client went away), which must not fail the others' sends; and
-            // without its task-local idempotency recorder (each member's is called explicitly).
-            return await Task { await TransactionAnswer.$recorder.withValue(nil) { await service.writeGrouped(members) } }.value
+            // cancelled (its client went away), which must not fail the others' sends. (The
+            // task inherits the writer's task-local idempotency recorder; nothing in the write
+            // reads it: each member's recorder is called explicitly. Clearing it with
+            // `withValue(nil)` here crashed release builds in `swift_task_localValuePush`.)
+            return await Task { await service.writeGrouped(members) }.value
         }
         acks = GroupCommit(maxBatch: 200) { [database, clock] deliveryIDs in
             let now = clock.now().epochMilliseconds
