@@ -144,34 +144,64 @@ public final class DeliveryWorker: Service, Sendable {
         }
         if let depth { statistics.setQueueDepth(depth) }
         guard !claimed.isEmpty || !handed.isEmpty else { return 0 }
-        let prepared =
-            handed.map { item -> (DeliveryRecord, Prepared) in
-                if let expiresAt = item.message.expiresAt, expiresAt <= now { return (item.delivery, .skip("expired")) }
-                return (item.delivery, .send(item.message, createdAt: item.delivery.createdAt))
-            } + (claimed.isEmpty ? [] : try await prepare(claimed))
-        // The batch as a whole is bounded too (a database that stops answering while the
-        // outcomes are written).
-        let rounds = (prepared.count + settings.concurrency - 1) / settings.concurrency
-        let bound = settings.requestTimeout * rounds + .seconds(10)
+        let prepared = handed.map { Self.prepared($0, now: now) } + (claimed.isEmpty ? [] : try await prepare(claimed))
+        // A rolling window: as a send ends, the next starts — the batch's own, then pushes
+        // handed over meanwhile, up to `handoffPerRound` in all — instead of the whole batch
+        // waiting for its slowest send and outcome before the next claim (an alert's pushes
+        // then went out in steps of 100, the node idle between them; issue 37).
         let concurrency = settings.concurrency
+        let roundLimit = max(prepared.count, Self.handoffPerRound(batchSize))
+        // The round as a whole is bounded too (a database that stops answering while the
+        // outcomes are written).
+        let bound = settings.requestTimeout * ((roundLimit + concurrency - 1) / concurrency) + .seconds(10)
+        let started = Mutex(0)
         _ = try? await withDeadline(bound) {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for (delivery, preparation) in prepared {
-                    if running >= concurrency, await group.next() != nil { running -= 1 }
-                    group.addTask {
-                        let outcome = await self.attempt(delivery, preparation)
-                        // Recorded as soon as the writer is free, not when a chunk fills: an
-                        // accepted push whose record a crash loses is sent again, so the
-                        // fewer accepted-but-unrecorded outcomes, the fewer copies.
-                        try? await self.outcomeWriter.submit(outcome)
+            await withTaskGroup(of: Outcome?.self) { group in
+                var queue = prepared[...]
+                var (sending, recording, count) = (0, 0, 0)
+                while true {
+                    while sending < concurrency && recording < Self.recordChunk && count < roundLimit {
+                        if queue.isEmpty, let handoff = self.handoff {
+                            let now = self.clock.now().epochMilliseconds
+                            queue = handoff.take(min(concurrency - sending, roundLimit - count)).map { Self.prepared($0, now: now) }[...]
+                        }
+                        guard let (delivery, preparation) = queue.popFirst() else { break }
+                        group.addTask { await self.attempt(delivery, preparation) }
+                        sending += 1
+                        count += 1
                     }
-                    running += 1
+                    guard sending + recording > 0, let finished = await group.next() else { break }
+                    guard let outcome = finished else {
+                        recording -= 1
+                        continue
+                    }
+                    // A send's slot is free once the provider answered; its outcome is written
+                    // by the next group commit meanwhile (waiting for it in the slot held every
+                    // send for a commit). Recorded as soon as the writer is free, not when a
+                    // chunk fills: an accepted push whose record a crash loses is sent again, so
+                    // the fewer accepted-but-unrecorded outcomes, the fewer copies.
+                    sending -= 1
+                    recording += 1
+                    group.addTask {
+                        try? await self.outcomeWriter.submit(outcome)
+                        return nil
+                    }
                 }
-                await group.waitForAll()
+                started.withLock { $0 = count }
             }
         }
-        return prepared.count
+        return max(prepared.count, started.withLock { $0 })
+    }
+
+    /// Pushes one round sends at most: its claimed batch, then what is handed over while it
+    /// runs. Bounded so that the database's due rows (retries, other nodes') are claimed again
+    /// between rounds however long the hand-over queue stays full.
+    static func handoffPerRound(_ batchSize: Int) -> Int { batchSize * 20 }
+
+    /// A handed-over push as the database path's preparation would have it.
+    static func prepared(_ item: PushHandoff.Item, now: Int64) -> (DeliveryRecord, Prepared) {
+        if let expiresAt = item.message.expiresAt, expiresAt <= now { return (item.delivery, .skip("expired")) }
+        return (item.delivery, .send(item.message, createdAt: item.delivery.createdAt))
     }
 
     /// Outcomes per transaction at most; each transaction takes every outcome that arrived

@@ -155,12 +155,31 @@ public final class AlertPusher: Sendable {
         var queued = 0
         let users = target.users.keys.sorted()
         // A batch is one send: it may not name more users than the notification service takes.
-        for batch in users.chunked(max(1, min(config.batchSize, notifications.maxRecipients))) {
-            guard try await renewLease(version) else {
-                logger.warning("another node took over an alert version", metadata: ["alert_id": "\(version.alertID)"])
-                return nil
+        // Up to `batches_in_flight` are written at once; each renews the lease first, and a
+        // lease lost stops the rest (what was written stays: its once-only rows keep the node
+        // that took over from sending it again).
+        let batches = users.chunked(max(1, min(config.batchSize, notifications.maxRecipients))).map(Array.init)
+        let inFlight = max(1, config.batchesInFlight)
+        let lostLease = try await withThrowingTaskGroup(of: Int?.self) { group -> Bool in
+            var lost = false
+            for (index, batch) in batches.enumerated() {
+                if index >= inFlight, let done = try await group.next() {
+                    guard let count = done else { lost = true; break }
+                    queued += count
+                }
+                group.addTask {
+                    guard try await self.renewLease(version) else { return nil }
+                    return try await self.send(alert, version: version, users: batch, target: target, now: now)
+                }
             }
-            queued += try await send(alert, version: version, users: Array(batch), target: target, now: now)
+            for try await done in group {
+                if let count = done { queued += count } else { lost = true }
+            }
+            return lost
+        }
+        if lostLease {
+            logger.warning("another node took over an alert version", metadata: ["alert_id": "\(version.alertID)"])
+            return nil
         }
         statistics.alertPushesQueued(queued)
         return try await finish(.done, matched: target.users.count, queued: queued)

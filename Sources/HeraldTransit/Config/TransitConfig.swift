@@ -95,6 +95,10 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         public var leaseSeconds = 60
         /// Users written to the notification outbox per transaction.
         public var batchSize = 500
+        /// Batches of one alert written at once: each is a round trip chain to the database
+        /// (once-only rows, routing, the outbox), so on PostgreSQL one at a time left the node
+        /// idle waiting (issue 37). On SQLite they share the one writer anyway.
+        public var batchesInFlight = 4
         /// How long MUTE_24H silences a route or stop.
         public var muteHours = 24
         /// How often each node looks for alert versions to process (intake also wakes it).
@@ -108,6 +112,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
             checks.check(!deepLink.isEmpty && deepLink.count <= 500, "deep_link", "must be 1 to 500 characters")
             checks.check((1...3600).contains(leaseSeconds), "lease_seconds", "must be between 1 and 3600")
             checks.check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
+            checks.check((1...64).contains(batchesInFlight), "batches_in_flight", "must be between 1 and 64")
             checks.check((1...720).contains(muteHours), "mute_hours", "must be between 1 and 720")
             checks.check((1...3600).contains(intervalSeconds), "interval_seconds", "must be between 1 and 3600")
             return checks.errors
