@@ -6,6 +6,8 @@
 #
 #   Benchmarks/alerts-run.sh                 # builds herald and herald-mock-apns in release first
 #   SKIP_BUILD=1 Benchmarks/alerts-run.sh
+#   ONE_BY_ONE=1 SKIP_BUILD=1 Benchmarks/alerts-run.sh   # also each engine with push.handoff_capacity: 0
+#                                                        # (every push through the database: before issue 37)
 #
 # The subject (herald serve, or the seed's pipeline) runs on CPU $SERVER_CPU; what it talks
 # to (herald-mock-apns, PostgreSQL, Redis) on CPU $INFRA_CPU. Results: $OUT/*.json, summary.md.
@@ -24,11 +26,11 @@ log() { echo "[alerts-run.sh $(date +%H:%M:%S)] $*" >&2; }
 
 if [ -z "${SKIP_BUILD:-}" ]; then
     log "building herald and herald-mock-apns in release"
-    swift build -c release --product herald --package-path "$ROOT"
-    swift build -c release --product herald-mock-apns --package-path "$ROOT"
+    swift build -c release --product herald --package-path "$ROOT" --scratch-path "$ROOT/.build-release"
+    swift build -c release --product herald-mock-apns --package-path "$ROOT" --scratch-path "$ROOT/.build-release"
 fi
-HERALD=$ROOT/.build/release/herald
-MOCK=$ROOT/.build/release/herald-mock-apns
+HERALD=${HERALD_BIN:-$ROOT/.build-release/release/herald}
+MOCK=${MOCK_BIN:-$(dirname "$HERALD")/herald-mock-apns}
 command -v redis-server >/dev/null || { log "installing redis-server"; apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >/dev/null; }
 if [ ! -x "$VENV/bin/python" ]; then
     log "creating the venv (redis, aioapns, gtfs-realtime-bindings)"
@@ -51,6 +53,11 @@ FEED=$DATA/feeds/halifax.zip
 log "Herald on SQLite"
 "$PY" "$BENCH/alerts/herald_alerts.py" --herald "$HERALD" --mock "$MOCK" --feed "$FEED" --engine sqlite \
     --users "$USERS" --affected "$AFFECTED" --server-cpu "$SERVER_CPU" --infra-cpu "$INFRA_CPU" --out "$OUT/herald-sqlite.json"
+if [ -n "${ONE_BY_ONE:-}" ]; then
+    log "Herald on SQLite, every push through the database (push.handoff_capacity: 0)"
+    "$PY" "$BENCH/alerts/herald_alerts.py" --herald "$HERALD" --mock "$MOCK" --feed "$FEED" --engine sqlite --handoff-capacity 0 \
+        --users "$USERS" --affected "$AFFECTED" --server-cpu "$SERVER_CPU" --infra-cpu "$INFRA_CPU" --out "$OUT/herald-sqlite-one-by-one.json"
+fi
 
 PG_BIN=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
 PG_TMP=$(mktemp -d /tmp/herald-alerts-pg.XXXXXX)
@@ -70,6 +77,13 @@ log "Herald on PostgreSQL"
 PATH=$PG_BIN:$PATH "$PY" "$BENCH/alerts/herald_alerts.py" --herald "$HERALD" --mock "$MOCK" --feed "$FEED" --engine postgres \
     --database "postgres://postgres@127.0.0.1:$PG_PORT/bench" --users "$USERS" --affected "$AFFECTED" \
     --server-cpu "$SERVER_CPU" --infra-cpu "$INFRA_CPU" --out "$OUT/herald-postgres.json"
+if [ -n "${ONE_BY_ONE:-}" ]; then
+    log "Herald on PostgreSQL, every push through the database (push.handoff_capacity: 0)"
+    "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc 'CREATE DATABASE bench2' >/dev/null
+    PATH=$PG_BIN:$PATH "$PY" "$BENCH/alerts/herald_alerts.py" --herald "$HERALD" --mock "$MOCK" --feed "$FEED" --engine postgres \
+        --database "postgres://postgres@127.0.0.1:$PG_PORT/bench2" --users "$USERS" --affected "$AFFECTED" --handoff-capacity 0 \
+        --server-cpu "$SERVER_CPU" --infra-cpu "$INFRA_CPU" --out "$OUT/herald-postgres-one-by-one.json"
+fi
 
 log "the seed's design (Redis + aioapns)"
 REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -89,17 +103,19 @@ kill "$MOCKP_PID" 2>/dev/null || true
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
-rows = [json.loads((out / f).read_text()) for f in ("herald-sqlite.json", "herald-postgres.json", "seed.json")]
+files = ["herald-sqlite.json", "herald-postgres.json", "seed.json", "herald-sqlite-one-by-one.json", "herald-postgres-one-by-one.json"]
+rows = [json.loads((out / f).read_text()) for f in files if (out / f).exists()]
 print("# Alert pushes: one route-wide alert to %d of %d riders\n" % (rows[0]["affected"], rows[0]["users"]))
 print("```\n" + (out / "machine.txt").read_text() + "```\n")
 print("| | queued (s) | accepted by the mock APNs (s) | pushes | exactly the riders reached |")
 print("|---|---:|---:|---:|---|")
-names = ["Herald, SQLite", "Herald, PostgreSQL", "seed design (Redis + aioapns)"]
+names = ["Herald, SQLite", "Herald, PostgreSQL", "seed design (Redis + aioapns)",
+         "Herald, SQLite, every push through the database", "Herald, PostgreSQL, every push through the database"]
 for name, row in zip(names, rows):
     exact = row.get("exactly_the_affected", "n/a")
     print(f"| {name} | {row['queued_seconds']} | {row['accepted_seconds']} | {row['pushes']} | {exact} |")
 seed = rows[2]
-for name, row in zip(names[:2], rows[:2]):
+for name, row in [(names[i], rows[i]) for i in range(len(rows)) if i != 2]:
     print(f"\n- {name}: accepted {seed['accepted_seconds'] / row['accepted_seconds']:.1f}x faster than the seed's design, "
           f"queued {seed['queued_seconds'] / row['queued_seconds']:.1f}x; matching {row['match_seconds'] * 1000:.0f} ms")
 PY

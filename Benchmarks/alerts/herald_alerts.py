@@ -96,6 +96,7 @@ def main() -> None:
     parser.add_argument("--push-concurrency", type=int, default=32)
     parser.add_argument("--alert-batch", type=int, default=500)
     parser.add_argument("--push-batch", type=int, default=100)
+    parser.add_argument("--handoff-capacity", type=int, help="push.handoff_capacity (0: every push through the database, as before issue 37)")
     parser.add_argument("--out")
     args = parser.parse_args()
 
@@ -122,6 +123,8 @@ def main() -> None:
                           "base_url": f"https://localhost:{port}", "ca_file": ca}},
         "transit": {"alerts": {"interval_seconds": 1, "batch_size": args.alert_batch}},
     }
+    if args.handoff_capacity is not None:
+        config["push"]["handoff_capacity"] = args.handoff_capacity
     (work / "herald.json").write_text(json.dumps(config))
     log = open(work / "server.log", "w")
     server = subprocess.Popen(pinned(args.server_cpu, [args.herald, "serve", "--config", str(work / "herald.json"), "--data-dir", str(data_dir),
