@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRealtime
 import HeraldCore
 import Hummingbird
 import NIOCore
@@ -11,12 +12,7 @@ extension Request {
     /// `VALIDATION_FAILED` naming the field's JSON path.
     public func decodeJSON<T: Decodable>(_ type: T.Type, context: HeraldRequestContext) async throws -> T {
         let data = try await bodyData(context: context)
-        let tree: JSONValue
-        do {
-            tree = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw APIError.invalidJSON()
-        }
+        guard let tree = StrictJSON.parse(data) else { throw APIError.invalidJSON() }
         if T.self == JSONValue.self, let tree = tree as? T { return tree }
         do {
             return try JSONValueDecoder().decode(T.self, from: tree)
