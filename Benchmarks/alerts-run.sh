@@ -90,7 +90,7 @@ REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 taskset -c "$INFRA_CPU" redis-server --port "$REDIS_PORT" --save "" --appendonly no --daemonize no >"$OUT/redis.log" 2>&1 &
 REDIS_PID=$!
 MOCK_LOG=$OUT/peer-mock.jsonl
-coproc MOCKP { taskset -c "$INFRA_CPU" "$MOCK" --port 0 --h2-only; }
+coproc MOCKP { exec taskset -c "$INFRA_CPU" "$MOCK" --port 0 --h2-only; }
 read -r line <&"${MOCKP[0]}"
 MOCK_PORT=$(echo "$line" | sed -E 's/^mock-apns listening on ([0-9]+) ca=.*/\1/')
 MOCK_CA=$(echo "$line" | sed -E 's/^.* ca=(.*)$/\1/')
