@@ -96,7 +96,6 @@ public final class NotificationService: Sendable {
     public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
         // Checked before joining a group: a bad draft is answered without touching the others.
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
-        guard catalog[draft.type] != nil else { throw APIError.validation([FieldError(field: "type", message: "is unknown")]) }
         let written = try await sends.submit(GroupedSend(draft: draft, recorder: TransactionAnswer.recorder)).get()
         await deliver(written)
         return written.outcomes
@@ -345,15 +344,10 @@ public final class NotificationService: Sendable {
         let byID = Dictionary(notifications.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var deviceByID: [String: DeviceRecord] = [:]
         for list in devices.values { for device in list { deviceByID[device.id] = device } }
-        var decoded: [String: [String: JSONValue]] = [:]
-        var data: [String: JSONValue] = [:]
+        let pushed = Set(deliveries.lazy.filter { $0.record.channel == .push }.map(\.record.notificationID))
+        let data = DeliveryWorker.pushData(for: byID.filter { pushed.contains($0.key) })
         var items = [[PushHandoff.Item]](repeating: [], count: sendCount)
         for (send, delivery) in deliveries where delivery.channel == .push {
-            guard let notification = byID[delivery.notificationID] else { continue }
-            if data[notification.id] == nil {
-                if decoded[notification.data] == nil { decoded[notification.data] = DeliveryWorker.dataObject(notification.data) }
-                data[notification.id] = DeliveryWorker.pushData(notification, object: decoded[notification.data]!)
-            }
             // A skip (which cannot happen for rows just written from active devices) leaves the
             // row claimed until its lease ends; the database path then decides it.
             if case .send(let message, _) = DeliveryWorker.prepare(

@@ -47,7 +47,7 @@ import Testing
     /// per-user default. A service token has its own, larger default, and the riders'
     /// built-in route rules do not hold it.
     @Test func serviceCallersHaveABackendSizedLimitOfTheirOwn() async throws {
-        try await TestServer.run(.sqlite, configure: { config in
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
             config.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 60)
             config.rateLimits.service = RateLimitRule(limit: 5, windowSeconds: 60)
         }) { session in

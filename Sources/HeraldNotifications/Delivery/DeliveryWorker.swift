@@ -252,16 +252,21 @@ public final class DeliveryWorker: Service, Sendable {
             let devices = try await DeviceStore().find(db, ids: Array(Set(deliveries.compactMap(\.deviceID))))
             let users = Array(Set(notifications.values.map(\.userID)))
             let unread = try await NotificationStore().unreadCounts(db, userIDs: users)
-            // Each notification's data is decoded once, however many devices it goes to, and
-            // notifications with the same data (one alert fanned out to thousands) share one decode.
-            var decoded: [String: [String: JSONValue]] = [:]
-            let data = notifications.mapValues { notification in
-                if decoded[notification.data] == nil { decoded[notification.data] = Self.dataObject(notification.data) }
-                return Self.pushData(notification, object: decoded[notification.data]!)
-            }
+            let data = Self.pushData(for: notifications)
             return deliveries.map { delivery in
                 (delivery, Self.prepare(delivery, notifications: notifications, data: data, devices: devices, unread: unread, now: now))
             }
+        }
+    }
+
+    /// Each notification's push data, by id. Each notification's data is decoded once, however
+    /// many devices it goes to, and notifications with the same data (one alert fanned out to
+    /// thousands) share one decode.
+    static func pushData(for notifications: [String: NotificationRecord]) -> [String: JSONValue] {
+        var decoded: [String: [String: JSONValue]] = [:]
+        return notifications.mapValues { notification in
+            if decoded[notification.data] == nil { decoded[notification.data] = dataObject(notification.data) }
+            return pushData(notification, object: decoded[notification.data]!)
         }
     }
 
