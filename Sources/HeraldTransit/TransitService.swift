@@ -127,7 +127,9 @@ public final class TransitService: Sendable {
                 do {
                     let decoded = try RealtimeFeedDecoder.decode(payload, maxBytes: config.maxRealtimeBytes)
                     state.withLock {
-                        $0.sources[row.source] = SourceState(feed: row.feedName, decoded: decoded, receivedAt: receivedAt, feedTimestamp: row.feedTimestamp)
+                        // The decoded header, not the stored column: the decoder bounds it (`RealtimeBounds`),
+                        // and a row written before that bound may hold anything.
+                        $0.sources[row.source] = SourceState(feed: row.feedName, decoded: decoded, receivedAt: receivedAt, feedTimestamp: decoded.timestamp)
                     }
                     changedFeeds.insert(row.feedName)
                 } catch {

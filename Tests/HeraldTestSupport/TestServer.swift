@@ -38,7 +38,19 @@ public enum TestServer {
         extraRoutes: (RouterGroup<HeraldRequestContext>) -> Void = { _ in },
         _ body: @Sendable @escaping (TestSession) async throws -> T
     ) async throws -> T {
-        let config = try await config(engine, configure: configure)
+        try await run(config: try await config(engine, configure: configure), setup: setup, clock: clock, logger: logger, extraRoutes: extraRoutes, body)
+    }
+
+    /// Runs `body` against an application on a given configuration: two runs on one
+    /// configuration are one node restarted on the same database and data directory.
+    public static func run<T: Sendable>(
+        config: HeraldConfig,
+        setup: TestingSetup = .router,
+        clock: any HeraldClock = SystemClock(),
+        logger: Logger = TestDatabase.logger,
+        extraRoutes: (RouterGroup<HeraldRequestContext>) -> Void = { _ in },
+        _ body: @Sendable @escaping (TestSession) async throws -> T
+    ) async throws -> T {
         let (application, runtime) = try await HeraldApplication.build(
             config: config, clock: clock, logger: logger, extraRoutes: extraRoutes)
         let issuer = await TokenIssuer(secret: runtime.jwtSecret, config: config.auth, clock: clock)

@@ -29,7 +29,7 @@ public enum RealtimeFeedDecoder {
         }
         guard message.hasHeader, message.header.hasGtfsRealtimeVersion else { throw .missingHeader }
         var feed = RealtimeFeed()
-        feed.timestamp = message.header.hasTimestamp ? Int64(clamping: message.header.timestamp) : nil
+        feed.timestamp = message.header.hasTimestamp ? RealtimeBounds.instant(message.header.timestamp) : nil
         feed.isDifferential = message.header.incrementality == .differential
         for entity in message.entity {
             if entity.isDeleted {
@@ -47,7 +47,7 @@ public enum RealtimeFeedDecoder {
         var result = RealtimeTripDescriptor()
         result.tripID = trip.hasTripID ? trip.tripID : nil
         result.routeID = trip.hasRouteID ? trip.routeID : nil
-        result.directionID = trip.hasDirectionID ? Int(trip.directionID) : nil
+        result.directionID = trip.hasDirectionID ? RealtimeBounds.direction(trip.directionID) : nil
         if trip.hasStartTime {
             result.startTime = Array(trip.startTime.utf8).withUnsafeBufferPointer { GTFSValueParser.time($0) }
         }
@@ -75,15 +75,15 @@ public enum RealtimeFeedDecoder {
 
     static func event(_ event: TransitRealtime_TripUpdate.StopTimeEvent) -> RealtimeStopTimeEvent {
         RealtimeStopTimeEvent(
-            delay: event.hasDelay ? event.delay : nil, time: event.hasTime ? event.time : nil,
-            scheduledTime: event.hasScheduledTime ? event.scheduledTime : nil)
+            delay: event.hasDelay ? RealtimeBounds.delay(event.delay) : nil, time: event.hasTime ? RealtimeBounds.instant(event.time) : nil,
+            scheduledTime: event.hasScheduledTime ? RealtimeBounds.instant(event.scheduledTime) : nil)
     }
 
     static func tripUpdate(_ id: String, _ update: TransitRealtime_TripUpdate) -> RealtimeTripUpdate {
         var result = RealtimeTripUpdate(entityID: id, trip: descriptor(update.trip))
         result.vehicle = update.hasVehicle ? vehicleDescriptor(update.vehicle) : nil
-        result.timestamp = update.hasTimestamp ? Int64(clamping: update.timestamp) : nil
-        result.delay = update.hasDelay ? update.delay : nil
+        result.timestamp = update.hasTimestamp ? RealtimeBounds.instant(update.timestamp) : nil
+        result.delay = update.hasDelay ? RealtimeBounds.delay(update.delay) : nil
         result.stopTimeUpdates = update.stopTimeUpdate.map { stu in
             var value = RealtimeStopTimeUpdate()
             value.stopSequence = stu.hasStopSequence ? Int32(clamping: stu.stopSequence) : nil
@@ -124,9 +124,9 @@ public enum RealtimeFeedDecoder {
         if position.hasCurrentStatus {
             result.currentStatus = ["INCOMING_AT", "STOPPED_AT", "IN_TRANSIT_TO"][safe: position.currentStatus.rawValue]
         }
-        result.timestamp = position.hasTimestamp ? Int64(clamping: position.timestamp) : nil
+        result.timestamp = position.hasTimestamp ? RealtimeBounds.instant(position.timestamp) : nil
         result.occupancyStatus = position.hasOccupancyStatus ? occupancyName(position.occupancyStatus.rawValue) : nil
-        result.occupancyPercentage = position.hasOccupancyPercentage ? Int(position.occupancyPercentage) : nil
+        result.occupancyPercentage = position.hasOccupancyPercentage ? RealtimeBounds.percentage(position.occupancyPercentage) : nil
         if position.hasCongestionLevel {
             result.congestionLevel = ["UNKNOWN_CONGESTION_LEVEL", "RUNNING_SMOOTHLY", "STOP_AND_GO", "CONGESTION", "SEVERE_CONGESTION"][safe: position.congestionLevel.rawValue]
         }
@@ -163,12 +163,13 @@ public enum RealtimeFeedDecoder {
         var result = RealtimeAlert(id: id)
         result.activePeriods = alert.activePeriod.map { period in
             RealtimeAlert.Period(
-                start: period.hasStart ? Int64(clamping: period.start) : nil, end: period.hasEnd ? Int64(clamping: period.end) : nil)
+                start: period.hasStart ? RealtimeBounds.periodBound(period.start) : nil, end: period.hasEnd ? RealtimeBounds.periodBound(period.end) : nil)
         }
         result.informedEntities = alert.informedEntity.map { entity in
             RealtimeAlert.InformedEntity(
                 agencyID: entity.hasAgencyID ? entity.agencyID : nil, routeID: entity.hasRouteID ? entity.routeID : nil,
-                routeType: entity.hasRouteType ? Int(entity.routeType) : nil, directionID: entity.hasDirectionID ? Int(entity.directionID) : nil,
+                routeType: entity.hasRouteType ? RealtimeBounds.routeType(entity.routeType) : nil,
+                directionID: entity.hasDirectionID ? RealtimeBounds.direction(entity.directionID) : nil,
                 trip: entity.hasTrip ? descriptor(entity.trip) : nil, stopID: entity.hasStopID ? entity.stopID : nil)
         }
         result.cause = causeNames[safe: alert.cause.rawValue].flatMap { $0.isEmpty ? nil : $0 } ?? "UNKNOWN_CAUSE"

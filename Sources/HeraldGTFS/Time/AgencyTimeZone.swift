@@ -37,6 +37,11 @@ public struct AgencyTimeZone: Sendable, Equatable {
         self.offsets = offsets
     }
 
+    /// The instants this type answers for: 0001-01-01 to 9999-12-31 (UTC). Others are held
+    /// at the nearest end, so no instant a client or a feed can name traps the arithmetic
+    /// (`RealtimeBounds` keeps feeds inside it; this is the second line).
+    public static let instants: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
     /// The UTC offset in seconds at `instant` (epoch seconds).
     public func offset(at instant: Int64) -> Int32 {
         // The first transition after the instant: the offset before it applies.
@@ -54,6 +59,7 @@ public struct AgencyTimeZone: Sendable, Equatable {
     /// clocks going forward is moved forward by the gap (02:30 becomes 03:30), as most
     /// date libraries do.
     public func instant(localSeconds: Int64) -> Int64 {
+        let localSeconds = localSeconds.clamped(to: Self.instants)
         // Zones never change offset twice within a day, so the offsets a day before and
         // after are the only candidates.
         let before = Int64(offset(at: localSeconds - 86_400))
@@ -80,12 +86,14 @@ public struct AgencyTimeZone: Sendable, Equatable {
 
     /// The local calendar day of an instant.
     public func localDay(_ instant: Int64) -> Int32 {
+        let instant = instant.clamped(to: Self.instants)
         let local = instant + Int64(offset(at: instant))
         return Int32(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
     }
 
     /// Seconds since local midnight of an instant.
     public func localSecondsOfDay(_ instant: Int64) -> Int32 {
+        let instant = instant.clamped(to: Self.instants)
         let local = instant + Int64(offset(at: instant))
         let rest = local % 86_400
         return Int32(rest >= 0 ? rest : rest + 86_400)
@@ -93,6 +101,7 @@ public struct AgencyTimeZone: Sendable, Equatable {
 
     /// `2025-11-12T08:35:00+11:00`: the instant in this zone's local time with its offset.
     public func iso8601(_ instant: Int64) -> String {
+        let instant = instant.clamped(to: Self.instants)
         let offset = offset(at: instant)
         let local = instant + Int64(offset)
         let day = Int32(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)

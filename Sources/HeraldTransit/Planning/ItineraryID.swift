@@ -56,15 +56,27 @@ public struct ItineraryID: Sendable, Equatable {
         self.init(version: String(parts[1]), rides: rides)
     }
 
-    /// The feed serving this version, when every ride names a trip and stop times of it.
+    /// The feed serving this version, when every ride names a run that version has: a trip,
+    /// stop times of it, a day its service runs, and a shift one of its frequencies makes.
+    ///
+    /// Why every field: the id comes from a client, and each number reaches day and time
+    /// arithmetic. Only what the planner could have written is accepted.
     public func feed(in snapshot: TransitSnapshot) -> LoadedFeed? {
         guard let feed = snapshot.feeds.first(where: { $0.version.id == version }) else { return nil }
-        let times = feed.timetable.feed.stopTimes
-        let valid = rides.allSatisfy { ride in
-            guard ride.trip >= 0, Int(ride.trip) < feed.timetable.feed.trips.count else { return false }
-            let range = times.range(trip: ride.trip)
-            return range.contains(Int(ride.board)) && range.contains(Int(ride.alight)) && ride.board < ride.alight
-        }
+        let timetable = feed.timetable
+        let valid = rides.allSatisfy { Self.isRun($0, of: timetable) }
         return valid && !rides.isEmpty ? feed : nil
+    }
+
+    static func isRun(_ ride: Ride, of timetable: Timetable) -> Bool {
+        let times = timetable.feed.stopTimes
+        guard ride.trip >= 0, Int(ride.trip) < timetable.feed.trips.count else { return false }
+        let range = times.range(trip: ride.trip)
+        guard range.contains(Int(ride.board)), range.contains(Int(ride.alight)), ride.board < ride.alight else { return false }
+        guard timetable.calendar.isActive(service: timetable.feed.trips[Int(ride.trip)].service, day: ride.day) else { return false }
+        guard let frequencies = timetable.frequenciesByTrip[ride.trip] else { return ride.shift == 0 }
+        // A frequency run starts within one of the trip's windows.
+        let start = Int64(times.departure[range.lowerBound]) + Int64(ride.shift)
+        return frequencies.contains { Int64($0.start) <= start && start <= Int64($0.end) }
     }
 }
