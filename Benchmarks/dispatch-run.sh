@@ -33,7 +33,7 @@ run_against() {  # engine database-url
     local engine=$1 url=$2 data
     data=$(mktemp -d)
     # Per-user rate limits off: the generator replays many drivers' traffic from one machine.
-    echo '{"rate_limits": {"enabled": false}}' > "$data/bench.json"
+    echo '{"rate_limits": {"enabled": false}, "server": {"max_connections_per_client": 0}}' > "$data/bench.json"
     HERALD_JWT_SECRET=$SECRET HERALD_LOG_LEVEL=warning taskset -c 0 "$HERALD_BIN" serve --host 127.0.0.1 --port "$PORT" \
         --data-dir "$data" --config "$data/bench.json" ${url:+--database "$url"} > "$OUT/herald-$engine.log" 2>&1 &
     local pid=$!

@@ -116,7 +116,7 @@ import_into postgres "postgres://postgres@127.0.0.1:$PG_PORT/bench" >/dev/null
 
 # 3. Start from the database, and 4. departures over HTTP -------------------------------------------
 cat >"$OUT/bench-config.yaml" <<EOF
-server: { threads: 1 }
+server: { threads: 1, max_connections_per_client: 0 }
 rate_limits: { enabled: false }
 logging: { level: warning }
 EOF

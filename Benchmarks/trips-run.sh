@@ -65,7 +65,7 @@ run_against() {  # engine database-url [pid to watch as postgres]
     local engine=$1 url=$2 pgpid=${3:-} data
     data=$(mktemp -d)
     cat > "$data/bench.json" <<'JSON'
-{"rate_limits": {"enabled": false},
+{"rate_limits": {"enabled": false}, "server": {"max_connections_per_client": 0},
  "trips": {"location": {"active_per_second": 1000, "burst": 1000}, "surge": {"enabled": false}},
  "realtime": {"client_messages_per_second": 100000}}
 JSON

@@ -24,5 +24,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let idempotencyKeyReused: ErrorCode = "IDEMPOTENCY_KEY_REUSED"
     public static let idempotencyRequestInProgress: ErrorCode = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
     public static let serviceUnavailable: ErrorCode = "SERVICE_UNAVAILABLE"
+    /// 503 to a new connection from a client already holding `server.max_connections_per_client`.
+    public static let tooManyConnections: ErrorCode = "TOO_MANY_CONNECTIONS"
     public static let internalServerError: ErrorCode = "INTERNAL_SERVER_ERROR"
 }

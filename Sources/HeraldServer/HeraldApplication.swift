@@ -122,7 +122,8 @@ public enum HeraldApplication {
         var application = Application(
             router: router,
             server: RealtimeHTTPChannel.builder(
-                limits: WebSocketLimits(config.realtime, requestHeadTimeoutMs: config.server.requestHeadTimeoutMs), origins: cors
+                limits: WebSocketLimits(config.realtime, requestHeadTimeoutMs: config.server.requestHeadTimeoutMs), origins: cors, server: config.server,
+                connectionLimit: connectionLimit.limit
             ) { uri, authorization in
                 await realtime.decide(uri: uri, authorization: authorization)
             },

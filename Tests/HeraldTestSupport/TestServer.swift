@@ -23,6 +23,9 @@ public enum TestServer {
         // first request minutes later on a loaded machine; the head timeout itself is
         // tested against the real binary (Tests/e2e/test_hostile_connections.py).
         config.server.requestHeadTimeoutMs = 3_600_000
+        config.server.idleTimeoutMs = 3_600_000
+        config.server.requestBodyTimeoutMs = 3_600_000
+        config.server.maxConnectionsPerClient = 0
         configure(&config)
         return config
     }

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import struct
+import threading
 import time
 
 import pytest
@@ -292,3 +293,157 @@ def test_floods_of_idle_half_open_and_unused_connections_return_to_baseline(hera
           f"descriptors back to {descriptors(pid)} (baseline {baseline_fds})")
     assert growth < 8_000, f"RSS grew {growth} KiB over four rounds of {per_round} connections"
     assert server.get("/healthz").status_code == 200
+
+
+def raw_connection(server, source: str = "127.0.0.1") -> socket.socket:
+    host, port = server.url[len("http://"):].split(":")
+    return socket.create_connection((host, int(port)), timeout=TIMEOUT, source_address=(source, 0))
+
+
+def read_response(sock: socket.socket) -> bytes:
+    """One whole response (head and Content-Length body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before a response: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "closed inside a response body"
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def cut_by_server(sock: socket.socket, patience: float = 120) -> bool:
+    """True once the server closes the connection (the peer itself never does)."""
+    sock.settimeout(patience)
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+def test_slow_bodies_idle_keep_alives_and_trickled_second_heads_are_cut(herald, tmp_path):
+    """After the first request head: a body must keep arriving (server.request_body_timeout_ms
+    plus a second per request_body_min_bytes_per_second bytes), and a kept-alive connection
+    must bring its next head within server.idle_timeout_ms. A long-poll waiting for its
+    answer and an upload at a decent rate are never cut."""
+    config = tmp_path / "deadlines.json"
+    config.write_text(json.dumps({
+        "server": {"idle_timeout_ms": 1500, "request_body_timeout_ms": 1500, "request_body_min_bytes_per_second": 1000},
+        "realtime": {"ping_interval_ms": 5000, "ping_timeout_ms": 5000},
+        "rate_limits": {"enabled": False},
+    }), encoding="utf-8")
+    server = herald.start("--config", str(config))
+    started = time.monotonic()
+
+    idle = raw_connection(server)
+    idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert read_response(idle).startswith(b"HTTP/1.1 200")
+
+    trickled_body = raw_connection(server)
+    trickled_body.sendall(b"POST /api/v1/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+
+    second_head = raw_connection(server)
+    second_head.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert read_response(second_head).startswith(b"HTTP/1.1 200")
+    second_head.sendall(b"GET /healthz HTTP/1.1\r\n")
+
+    # A long-poll: the Engine.IO GET is answered only by the server's ping, 5 s later,
+    # longer than every deadline above.
+    sid = json.loads(requests.get(server.url + "/socket.io/?EIO=4&transport=polling", timeout=TIMEOUT).text[1:])["sid"]
+
+    sent = {"body": 0, "head": 0}
+
+    def trickle() -> None:
+        # A byte every 0.4 s to each trickler, until the server cuts them.
+        for _ in range(150):
+            for name, sock in (("body", trickled_body), ("head", second_head)):
+                try:
+                    sock.sendall(b"x" if name == "body" else b"X")
+                    sent[name] += 1
+                except OSError:
+                    pass
+            time.sleep(0.4)
+            if all(s.fileno() < 0 for s in (trickled_body, second_head)):
+                return
+
+    feeder = threading.Thread(target=trickle, daemon=True)
+    feeder.start()
+    poll = requests.get(server.url + f"/socket.io/?EIO=4&transport=polling&sid={sid}", timeout=60)
+    assert poll.status_code == 200 and poll.text == "2", poll.text
+    for name, sock in (("idle keep-alive", idle), ("trickled body", trickled_body), ("trickled second head", second_head)):
+        assert cut_by_server(sock), f"the {name} was never cut"
+        sock.close()
+    # The body never reached its 100 bytes: it was cut, not finished.
+    assert sent["body"] < 100
+    assert time.monotonic() - started >= 1.5
+
+    # An upload at 2,500 bytes a second, longer in all than the body timeout, is served.
+    upload = raw_connection(server)
+    token = issue_token(server.data_dir, user="svc", role="service")
+    body = json.dumps({"user_id": "u1", "type": "job_update", "title": "t", "data": {"note": "x" * 5800}}).encode()
+    upload.sendall(f"POST /api/v1/notifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+    for offset in range(0, len(body), 2000):
+        upload.sendall(body[offset:offset + 2000])
+        time.sleep(0.8)
+    answer = read_response(upload)
+    assert not answer.startswith(b"HTTP/1.1 5"), answer[:200]
+    upload.close()
+    assert server.get("/healthz").status_code == 200
+
+
+def test_nine_hundred_held_connections_from_one_client_leave_others_served(herald, tmp_path):
+    """The attack: a descriptor limit of 1,024 and 900 sockets held open by one address.
+    That client gets its share (server.max_connections_per_client: a quarter of the node's
+    connection limit by default), the rest are answered 503 TOO_MANY_CONNECTIONS and closed,
+    and another address is served throughout."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    server = herald.start(wrapper=["prlimit", "--nofile=1024:1024", "--"])
+    held, refused = [], 0
+    for index in range(900):
+        sock = raw_connection(server)
+        if index % 2 == 0:
+            # An idle keep-alive after one request...
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        else:
+            # ...or a body that never comes.
+            sock.sendall(b"POST /api/v1/notifications HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+        held.append(sock)
+    for sock in held:
+        sock.settimeout(60)
+        try:
+            first = sock.recv(4096)
+        except socket.timeout:
+            continue  # a body still being waited for: admitted
+        if first.startswith(b"HTTP/1.1 503"):
+            while b"}}" not in first:
+                more = sock.recv(4096)
+                if not more:
+                    break
+                first += more
+            assert b"TOO_MANY_CONNECTIONS" in first, first
+            refused += 1
+    admitted = 900 - refused
+    print(f"\n[connection cap] one address: {admitted} of 900 admitted, {refused} refused 503")
+    assert 8 <= admitted <= 450, admitted
+    # Another client is served while the 900 are held.
+    for _ in range(20):
+        other = raw_connection(server, source="127.0.0.2")
+        other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert read_response(other).startswith(b"HTTP/1.1 200")
+        other.close()
+    for sock in held:
+        sock.close()
+    # Its slots come back once its connections close.
+    wait_until(lambda: requests.get(server.url + "/healthz", timeout=TIMEOUT).status_code == 200, timeout=120, message="served again")

@@ -116,11 +116,18 @@ def _answered(sockets, timeout: float) -> set:
     return done
 
 
-def test_more_connections_than_descriptors_wait_and_the_server_survives(herald):
+def uncapped_config(tmp_path) -> str:
+    """No per-client cap: these tests are one client filling the whole node on purpose."""
+    config = tmp_path / "uncapped.json"
+    config.write_text('{"server": {"max_connections_per_client": 0}}', encoding="utf-8")
+    return str(config)
+
+
+def test_more_connections_than_descriptors_wait_and_the_server_survives(herald, tmp_path):
     # 300 descriptors: 128 + database.max_connections (20) + database.background_connections (4)
     # stay reserved, so 148 clients at once.
     import socket
-    server = herald.start(wrapper=["prlimit", "--nofile=300:300", "--"])
+    server = herald.start("--config", uncapped_config(tmp_path), wrapper=["prlimit", "--nofile=300:300", "--"])
     assert "accepting at most 148 connections at once" in server.output()
     clients = []
     try:
@@ -144,7 +151,7 @@ def test_more_connections_than_descriptors_wait_and_the_server_survives(herald):
     assert server.running
 
 
-def test_a_burst_beyond_the_limit_waits_in_a_listen_backlog_as_long_as_the_kernel_allows(herald):
+def test_a_burst_beyond_the_limit_waits_in_a_listen_backlog_as_long_as_the_kernel_allows(herald, tmp_path):
     # A reconnect storm: at its limit the server stops accepting, and the kernel completes
     # further handshakes into the listen backlog. With Hummingbird's default of 256 places
     # the rest would have their SYNs dropped (and retried only after 1 s); Herald asks for
@@ -154,7 +161,7 @@ def test_a_burst_beyond_the_limit_waits_in_a_listen_backlog_as_long_as_the_kerne
         somaxconn = int(f.read())
     assert somaxconn > 300, "this machine's somaxconn cannot tell 256 from the kernel's maximum"
     burst = min(600, somaxconn - 16)
-    server = herald.start(wrapper=["prlimit", "--nofile=300:300", "--"])
+    server = herald.start("--config", uncapped_config(tmp_path), wrapper=["prlimit", "--nofile=300:300", "--"])
     assert "accepting at most 148 connections at once" in server.output()
     clients = []
     try:

@@ -19,6 +19,15 @@ extension HeraldConfig {
         checks.check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
         checks.check(!server.host.isEmpty, "server.host", "must not be empty")
         checks.check(server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
+        checks.check(server.idleTimeoutMs >= 100 && server.idleTimeoutMs <= 3_600_000, "server.idle_timeout_ms", "must be between 100 and 3600000")
+        checks.check(
+            server.requestBodyTimeoutMs >= 100 && server.requestBodyTimeoutMs <= 3_600_000, "server.request_body_timeout_ms", "must be between 100 and 3600000")
+        checks.check(
+            server.requestBodyMinBytesPerSecond >= 1 && server.requestBodyMinBytesPerSecond <= 1 << 30, "server.request_body_min_bytes_per_second",
+            "must be between 1 and 1073741824")
+        if let cap = server.maxConnectionsPerClient {
+            checks.check(cap >= 0 && cap <= 10_000_000, "server.max_connections_per_client", "must be between 0 (no cap) and 10000000")
+        }
         if let limit = server.maxConnections {
             checks.check(limit >= 1 && limit <= 10_000_000, "server.max_connections", "must be between 1 and 10000000")
         }

@@ -55,6 +55,19 @@ public struct ServerConfig: ConfigSection, Sendable, Equatable {
     /// a peer that opens connections and trickles a head (or nothing) would otherwise hold
     /// a descriptor and a connection slot for as long as it likes.
     public var requestHeadTimeoutMs = 60_000
+    /// After a response, a kept-alive connection must bring its next request head within
+    /// this time or is closed (nginx's `keepalive_timeout` is 75 s).
+    public var idleTimeoutMs = 75_000
+    /// A request body must arrive within this time plus one second per
+    /// `request_body_min_bytes_per_second` bytes it has sent: an upload at a decent rate is
+    /// never cut, a trickle always is.
+    public var requestBodyTimeoutMs = 30_000
+    public var requestBodyMinBytesPerSecond = 1_000
+    /// Open connections one client (an IPv4 address, an IPv6 /64) may hold at once; nil: a
+    /// quarter of the node's connection limit, and none when `trust_forwarded_for` says a
+    /// proxy stands in front (every client then has the proxy's address: cap at the proxy);
+    /// 0: no cap.
+    public var maxConnectionsPerClient: Int?
 
     public init() {}
 }

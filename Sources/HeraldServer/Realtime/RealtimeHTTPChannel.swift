@@ -35,19 +35,60 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     private let decide: Decide
     private let limits: WebSocketLimits
     private let origins: CORSPolicy
+    private let deadlines: HTTPConnectionDeadlines.Limits
+    private let clientCap: ClientConnectionCap?
 
     /// `origins`: which browser pages may open a WebSocket (an upgrade with an `Origin` the
     /// policy refuses gets 403 `ORIGIN_NOT_ALLOWED`; one without `Origin` is not a browser's).
-    public init(responder: @escaping HTTPChannelHandler.Responder, limits: WebSocketLimits, origins: CORSPolicy, decide: @escaping Decide) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, limits: WebSocketLimits, origins: CORSPolicy, deadlines: HTTPConnectionDeadlines.Limits,
+        clientCap: ClientConnectionCap?, decide: @escaping Decide
+    ) {
         self.responder = Self.redirectingLateUpgrades(responder)
         self.decide = decide
         self.limits = limits
         self.origins = origins
+        self.deadlines = deadlines
+        self.clientCap = clientCap
     }
 
-    /// The server builder for `Application(server:)`.
-    public static func builder(limits: WebSocketLimits, origins: CORSPolicy, decide: @escaping Decide) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in RealtimeHTTPChannel(responder: responder, limits: limits, origins: origins, decide: decide) }
+    /// The server builder for `Application(server:)`. `server`: the section's connection
+    /// deadlines and per-client cap (`connectionLimit` is the node's, which the cap's
+    /// default is a share of).
+    public static func builder(
+        limits: WebSocketLimits, origins: CORSPolicy, server: ServerConfig = ServerConfig(), connectionLimit: Int = 1 << 20, decide: @escaping Decide
+    ) -> HTTPServerBuilder {
+        let deadlines = HTTPConnectionDeadlines.Limits(
+            idleTimeout: .milliseconds(Int64(server.idleTimeoutMs)), bodyTimeout: .milliseconds(Int64(server.requestBodyTimeoutMs)),
+            minimumBodyRate: server.requestBodyMinBytesPerSecond)
+        let cap = ClientConnectionCap.resolve(configured: server.maxConnectionsPerClient, connectionLimit: connectionLimit, behindProxy: server.trustForwardedFor)
+            .map(ClientConnectionCap.init(limit:))
+        return HTTPServerBuilder { responder in
+            RealtimeHTTPChannel(responder: responder, limits: limits, origins: origins, deadlines: deadlines, clientCap: cap, decide: decide)
+        }
+    }
+
+    /// Sent to a connection over its client's cap before it is closed: raw bytes, as no
+    /// HTTP pipeline is set up for it.
+    static let overCap: ByteBuffer = {
+        let body = #"{"error":{"code":""# + ErrorCode.tooManyConnections.rawValue + #"","message":"Too many open connections from this address; close some first."}}"#
+        return ByteBuffer(
+            string: "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+    }()
+
+    struct RefusedOverCap: Error {}
+
+    /// Counts the connection against its client's cap; false (and the connection answered
+    /// 503 and closed) when the client already holds its share.
+    private func admit(_ channel: any Channel) -> Bool {
+        guard let cap = clientCap, let client = ClientConnectionCap.Client(channel.remoteAddress) else { return true }
+        guard cap.admit(client) else {
+            channel.writeAndFlush(Self.overCap).whenComplete { _ in channel.close(promise: nil) }
+            return false
+        }
+        channel.closeFuture.whenComplete { _ in cap.release(client) }
+        return true
     }
 
     static let originRefusal = WebSocketRefusal.error(
@@ -70,7 +111,13 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        // A refused connection still sets up (a failed setup leaves its socket to NIO,
+        // which does not close it): it is closed here, and `handle` sees the refusal.
+        guard admit(channel) else {
+            return channel.eventLoop.makeSucceededFuture(Value(result: channel.eventLoop.makeFailedFuture(RefusedOverCap()), channel: channel))
+        }
+        let deadlines = self.deadlines
+        return channel.eventLoop.makeCompletedFuture {
             // NIO keeps each connection's last receive buffer for the next read, sized by
             // this allocator: its default starts at 2 KB, which an idle WebSocket would hold
             // for its whole life. 512 bytes holds a typical message; it still grows as reads
@@ -116,6 +163,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                     headSeen.value = true
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionDeadlines(limits: deadlines))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))

@@ -1,0 +1,138 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// The deadlines of a plain HTTP connection after its first request head (that one has its
+/// own timer in `RealtimeHTTPChannel.setup`): a request body must keep arriving, and a
+/// kept-alive connection must bring its next request head soon after the last response.
+///
+/// Why: without them a peer that trickles a body (a byte every few seconds), idles on a
+/// keep-alive connection or trickles its second head holds a descriptor forever, and a few
+/// hundred such sockets made a node refuse everyone. The deadlines follow Apache's
+/// `mod_reqtimeout` and nginx's `client_body_timeout` / `keepalive_timeout`:
+/// - **body**: from the head, `bodyTimeout` plus one second per `minimumBodyRate` bytes
+///   received, so a large upload at a decent rate is never cut and a trickle always is;
+/// - **responding**: no deadline, so a Socket.IO long-poll (25 s) or a slow handler is
+///   never cut here (the handlers bound their own work);
+/// - **idle**: from the end of a response, the next request head must be complete within
+///   `idleTimeout` (this bounds both an idle keep-alive and a trickled second head).
+///
+/// WebSocket connections never get this handler: they leave the HTTP pipeline at their
+/// first request and have their own ping deadlines.
+final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    struct Limits: Sendable, Equatable {
+        var idleTimeout: TimeAmount
+        var bodyTimeout: TimeAmount
+        /// Bytes a second that extend the body deadline by one second.
+        var minimumBodyRate: Int
+    }
+
+    /// What the connection waits for.
+    enum State: Equatable {
+        /// A request's body, since `started`, with `received` bytes so far.
+        case readingBody(started: NIODeadline, received: Int)
+        /// The response to a request read whole.
+        case responding
+        /// The next request head, since the last response ended.
+        case idle
+    }
+
+    private let limits: Limits
+    private var state: State = .responding
+    private var timer: Scheduled<Void>?
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// When the connection is cut in `state` (nil: never).
+    static func deadline(of state: State, limits: Limits, now: NIODeadline) -> NIODeadline? {
+        switch state {
+        case .readingBody(let started, let received):
+            let rate = max(1, limits.minimumBodyRate)
+            return started + limits.bodyTimeout + .nanoseconds(Int64(received / rate) * 1_000_000_000 + Int64(received % rate) * 1_000_000_000 / Int64(rate))
+        case .responding:
+            return nil
+        case .idle:
+            return now + limits.idleTimeout
+        }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Added while the connection's first head is being handed on: it reads that head next.
+        state = .responding
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            move(to: .readingBody(started: .now(), received: 0), context: context)
+        case .body(let buffer):
+            if case .readingBody(let started, let received) = state {
+                // Re-armed at most once a second's worth of bytes: a fast upload does not
+                // reschedule its timer per read.
+                let total = received + buffer.readableBytes
+                state = .readingBody(started: started, received: total)
+                if total / max(1, limits.minimumBodyRate) != received / max(1, limits.minimumBodyRate) { arm(channel: context.channel) }
+            }
+        case .end:
+            move(to: .responding, context: context)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            // The response ends once it is written: only then does idleness start.
+            let ended = context.eventLoop.makePromise(of: Void.self)
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let channel = context.channel
+            ended.futureResult.whenComplete { _ in
+                guard handler.value.state == .responding else { return }
+                handler.value.state = .idle
+                handler.value.arm(channel: channel)
+            }
+            promise.map { ended.futureResult.cascade(to: $0) }
+            context.write(data, promise: ended)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func move(to next: State, context: ChannelHandlerContext) {
+        state = next
+        arm(channel: context.channel)
+    }
+
+    private func arm(channel: any Channel) {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = Self.deadline(of: state, limits: limits, now: .now()) else { return }
+        let armedFor = state
+        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+            guard handler.value.sameStage(armedFor) else { return }
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Whether the connection is still where the timer was armed (a body that grew since is
+    /// re-armed separately; a new request is a new stage).
+    private func sameStage(_ armed: State) -> Bool {
+        switch (armed, state) {
+        case (.readingBody(let a, _), .readingBody(let b, _)): a == b
+        case (.idle, .idle): true
+        default: false
+        }
+    }
+}
