@@ -41,9 +41,29 @@ public enum Timestamp {
 
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// Parses ISO 8601 with or without fractional seconds; nil when it is not a timestamp.
+    /// Parses ISO 8601 with or without fractional seconds; nil when it is not a timestamp,
+    /// or names a day its month does not have (Foundation reads `2008-02-30` as 1 March).
     public static func parse(_ text: String) -> Date? {
+        guard hasRealDate(text) else { return nil }
         if let date = try? fractional.parse(text) { return date }
         return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// Whether the text starts with `YYYY-MM-DD` naming a day of the calendar.
+    static func hasRealDate(_ text: String) -> Bool {
+        let bytes = Array(text.utf8.prefix(10))
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte) - 48
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), day >= 1 else { return false }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return day <= days
     }
 }

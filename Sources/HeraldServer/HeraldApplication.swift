@@ -68,6 +68,7 @@ public enum HeraldApplication {
         router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))
         let recentErrors = RecentErrors()
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock, errors: recentErrors))
+        router.add(middleware: MethodGuardMiddleware())
         let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
         let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
         let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
@@ -141,12 +142,9 @@ public enum HeraldApplication {
         application.beforeServerStarts {
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
             realtime.hub.markReady()
-            do {
-                try await transit.service.start()
-            } catch {
-                // The reload loop tries again; the server answers 503 TIMETABLE_NOT_LOADED meanwhile.
-                logger.error("loading the transit feeds failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
+            // The feeds load in the transit reload loop once the node listens (a calendar or
+            // a feed that takes minutes must not keep /healthz unanswered); /readyz says
+            // `loading` and transit answers 503 TIMETABLE_NOT_LOADED until then.
         }
         let runtime = HeraldRuntime(
             config: config, database: database, verifier: verifier, jwtSecret: secret,

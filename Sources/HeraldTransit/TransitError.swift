@@ -57,6 +57,10 @@ public enum TransitError {
     public static let noRoute = APIError(
         status: 404, code: "NO_ROUTE_FOUND", message: "No itinerary reaches the destination within the walking distance, changes and time allowed.")
 
+    public static let plannerBusy = APIError(
+        status: 503, code: "PLANNER_BUSY", message: "The journey planner has more work than it can take now: try again shortly.",
+        headers: ["Retry-After": "2"])
+
     public static let plannerNotReady = APIError(
         status: 503, code: "PLANNER_NOT_READY", message: "The journey planner is being built for the new timetable.", headers: ["Retry-After": "5"])
 }

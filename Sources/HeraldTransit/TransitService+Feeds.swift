@@ -7,15 +7,15 @@ import HeraldGTFS
 extension TransitService {
     /// Imports a feed to the end (the CLI, the scheduled refresh, the import runner). A new
     /// version is put in service here at once and announced to the other nodes.
-    public func importFeed(_ name: String, source: FeedImporter.Source, requestedBy: String?) async throws -> FeedImporter.Outcome {
+    public func importFeed(_ name: String, source: FeedImporter.Source, requestedBy: String?, force: Bool = false) async throws -> FeedImporter.Outcome {
         let record = try await importer.begin(feed: name, source: source, requestedBy: requestedBy)
-        return try await runImport(record, source: source)
+        return try await runImport(record, source: source, force: force)
     }
 
     /// Runs an import registered with `importer.begin`.
-    public func runImport(_ record: ImportRecord, source: FeedImporter.Source) async throws -> FeedImporter.Outcome {
+    public func runImport(_ record: ImportRecord, source: FeedImporter.Source, force: Bool = false) async throws -> FeedImporter.Outcome {
         let outcome = try await importer.run(
-            record, source: source,
+            record, source: source, force: force,
             activated: { version, timetable in
                 let loaded = try await self.withPlanner(version, timetable)
                 try await self.gate.run {

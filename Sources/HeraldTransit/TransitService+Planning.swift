@@ -6,7 +6,8 @@ extension TransitService {
     /// The itineraries for a request, in seed 003 §2.3's shape, planned on the first feed (in
     /// configuration order) that has both ends. Runs off the cooperative pool: a range or
     /// `arrive_by` request is a few dozen searches.
-    public func plan(_ request: TripPlanRequest) async throws -> JSONValue {
+    /// `client`: who asks (a user, or an address), for the planner's fair share.
+    public func plan(_ request: TripPlanRequest, client: String = "") async throws -> JSONValue {
         let snapshot = self.snapshot
         guard !snapshot.isEmpty else { throw TransitError.noTimetable }
         let settings = config.planner
@@ -41,10 +42,17 @@ extension TransitService {
             }
             let planning = ItineraryPlanner(
                 feed: feed, planner: planner, request: request, origin: resolved[0], destination: resolved[1], windowSeconds: Int64(settings.maxWindowMinutes) * 60)
-            let itineraries = try await BlockingWork.run {
-                planning.itineraries().map {
-                    ItineraryJSON.itinerary($0, feed: feed, origin: planning.origin, destination: planning.destination, walking: planner.network.walking)
+            let journeys: [Journey]
+            do {
+                journeys = try await planning.itineraries(maxSearches: settings.maxSearchesPerPlan) { [plannerPool] query in
+                    try await plannerPool.run(client: client) { planner.plan(query) }
                 }
+            } catch is PlannerPool.Busy {
+                statistics.plannerShed()
+                throw TransitError.plannerBusy
+            }
+            let itineraries = journeys.map {
+                ItineraryJSON.itinerary($0, feed: feed, origin: planning.origin, destination: planning.destination, walking: planner.network.walking)
             }
             guard !itineraries.isEmpty else { throw TransitError.noRoute }
             let search: String

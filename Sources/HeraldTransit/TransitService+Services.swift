@@ -47,6 +47,7 @@ public final class TransitImportRunner: Service, Sendable {
     struct Job: Sendable {
         let record: ImportRecord
         let source: FeedImporter.Source
+        let force: Bool
     }
 
     let service: TransitService
@@ -59,9 +60,9 @@ public final class TransitImportRunner: Service, Sendable {
     }
 
     /// Registers an import (readable at once as `running`) and queues it.
-    public func enqueue(feed: String, source: FeedImporter.Source, requestedBy: String?) async throws -> ImportRecord {
+    public func enqueue(feed: String, source: FeedImporter.Source, requestedBy: String?, force: Bool = false) async throws -> ImportRecord {
         let record = try await service.importer.begin(feed: feed, source: source, requestedBy: requestedBy)
-        continuation.yield(Job(record: record, source: source))
+        continuation.yield(Job(record: record, source: source, force: force))
         return record
     }
 
@@ -69,7 +70,7 @@ public final class TransitImportRunner: Service, Sendable {
         await withGracefulShutdownHandler {
             for await job in stream {
                 do {
-                    _ = try await service.runImport(job.record, source: job.source)
+                    _ = try await service.runImport(job.record, source: job.source, force: job.force)
                 } catch {
                     service.logger.error("import failed", metadata: ["import": "\(job.record.id)", "error": "\(String(reflecting: error))"])
                 }

@@ -24,6 +24,8 @@ public final class TransitService: Sendable {
     public let fetcher: FeedFetcher
     public let importer: FeedImporter
     public let statistics = TransitStatistics()
+    /// Journey searches: threads of their own, fair between callers (`PlannerPool`).
+    public let plannerPool: PlannerPool
     public let live: LiveUpdates
     let follower: TransitFollower
     let gate = AsyncSerialGate()
@@ -43,7 +45,19 @@ public final class TransitService: Sendable {
         var snapshot = TransitSnapshot.empty
         var sources: [String: SourceState] = [:]
         var overlaysBuiltAt: Int64 = 0
+        /// Stored data this node could not load, by feed (or `realtime:{source}`).
+        var loadProblems: [String: LoadProblem] = [:]
     }
+
+    /// Stored data a node skipped because it does not load: reported, never a trap.
+    public struct LoadProblem: Sendable, Equatable {
+        public var versionID: String?
+        public var message: String
+    }
+
+    /// What this node could not load (a stored feed version, a stored realtime message),
+    /// by feed or `realtime:{source}`: for /readyz and `herald doctor`.
+    public var loadProblems: [String: LoadProblem] { state.withLock { $0.loadProblems } }
 
     private let state = Mutex(State())
     private let started = Atomic(false)
@@ -74,6 +88,9 @@ public final class TransitService: Sendable {
         fetcher = FeedFetcher()
         importer = FeedImporter(database: database, config: config, fetcher: fetcher, clock: clock, logger: logger)
         live = LiveUpdates(hub: hub, clock: clock, planner: config.planner)
+        plannerPool = PlannerPool(
+            threads: config.planner.threads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1), queueLimit: config.planner.maxQueued,
+            maxWait: .milliseconds(config.planner.maxQueueMs))
         follower = TransitFollower()
         hub.join(follower, room: Self.announcementRoom)
     }
@@ -91,8 +108,8 @@ public final class TransitService: Sendable {
     // MARK: Start and reload
 
     /// Collects what interrupted imports left, registers the configured feeds and sources (so
-    /// schedulers can claim them), then loads the feeds: the server runs this before it
-    /// listens, so its first answer comes from the timetable.
+    /// schedulers can claim them), then loads the feeds. The reload loop runs it once the
+    /// node listens (/readyz says `loading` until it is done).
     public func start() async throws {
         try await importer.collectGarbage()
         try await importer.failInterrupted()
@@ -114,7 +131,14 @@ public final class TransitService: Sendable {
             for record in feeds {
                 guard let active = record.activeVersion else { continue }
                 if snapshot.feed(record.name)?.version.id == active { continue }
-                guard let loaded = try await loadVersion(active) else { continue }
+                // A stored version that does not load is logged, skipped and reported
+                // (`loadProblems`, /readyz, herald doctor): it must never stop the node.
+                if state.withLock({ $0.loadProblems[record.name]?.versionID == active }) { continue }
+                guard let loaded = try await loadVersion(active) else {
+                    state.withLock { $0.loadProblems[record.name] = LoadProblem(versionID: active, message: "the stored version \(active) does not load") }
+                    continue
+                }
+                state.withLock { _ = $0.loadProblems.removeValue(forKey: record.name) }
                 install(loaded)
                 changedFeeds.insert(record.name)
             }
@@ -132,8 +156,10 @@ public final class TransitService: Sendable {
                         $0.sources[row.source] = SourceState(feed: row.feedName, decoded: decoded, receivedAt: receivedAt, feedTimestamp: decoded.timestamp)
                     }
                     changedFeeds.insert(row.feedName)
+                    state.withLock { _ = $0.loadProblems.removeValue(forKey: "realtime:" + row.source) }
                 } catch {
                     logger.error("a stored realtime message does not decode", metadata: ["source": "\(row.source)"])
+                    state.withLock { $0.loadProblems["realtime:" + row.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode") }
                 }
             }
             let stale = nowMs - state.withLock { $0.overlaysBuiltAt } > 60_000
@@ -156,13 +182,26 @@ public final class TransitService: Sendable {
         else { return nil }
         let maxUncompressed = importer.maxUncompressed
         let walking = config.planner.walking
+        // The days the import kept: counted from its own date, so every node holds the same.
+        let (maxDays, importDay) = (config.maxServiceDays, Int32(version.importedAt / 86_400_000))
         // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
-        let (timetable, planner, report) = try await BlockingWork.run { () -> (Timetable?, JourneyPlanner?, FeedReport) in
+        let built: (Timetable?, JourneyPlanner?, FeedReport)
+        do {
+            built = try await BlockingWork.run { () -> (Timetable?, JourneyPlanner?, FeedReport) in
             let archive = try FeedArchive(zip: zip, maxUncompressedBytes: maxUncompressed)
-            let (feed, report) = FeedParser.parse(archive, scope: .serving)
+            let parsed = FeedParser.parse(archive, scope: .serving)
+            var feed = parsed.0
+            let report = parsed.1
+            _ = feed?.boundServiceDays(maxDays: maxDays, today: importDay)
             guard let timetable = try feed.map({ try Timetable(feed: $0) }) else { return (nil, nil, report) }
             return (timetable, Self.planner(timetable, walking: walking), report)
+            }
+        } catch {
+            // The stored zip, not the database: it will not load next time either.
+            logger.error("a stored feed version does not load", metadata: ["version_id": "\(id)", "error": "\(error)"])
+            return nil
         }
+        let (timetable, planner, report) = built
         guard let timetable else {
             logger.error("a stored feed version does not parse", metadata: ["version_id": "\(id)", "report": "\(FeedReportJSON.text(report))"])
             return nil

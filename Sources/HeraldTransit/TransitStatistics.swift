@@ -30,6 +30,8 @@ public final class TransitStatistics: Sendable {
         public var alertPushesQueued = 0
         /// Digests of alerts quiet hours held back, sent by this node.
         public var alertDigests = 0
+        /// Plans answered 503 PLANNER_BUSY (the planner's queue full or too slow).
+        public var plansShed = 0
     }
 
     private let state = Mutex(Snapshot())
@@ -58,4 +60,5 @@ public final class TransitStatistics: Sendable {
     }
     func alertPushesQueued(_ count: Int) { state.withLock { $0.alertPushesQueued += count } }
     func alertDigestSent() { state.withLock { $0.alertDigests += 1 } }
+    func plannerShed() { state.withLock { $0.plansShed += 1 } }
 }

@@ -45,6 +45,9 @@ struct TransitImport: AsyncParsableCommand {
     @Option(help: "The feed's name (default: the first configured feed, else \"default\").")
     var feed: String?
 
+    @Flag(help: "Replace the version in service even with one that serves nothing or less than half of its stop times.")
+    var force = false
+
     func run() async throws {
         let config = try common.load()
         let logger = makeLogger(config)
@@ -62,7 +65,7 @@ struct TransitImport: AsyncParsableCommand {
                 let started = ContinuousClock.now
                 let importer = FeedImporter(database: database, config: config.transit, fetcher: fetcher, clock: SystemClock(), logger: logger)
                 let record = try await importer.begin(feed: name, source: feedSource, requestedBy: "cli")
-                let outcome = try await importer.run(record, source: feedSource, progress: ImportProgressPrinter().callback)
+                let outcome = try await importer.run(record, source: feedSource, force: force, progress: ImportProgressPrinter().callback)
                 return (outcome, ContinuousClock.now - started)
             }
         } catch {

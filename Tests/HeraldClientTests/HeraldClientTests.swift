@@ -10,9 +10,10 @@ import Testing
 /// realtime protocol through the platform's WebSocket (SwiftNIO's on Linux).
 @Suite struct HeraldClientTests {
     /// Runs `body` against a live server; a test that waits for something that never comes
-    /// fails after `timeout` instead of hanging the suite.
-    static func withServer(timeout: Duration = .seconds(60), _ body: @escaping @Sendable (URL, TestSession) async throws -> Void) async throws {
-        try await TestServer.run(.sqlite, setup: .live) { session in
+    /// fails after `timeout` instead of hanging the suite. (Long: a loaded machine is slow, not
+    /// stuck. The ack deadline too: an ack that comes late must not turn into a push.)
+    static func withServer(timeout: Duration = Patience.limit, _ body: @escaping @Sendable (URL, TestSession) async throws -> Void) async throws {
+        try await TestServer.run(.sqlite, setup: .live, configure: { $0.notifications.ackTimeoutMs = 600_000 }) { session in
             let port = try #require(session.client.port)
             try await within(timeout) { try await body(URL(string: "http://127.0.0.1:\(port)")!, session) }
         }
@@ -24,7 +25,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await CancellableSleep.sleep(for: timeout)
                 throw TimedOut()
             }
             try await group.next()
@@ -214,7 +215,7 @@ import Testing
         let states = await connection.states()
         let runner = Task { await connection.run() }
         let seen = Mutex<[RealtimeState]>([])
-        try await Self.within(.seconds(30)) {
+        try await Self.within(Patience.limit) {
             var connects = 0
             for await state in states {
                 seen.withLock { $0.append(state) }
@@ -236,14 +237,14 @@ import Testing
         #expect(await connection.state == .stopped)
     }
 
-    static func first<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (T) -> Bool) async throws -> T {
+    static func first<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = Patience.limit, where predicate: @escaping @Sendable (T) -> Bool) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 for await value in stream where predicate(value) { return value }
                 return nil
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await CancellableSleep.sleep(for: timeout)
                 return nil
             }
             let value = try await group.next() ?? nil
@@ -252,11 +253,11 @@ import Testing
         }
     }
 
-    static func eventually(timeout: Duration = .seconds(10), _ check: @Sendable () async throws -> Bool) async throws {
+    static func eventually(timeout: Duration = Patience.limit, _ check: @Sendable () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await check() { return }
-            try await Task.sleep(for: .milliseconds(50))
+            try await CancellableSleep.sleep(for: .milliseconds(50))
         }
         Issue.record("not true within \(timeout)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldTestSupport
 import Synchronization
 import Testing
 
@@ -56,9 +57,10 @@ import Testing
             seen.append(Int(message.payload?["n"]?.number ?? -1))
             if seen.count == count { break }
         }
-        // The cursor is saved just after the event is handed over.
-        for _ in 0..<200 where expected != nil && cursors.lastEventID(channel: "user:ann") != expected {
-            try await Task.sleep(for: .milliseconds(10))
+        // The cursor is saved just after the event is handed over. (Not thrown: the caller's
+        // expectation names the cursor there was.)
+        if let expected {
+            try? await waitUntil("the cursor saved", every: .milliseconds(10)) { cursors.lastEventID(channel: "user:ann") == expected }
         }
         return (seen, transport.sent.withLock { $0 }, cursors.lastEventID(channel: "user:ann"))
     }

@@ -16,8 +16,11 @@ import Testing
 
     static let logger = Logger(label: "periodic-loop-test")
 
+    /// Waits until `condition` holds, for up to ten minutes (it returns as soon as it holds; a
+    /// loaded machine delays a round by seconds); the expectations after it say what was missing.
     static func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<600 where !condition() { try await CancellableSleep.sleep(for: .milliseconds(50)) }
+        let deadline = ContinuousClock.now + .seconds(600)
+        while !condition(), ContinuousClock.now < deadline { try await CancellableSleep.sleep(for: .milliseconds(50)) }
     }
 
     /// A scheduler's loop runs at once, then on each signal; a round that throws is logged and

@@ -138,7 +138,7 @@ import Testing
             #expect(sent.map(\.pushDeliveries) == [1, 1, 1])
             // `h.worker` never runs: its memory is lost with its node. Another node's worker:
             let survivor = ScriptedSender()
-            var settings = DeliveryWorker.Settings()
+            var settings = DeliveryWorker.Settings.patient
             settings.handoffCapacity = 0
             let other = DeliveryWorker(database: database, senders: [:], fallback: survivor, clock: h.clock, settings: settings, logger: TestDatabase.logger)
             #expect(try await other.runOnce() == 0)
@@ -172,7 +172,7 @@ import Testing
             }
             let next = ScriptedSender()
             let other = DeliveryWorker(
-                database: database, senders: [:], fallback: next, clock: h.clock, settings: DeliveryWorker.Settings(), logger: TestDatabase.logger)
+                database: database, senders: [:], fallback: next, clock: h.clock, settings: .patient, logger: TestDatabase.logger)
             #expect(try await other.runOnce() == 2)
             #expect(next.sent.map(\.attempt).sorted() == [1, 1] && h.sender.sent.isEmpty)
         }

@@ -56,9 +56,12 @@ struct NotificationHarness: Sendable {
 
     /// - Parameter handoffCapacity: nil: sends write pending pushes for the worker's database
     ///   path; a number: they hand pushes to the worker's in-memory queue of that size.
+    ///   - requestTimeout: the worker's deadline per push. Long by default: a send that is
+    ///     merely slow on a loaded machine must not be recorded as "timeout" (only the test of
+    ///     that deadline sets a short one).
     init(
         database: any Database, sender: ScriptedSender = ScriptedSender(), handoffCapacity: Int? = nil,
-        configure: (inout NotificationsConfig) -> Void = { _ in }
+        requestTimeout: Duration = Patience.limit, configure: (inout NotificationsConfig) -> Void = { _ in }
     ) {
         let clock = ManualClock(Timestamp.parse("2026-07-15T02:00:00Z")!)
         let hub = RealtimeHub(database: database, clock: clock, logger: TestDatabase.logger)
@@ -68,7 +71,7 @@ struct NotificationHarness: Sendable {
         config.ackTimeoutMs = 1000
         configure(&config)
         var settings = DeliveryWorker.Settings()
-        settings.requestTimeout = .milliseconds(300)
+        settings.requestTimeout = requestTimeout
         settings.handoffCapacity = handoffCapacity ?? 0
         let worker = DeliveryWorker(
             database: database, senders: [:], fallback: sender, clock: clock, settings: settings, logger: TestDatabase.logger)
@@ -100,5 +103,15 @@ struct NotificationHarness: Sendable {
 
     func draft(_ users: [String], type: String = "trip_update", dedupe: String? = nil) -> NotificationDraft {
         NotificationDraft(userIDs: users, type: type, title: "Your driver is close", body: "2 minutes away", data: ["trip_id": "tr_1"], dedupeKey: dedupe)
+    }
+}
+
+extension DeliveryWorker.Settings {
+    /// The defaults with a long deadline per push (the worker's round is bounded by it too): a
+    /// slow send or outcome write on a loaded machine is not a timeout.
+    static var patient: Self {
+        var settings = Self()
+        settings.requestTimeout = Patience.limit
+        return settings
     }
 }

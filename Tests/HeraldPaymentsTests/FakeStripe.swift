@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldTestSupport
 import Hummingbird
 import Logging
 import NIOCore
@@ -56,9 +57,12 @@ struct FakeStripe: Sendable {
             } else {
                 result = .failure(FakeStripeDidNotStart())
             }
+            // A request stalled on purpose would hold the shutdown: let every stall go first.
+            state.releaseStalls()
             await services.triggerGracefulShutdown()
-            // A request stalled on purpose may hold the shutdown for its stall; cancel after that.
-            group.addTask { try? await CancellableSleep.sleep(for: .seconds(10)) }
+            // Cancelled only if the shutdown never ends (generous: a loaded machine is slow, and
+            // cancelling a server with a connection just accepted can trap, see above).
+            group.addTask { try? await CancellableSleep.sleep(for: .seconds(120)) }
             _ = try? await group.next()
             group.cancelAll()
             return try result.get()
@@ -77,17 +81,17 @@ struct FakeStripe: Sendable {
         switch await state.begin(recorded) {
         case .reply(let answer):
             reply = answer
-        case .stall(let duration):
-            // Whether the sleep ends or is cancelled (shutdown), the request then completes, as
-            // Stripe finishes work whose client has gone.
-            try? await CancellableSleep.sleep(for: duration)
+        case .stall:
+            // Held until the test releases its stalls (or the fake stops); the request then
+            // completes, as Stripe finishes work whose client has gone.
+            await state.released.wait()
             reply = await state.finishStalled(recorded)
         }
         var fields = HTTPFields()
         fields[.contentType] = reply.contentType
         fields[HTTPField.Name("Request-Id")!] = "req_fake"
         if reply.replayed { fields[HTTPField.Name("Idempotent-Replayed")!] = "true" }
-        guard let bodyStall = reply.bodyStall else {
+        guard reply.bodyStall else {
             return Response(
                 status: .init(code: reply.status), headers: fields, body: .init(byteBuffer: ByteBuffer(string: reply.body)))
         }
@@ -98,7 +102,7 @@ struct FakeStripe: Sendable {
             status: .init(code: reply.status), headers: fields,
             body: ResponseBody { writer in
                 try await writer.write(answer.getSlice(at: answer.readerIndex, length: split)!)
-                try await CancellableSleep.sleep(for: bodyStall)
+                await state.released.wait()
                 try await writer.write(answer.getSlice(at: answer.readerIndex + split, length: answer.readableBytes - split)!)
                 try await writer.finish(nil)
             })
@@ -110,7 +114,7 @@ struct FakeStripe: Sendable {
         request.method = .GET
         request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
         if let version = state.apiVersion { request.headers.add(name: "Stripe-Version", value: version) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(Patience.seconds)))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         return (Int(response.status.code), try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))
     }
@@ -156,8 +160,8 @@ struct FakeReply: Sendable {
     var body: String
     var contentType = "application/json"
     var replayed = false
-    /// Sends the head and a few bytes, then waits this long before the rest.
-    var bodyStall: Duration? = nil
+    /// Sends the head and a few bytes, then waits for the test to release the stalls before the rest.
+    var bodyStall = false
 
     static func json(_ status: Int, _ value: JSONValue) -> FakeReply {
         let encoder = JSONEncoder()
@@ -247,8 +251,13 @@ actor FakeStripeState {
     private var idempotency: [String: Stored] = [:]
     private var inFlight: Set<String> = []
     private var injected: [FakeReply] = []
-    private var stalls: [Duration] = []
-    private var bodyStalls: [Duration] = []
+    /// Requests to stall (held before processing) and answers to stall (after their headers),
+    /// counted down as requests arrive. A stall lasts until `releaseStalls()`, not for a fixed
+    /// time: a client's timeout on a loaded machine can fire seconds late, after any fixed stall.
+    private var stalls = 0
+    private var bodyStalls = 0
+    /// Opened by `releaseStalls()`: every stall, current and later, ends.
+    nonisolated let released = Gate()
     private var nextID = 1
     /// Increments above this amount are declined by the "issuer".
     private var incrementLimit: Int64?
@@ -270,12 +279,15 @@ actor FakeStripeState {
         injected.append(contentsOf: Array(repeating: reply, count: count))
     }
 
-    /// The next request is held for `duration` before it is processed and answered.
-    func stallNext(for duration: Duration) { stalls.append(duration) }
+    /// The next request is held until `releaseStalls()`, then processed and answered.
+    func stallNextUntilReleased() { stalls += 1 }
 
     /// The next request is processed at once, but its answer stops after the headers and a
-    /// few bytes for `duration`.
-    func stallBodyOfNext(for duration: Duration) { bodyStalls.append(duration) }
+    /// few bytes until `releaseStalls()`.
+    func stallBodyOfNextUntilReleased() { bodyStalls += 1 }
+
+    /// Ends every stall, held now or asked for (they pass at once from now on).
+    nonisolated func releaseStalls() { released.open() }
 
     /// Declines incremental authorisations to more than `amount`.
     func declineIncrements(above amount: Int64) { incrementLimit = amount }
@@ -284,13 +296,13 @@ actor FakeStripeState {
     var intentCount: Int { intents.count }
     var stalledInFlight: Int { inFlight.count }
     /// Stalls asked for whose request has not arrived yet.
-    var pendingStalls: Int { stalls.count }
+    var pendingStalls: Int { stalls }
 
     // MARK: Handling
 
     enum Begin: Sendable {
         case reply(FakeReply)
-        case stall(Duration)
+        case stall
     }
 
     func begin(_ incoming: RecordedRequest) -> Begin {
@@ -300,13 +312,16 @@ actor FakeStripeState {
 
         if !injected.isEmpty { return .reply(injected.removeFirst()) }
         if let refusal = checkWire(request) { return .reply(refusal) }
-        if !stalls.isEmpty {
-            let duration = stalls.removeFirst()
+        if stalls > 0 {
+            stalls -= 1
             if let key = request.header("Idempotency-Key") { inFlight.insert(key) }
-            return .stall(duration)
+            return .stall
         }
         var reply = process(request)
-        if !bodyStalls.isEmpty { reply.bodyStall = bodyStalls.removeFirst() }
+        if bodyStalls > 0 {
+            bodyStalls -= 1
+            reply.bodyStall = true
+        }
         return .reply(reply)
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The whole job payment flow through the real application with `payments.provider: stripe`,
 /// against the fake Stripe: what reaches Stripe, in which order, with which amounts and keys.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct StripeFlowTests {
     static let key = "sk_test_51HeraldFLOWkey0123456789abcdef"
     static let start = Date(timeIntervalSince1970: 1_800_000_000)  // a Friday morning: no surcharges
@@ -41,7 +41,7 @@ struct StripeFlowTests {
                 config.payments.provider = "stripe"
                 config.payments.stripe.baseURL = fake.baseURL
                 config.payments.stripe.secretKey = Self.key
-                config.payments.stripe.timeoutSeconds = 5
+                config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
             }) { s in try await body(fake, s) }
         }
     }
@@ -162,14 +162,13 @@ struct StripeFlowTests {
 
             clock.advance(by: 4 * 86_400)
             var statuses: [String?] = []
-            for _ in 0..<100 {
+            try await waitUntil("the due payments were taken", every: .milliseconds(50)) {
                 _ = try await s.runtime.dispatch.service.runDuePayments()
                 statuses = [
                     try await s.runtime.dispatch.service.payments.hold(ids[0])?.status.rawValue,
                     try await s.request(.get, "/api/v1/jobs/\(ids[1])", token: try await s.token("bob")).data?["status"]?.stringValue,
                 ]
-                if statuses == ["authorized", "cancelled"] { break }
-                try await CancellableSleep.sleep(for: .milliseconds(50))
+                return statuses == ["authorized", "cancelled"]
             }
             #expect(statuses == ["authorized", "cancelled"])
             let posts = await fake.state.posts

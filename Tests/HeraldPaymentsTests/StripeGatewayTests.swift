@@ -2,19 +2,20 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldPayments
+import HeraldTestSupport
 import Logging
 import NIOCore
 import Synchronization
 import Testing
 
 /// `StripeGateway` against `FakeStripe` over a real loopback socket.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct StripeGatewayTests {
     static let secretKey = "sk_test_51HeraldSECRETkey0123456789abcdef"
 
     static func gateway(
         // Generous: the whole suite runs in parallel on two cores (tests of the timeout itself pass their own).
-        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = .seconds(30), logs: LogCapture = LogCapture()
+        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = Patience.limit, logs: LogCapture = LogCapture()
     ) -> StripeGateway {
         StripeGateway(baseURL: fake.baseURL, secretKey: key, timeout: timeout, logger: logs.logger)
     }
@@ -337,24 +338,24 @@ struct StripeGatewayTests {
     @Test func aStalledStripeCostsOnlyTheTimeout() async throws {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let gateway = Self.gateway(fake, timeout: .seconds(1))
-            await fake.state.stallNext(for: .seconds(4))
-            let clock = ContinuousClock()
-            let started = clock.now
+            // The request is held until released below, after the gateway gave up: only the
+            // gateway's timeout can end the call (no bound on the elapsed time: a loaded machine
+            // delays the timer by seconds).
+            await fake.state.stallNextUntilReleased()
             let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking(key: "authorize-stalled")) }
             #expect(error?.kind == .unavailable)
             #expect(error?.message == "The payment provider did not answer in time.")
-            #expect(clock.now - started < .seconds(15))
 
             // Stripe finishes the stalled request; the retry with the same key then gets its
             // answer rather than a second hold.
             // (Under a loaded machine the stalled request can reach the fake after the client
             // gave up on it: wait for it to arrive, then to finish.)
-            while await fake.state.pendingStalls + fake.state.stalledInFlight > 0, clock.now - started < .seconds(30) {
-                try await CancellableSleep.sleep(for: .milliseconds(100))
+            fake.state.releaseStalls()
+            try await waitUntil("the stalled request arrived and finished", every: .milliseconds(100)) {
+                await fake.state.pendingStalls + fake.state.stalledInFlight == 0
             }
-            // (A gateway with a roomier timeout: under the full parallel suite one second is not
-            // always enough for an answer, and this part is about the key, not the timeout.)
-            let hold = try await Self.gateway(fake, timeout: .seconds(15)).authorize(Self.booking(key: "authorize-stalled"))
+            // (A gateway with a roomier timeout: this part is about the key, not the timeout.)
+            let hold = try await Self.gateway(fake).authorize(Self.booking(key: "authorize-stalled"))
             #expect(hold.status == .authorized)
             #expect(await fake.state.intentCount == 1)
         }
@@ -363,12 +364,11 @@ struct StripeGatewayTests {
     @Test func anAnswerThatStallsAfterItsHeadersStillTimesOut() async throws {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let gateway = Self.gateway(fake, timeout: .seconds(1))
-            await fake.state.stallBodyOfNext(for: .seconds(4))
-            let clock = ContinuousClock()
-            let started = clock.now
+            // The rest of the answer comes only once the fake stops (it releases its stalls):
+            // only the gateway's timeout can end the call.
+            await fake.state.stallBodyOfNextUntilReleased()
             let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking()) }
             #expect(error?.kind == .unavailable)
-            #expect(clock.now - started < .seconds(15))
         }
     }
 
@@ -442,7 +442,7 @@ struct StripeGatewayTests {
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
-        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
+        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(Patience.seconds))).status.code)
     }
 
     /// The wire checks above are only as good as the fake's refusals.
@@ -469,8 +469,10 @@ struct StripeGatewayTests {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let logs = LogCapture()
             // Generous: under the full parallel suite a first request can take seconds, and a
-            // late answer would read as `unavailable`. Only the stall below should time out.
-            let gateway = Self.gateway(fake, timeout: .seconds(10), logs: logs)
+            // late answer would read as `unavailable`. Only the stall below times out, through a
+            // gateway (same key, same log) with a short timeout.
+            let gateway = Self.gateway(fake, logs: logs)
+            let impatient = Self.gateway(fake, timeout: .seconds(1), logs: logs)
             var errors: [PaymentError] = []
             func record(_ operation: () async throws -> HoldState) async {
                 do { _ = try await operation() } catch let error as PaymentError { errors.append(error) } catch {
@@ -486,8 +488,9 @@ struct StripeGatewayTests {
             await fake.state.failNext(
                 status: 402, body: #"{"error":{"type":"card_error","code":"card_declined","decline_code":"\#(Self.secretKey)"}}"#)
             await record { try await gateway.authorize(Self.booking(key: "k3")) }
-            await fake.state.stallNext(for: .seconds(13))
-            await record { try await gateway.authorize(Self.booking(key: "k4")) }
+            await fake.state.stallNextUntilReleased()
+            await record { try await impatient.authorize(Self.booking(key: "k4")) }
+            fake.state.releaseStalls()
             await record { try await gateway.authorize(Self.booking(key: "k5", paymentMethod: FakeStripeState.declinedCard)) }
             let ghost = HoldState(reference: "pi_ghost", status: .authorized, authorizedMinor: 5, amountMinor: 5, capturedMinor: 0, currency: "USD")
             await record { try await gateway.cancel(ghost, idempotencyKey: "k6") }

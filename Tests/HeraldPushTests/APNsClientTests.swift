@@ -62,7 +62,8 @@ import Testing
             let client = try APNsClient(baseURL: "https://localhost:\(port)", caFile: server.caFile, connections: 1)
             teardown.add("APNs client") { await client.shutdown() }
             let config = try APNsFixture.config(baseURL: "https://localhost:\(port)", caFile: server.caFile)
-            let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: .seconds(5))
+            // A long deadline: the refused connection must end the send, not the timer.
+            let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: Patience.limit)
             let result = try await sender.send(APNsFixture.message())
             #expect(result == .retryLater(.transport(.connectionError), after: nil))
         }

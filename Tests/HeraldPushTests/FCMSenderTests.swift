@@ -16,6 +16,8 @@ final class FakeGoogle: Sendable {
         var issued = 0
         var tokenAnswers: [MockPushServer.Response] = []
         var tokenDelay: Duration?
+        /// When set, the token endpoint answers only once the test opens it.
+        var tokenGate: Gate?
         var sendAnswers: [MockPushServer.Response] = []
         var sent = 0
     }
@@ -48,13 +50,14 @@ final class FakeGoogle: Sendable {
             state.withLock { $0.problems.append("assertion: \(error)") }
             return .json(400, ["error": "invalid_grant", "error_description": "Invalid JWT Signature."])
         }
-        let (scripted, delay, number) = state.withLock { s in
+        let (scripted, delay, number, gate) = state.withLock { s in
             s.problems += problems
             s.assertions.append(assertion)
             s.claims.append(claims)
             s.issued += 1
-            return (s.tokenAnswers.isEmpty ? nil : s.tokenAnswers.removeFirst(), s.tokenDelay, s.issued)
+            return (s.tokenAnswers.isEmpty ? nil : s.tokenAnswers.removeFirst(), s.tokenDelay, s.issued, s.tokenGate)
         }
+        await gate?.wait()
         var response = scripted ?? .json(200, ["access_token": "ya29.token-\(number)", "expires_in": 3599, "token_type": "Bearer"])
         response.delay = delay
         return response
@@ -100,7 +103,7 @@ struct FCMFixture {
                 tokenURL: useConfigTokenURL ? server.baseURL + "/token" : nil, caFile: server.caFile)
             let clock = ManualClock()
             // Generous: the suite runs many TLS servers at once on two cores.
-            let sender = try FCMSender(config: config, http: http, clock: clock, requestTimeout: .seconds(30))
+            let sender = try FCMSender(config: config, http: http, clock: clock, requestTimeout: Patience.limit)
             try await body(FCMFixture(google: google, server: server, sender: sender, clock: clock))
             #expect(google.state.withLock { $0.problems } == [])
         }
@@ -303,14 +306,20 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
     /// A send whose deadline passes while the token is being fetched gives up, without
     /// cancelling the refresh another send is waiting for. (How fast it gives up is not timed
     /// here: timings belong in benchmarks, and this suite shares two cores.)
-    @Test func aCancelledWaiterDoesNotCancelTheSharedRefresh() async throws {
-        try await FCMFixture.with(script: { $0.tokenDelay = .seconds(1) }) { f in
+    @Test(.timeLimit(.minutes(10)))
+    func aCancelledWaiterDoesNotCancelTheSharedRefresh() async throws {
+        // The token is answered only once the impatient send has given up (not after a fixed
+        // second, which a starved 150 ms timer could outlast on a loaded machine).
+        let gate = Gate()
+        try await FCMFixture.with(script: { $0.tokenGate = gate }) { f in
+            defer { gate.open() }  // on every path, so the mock's handler ends before it stops
             let sender = f.sender
             async let patient = sender.send(FCMFixture.message())
             try await CancellableSleep.sleep(for: .milliseconds(50))
             await #expect(throws: DeadlineExceeded.self) {
                 _ = try await withDeadline(.milliseconds(150)) { try await sender.send(FCMFixture.message()) }
             }
+            gate.open()
             #expect(try await patient == .accepted(providerMessageID: "projects/p/messages/0:1"))
             #expect(f.tokenRequests.count == 1)
         }

@@ -45,7 +45,7 @@ import Testing
     }
 
     static func makeSender(
-        caFile: String, clock: any HeraldClock, requestTimeout: Duration = .seconds(10), teardown: Teardown
+        caFile: String, clock: any HeraldClock, requestTimeout: Duration = Patience.limit, teardown: Teardown
     ) throws -> (WebPushSender, PushHTTP, VAPIDKey) {
         let key = VAPIDKey.generate()
         let config = WebPushConfig(vapidPrivateKey: key.privateKeyBase64URL, subject: "mailto:ops@example.com", caFile: caFile)

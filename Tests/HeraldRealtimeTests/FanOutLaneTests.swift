@@ -1,5 +1,4 @@
 import HeraldCore
-import Dispatch
 import Synchronization
 import Testing
 
@@ -23,10 +22,14 @@ import Testing
 
     @Test func aPosterIsAnsweredBeforeTheFanOutAndWaitsOnlyWhenTheLaneIsFull() async throws {
         let lane = FanOutLane(limit: 4)
-        let release = DispatchSemaphore(value: 0)
+        // Not a DispatchSemaphore: its wait blocks one of the two cooperative threads, and the
+        // whole parallel suite stalls behind it.
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
         let seen = Mutex<[Int64]>([])
-        let fanOut: @Sendable (RealtimeEvent) -> Void = { event in
-            if event.seq == 1 { release.wait() }  // the first fan-out stalls until released
+        let fanOut: @Sendable (RealtimeEvent) async -> Void = { event in
+            if event.seq == 1 {  // the first fan-out stalls until released
+                for await _ in released { break }
+            }
             seen.withLock { $0.append(event.seq!) }
         }
         // The first event stalls the lane; the next four fit in the lane and return at once.
@@ -41,7 +44,8 @@ import Testing
         }
         try await CancellableSleep.sleep(for: .milliseconds(200))
         #expect(!returned.isSet)
-        release.signal()
+        release.yield()
+        release.finish()
         await poster.value
         await lane.idle()
         #expect(returned.isSet)

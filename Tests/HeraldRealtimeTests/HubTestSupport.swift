@@ -24,8 +24,9 @@ final class RecordingSubscriber: RealtimeSubscriber {
 
     var events: [RealtimeEvent] { received.withLock { $0 } }
 
-    /// Waits (up to `timeout`) until at least `count` events arrived.
-    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> [RealtimeEvent] {
+    /// Waits (up to `timeout`) until at least `count` events arrived. The default is long: it
+    /// returns as soon as they are there, and a loaded machine delays LISTEN/NOTIFY by seconds.
+    func waitFor(_ count: Int, timeout: Duration = Patience.limit) async -> [RealtimeEvent] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let current = events

@@ -103,7 +103,7 @@ final class CountingConsumer: OutboundQueueConsumer {
         for item in 0..<40 { mailbox.post(item, process: process) }
         let clock = ContinuousClock()
         let started = clock.now
-        while handled.withLock({ $0.count }) < 40, clock.now - started < .seconds(120) {
+        while handled.withLock({ $0.count }) < 40, clock.now - started < .seconds(600) {
             try await CancellableSleep.sleep(for: .milliseconds(10))
         }
         #expect(handled.withLock { $0 } == Array(0..<40))
@@ -113,7 +113,7 @@ final class CountingConsumer: OutboundQueueConsumer {
         #expect(signals.withLock { $0 } == [true, false])
         // A later item starts a new run.
         mailbox.post(40, process: process)
-        while handled.withLock({ $0.count }) < 41, clock.now - started < .seconds(120) {
+        while handled.withLock({ $0.count }) < 41, clock.now - started < .seconds(600) {
             try await CancellableSleep.sleep(for: .milliseconds(10))
         }
         #expect(handled.withLock { $0.last } == 40)

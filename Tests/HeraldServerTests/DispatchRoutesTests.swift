@@ -283,13 +283,13 @@ import Testing
             // Written by this flush or by the sync service's own, whichever took them first.
             await s.runtime.dispatch.indexSync.flush()
             var stored: Int?
-            for _ in 0..<100 {
+            // (Not thrown: the expectation below names what was there.)
+            try? await waitUntil("y's position written", every: .milliseconds(50)) {
                 stored = try await s.runtime.database.withConnection { db in
                     try await db.raw("SELECT location_seq FROM drivers WHERE user_id = 'y' AND location_seq IS NOT NULL").first()?
                         .decode(column: "location_seq", as: Int.self)
                 }
-                if stored != nil { break }
-                try await CancellableSleep.sleep(for: .milliseconds(50))
+                return stored != nil
             }
             #expect(stored == 1)
             // Online and approved but no position sent yet: seed 000 broadcasts to them too.
@@ -320,13 +320,13 @@ import Testing
             // Written by this flush or by the sync service's own, whichever took it first.
             await s.runtime.dispatch.indexSync.flush()
             var stored: (Int64?, String?) = (nil, nil)
-            for _ in 0..<100 {
+            // (Not thrown: the expectation below names what was there.)
+            try? await waitUntil("the new session's position written", every: .milliseconds(50)) {
                 let row = try await s.runtime.database.withConnection { db in
                     try await db.raw("SELECT location_seq, location_session FROM drivers WHERE user_id = 'restart'").first()
                 }
                 stored = (try row?.decode(column: "location_seq", as: Int64?.self), try row?.decode(column: "location_session", as: String?.self))
-                if stored.1 == "launch-2" { break }
-                try await CancellableSleep.sleep(for: .milliseconds(50))
+                return stored.1 == "launch-2"
             }
             #expect(stored.0 == 1 && stored.1 == "launch-2")
             #expect(try await report(1, "has space").status == 422)

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldServer
 import HeraldTestSupport
+import SQLKit
 import SwiftProtobuf
 import Testing
 
@@ -110,6 +111,145 @@ import HeraldTransit
                 try await s.runtime.transit.service.reload()
                 #expect(try await s.request(.get, "/api/v1/stops/BEATTY_AIRPORT/departures?limit=1").status == 200)
             }
+        }
+    }
+
+    /// The sample feed's folder copied with some files rewritten.
+    static func sampleCopy(_ edit: (inout [String: String]) -> Void) throws -> String {
+        let source = try TransitFixtures.sampleFeedPath()
+        var files: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".txt") {
+            files[name] = try String(contentsOfFile: source + "/" + name, encoding: .utf8)
+        }
+        edit(&files)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, contents) in files { try contents.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8) }
+        return folder
+    }
+
+    /// A version that would serve nothing (the attack's header-only stop_times.txt), or less
+    /// than half of the version in service, is refused unless forced; the working version
+    /// keeps serving.
+    @Test(arguments: TestEngine.allCases)
+    func aVersionThatLosesMostOfTheServiceIsRefusedUnlessForced(engine: TestEngine) async throws {
+        try await TestServer.run(engine, clock: ManualClock(sampleMorning)) { s in
+            _ = try await s.importSample()
+            let board = "/api/v1/stops/STAGECOACH/departures?limit=10"
+            let before = try await s.request(.get, board).data?["departures"]?.arrayValue?.count ?? 0
+            #expect(before > 0)
+            let empty = try Self.sampleCopy { $0["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n" }
+            let refused = try await s.runtime.transit.service.importFeed("default", source: .path(empty), requestedBy: "test")
+            #expect(refused.record.status == .failed)
+            #expect(refused.record.error?.contains("serves no trips") == true)
+            #expect(try await s.request(.get, board).data?["departures"]?.arrayValue?.count == before)
+            // Most of the trips gone: refused too.
+            let halved = try Self.sampleCopy { files in
+                let lines = files["stop_times.txt"]!.split(separator: "\n", omittingEmptySubsequences: true)
+                files["stop_times.txt"] = ([lines[0]] + lines.dropFirst().filter { $0.hasPrefix("AB1,") || $0.hasPrefix("AB2,") }).joined(separator: "\n") + "\n"
+            }
+            let partial = try await s.runtime.transit.service.importFeed("default", source: .path(halved), requestedBy: "test")
+            #expect(partial.record.status == .failed)
+            #expect(partial.record.error?.contains("less than half") == true)
+            // Forced, it replaces the version in service.
+            let forced = try await s.runtime.transit.service.importFeed("default", source: .path(halved), requestedBy: "test", force: true)
+            #expect(forced.record.status == .succeeded)
+            #expect(try await s.request(.get, board).data?["departures"]?.arrayValue?.count == 0)
+        }
+    }
+
+    /// One connection follows at most `realtime.max_channels_per_connection` channels, one
+    /// user at most `transit.max_followed_itineraries` itineraries; an update re-evaluates
+    /// only the itineraries whose runs it touched.
+    @Test func whatOneUserMayFollowIsBoundedAndAnUpdateCostsWhatItTouched() async throws {
+        let clock = ManualClock(sampleMorning)
+        let configure: (inout HeraldConfig) -> Void = {
+            $0.realtime.maxChannelsPerConnection = 3
+            $0.transit.maxFollowedItineraries = 2
+        }
+        try await TestServer.run(.sqlite, setup: .live, clock: clock, configure: configure) { s in
+            _ = try await s.importSample()
+            func itinerary(_ from: String, _ to: String) async throws -> String {
+                let planned = try await TripPlanRoutesTests.plan(
+                    s, ["origin": ["stop_id": .string(from)], "destination": ["stop_id": .string(to)], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1],
+                    token: try await s.token("planner"))
+                return "itinerary:" + (try #require(planned.data?["itineraries"]?[0]?["itinerary_id"]?.stringValue))
+            }
+            let viaAB1 = try await itinerary("BEATTY_AIRPORT", "FUR_CREEK_RES")
+            let other = try await itinerary("STAGECOACH", "BEATTY_AIRPORT")
+            let third = try await itinerary("BULLFROG", "FUR_CREEK_RES")
+            #expect(Set([viaAB1, other, third]).count == 3)
+            let live = s.runtime.transit.service.live
+            let svc = try await s.token("backend", .service)
+            try await withNativeClient(s, token: try await s.token("ann")) { ann in
+                _ = await ann.next(type: "connected", timeout: .seconds(60))
+                for channel in ["stop:STAGECOACH", "stop:BULLFROG", "route:AB"] {
+                    ann.send(["type": "subscribe", "channel": .string(channel)])
+                    #expect(await ann.next(type: "subscribed", timeout: .seconds(60))?["channel"] == .string(channel))
+                }
+                ann.send(["type": "subscribe", "channel": "stop:AMV"])
+                #expect(await ann.next(type: "error", timeout: .seconds(60))?["code"] == "TOO_MANY_CHANNELS")
+                ann.send(["type": "unsubscribe", "channel": "stop:BULLFROG"])
+                #expect(await ann.next(type: "unsubscribed", timeout: .seconds(60)) != nil)
+                ann.send(["type": "unsubscribe", "channel": "route:AB"])
+                #expect(await ann.next(type: "unsubscribed", timeout: .seconds(60)) != nil)
+                // Two itineraries on this connection, a third on another is over the user's limit.
+                for channel in [viaAB1, other] {
+                    ann.send(["type": "subscribe", "channel": .string(channel)])
+                    #expect(await ann.next(type: "subscribed", timeout: .seconds(60))?["channel"] == .string(channel))
+                }
+                try await withNativeClient(s, token: try await s.token("ann")) { second in
+                    _ = await second.next(type: "connected", timeout: .seconds(60))
+                    second.send(["type": "subscribe", "channel": .string(third)])
+                    #expect(await second.next(type: "error", timeout: .seconds(60))?["code"] == "TOO_MANY_CHANNELS")
+                }
+                try await withNativeClient(s, token: try await s.token("bob")) { bob in
+                    _ = await bob.next(type: "connected", timeout: .seconds(60))
+                    bob.send(["type": "subscribe", "channel": .string(third)])
+                    #expect(await bob.next(type: "subscribed", timeout: .seconds(60))?["channel"] == .string(third))
+                    // A first update evaluates every followed itinerary (nothing was sent yet).
+                    let now = Int64(sampleMorning.timeIntervalSince1970)
+                    let elsewhere = FeedMessages.message([FeedMessages.tripUpdate("e9", trip: "AAMV1", date: "20070605", stops: [(1, 60, false)])], timestamp: now)
+                    let warmed = try await s.postProtobuf("/api/v1/transit/realtime", elsewhere, token: svc)
+                    #expect(warmed.status == 200)
+                    for _ in 0..<2 { #expect(await ann.next(type: "itinerary_update", timeout: .seconds(60))?["payload"]?["status"] == "on_time") }
+                    // AB1 late: only the itinerary riding it is evaluated again.
+                    let before = live.itineraryStatusComputations
+                    let late = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 300, false)])], timestamp: now)
+                    let posted = try await s.postProtobuf("/api/v1/transit/realtime", late, token: svc)
+                    #expect(posted.status == 200)
+                    #expect(await ann.next(type: "itinerary_update", timeout: .seconds(60))?["payload"]?["status"] == "delayed")
+                    #expect(live.itineraryStatusComputations - before == 1)
+                }
+            }
+        }
+    }
+
+    /// TRACE is refused everywhere; a date its month does not have is no date; a realtime
+    /// message for a feed nobody configured or imported is refused, not stored.
+    @Test func smallRefusals() async throws {
+        try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning)) { s in
+            _ = try await s.importSample()
+            for path in ["/healthz", "/api/v1/stops/STAGECOACH", "/nowhere"] {
+                let traced = try await s.request(.trace, path)
+                #expect(traced.status == 405, "\(path)")
+                #expect(traced.errorCode == "METHOD_NOT_ALLOWED")
+            }
+            let leap = try await s.request(.get, "/api/v1/stops/STAGECOACH/departures?at=2008-02-29T08:00:00-07:00")
+            #expect(leap.status == 200)
+            for bad in ["2008-02-30T08:00:00-07:00", "2007-02-29T08:00:00-07:00", "2007-04-31T08:00:00-07:00", "2007-13-01T08:00:00-07:00"] {
+                #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH/departures?at=\(bad)").status == 422, "\(bad)")
+            }
+            let svc = try await s.token("backend", .service)
+            let message = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 60, false)])], timestamp: Int64(sampleMorning.timeIntervalSince1970))
+            let unknown = try await s.postProtobuf("/api/v1/transit/realtime?feed=nosuchfeed", message, token: svc)
+            #expect(unknown.status == 422)
+            #expect(unknown.json?["error"]?["details"]?["fields"]?[0]?["field"] == "feed")
+            #expect(try await s.postProtobuf("/api/v1/transit/realtime?feed=default", message, token: svc).status == 200)
+            let stored = try await s.runtime.database.withConnection { db in
+                try await db.raw("SELECT source FROM transit_realtime_feeds ORDER BY source").all().map { try $0.decode(column: "source", as: String.self) }
+            }
+            #expect(!stored.contains { $0.contains("nosuchfeed") })
         }
     }
 }

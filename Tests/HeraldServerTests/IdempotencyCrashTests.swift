@@ -69,7 +69,7 @@ final class DyingBookings: Sendable {
             let token = try await s.token("ann")
             let headers: HTTPFields = [idempotencyKey: "book-1"]
             let first = Task { try await s.request(.post, "/api/v1/test/bookings", token: token, headers: headers, json: ["seat": "4A"]) }
-            try await waitUntil { try await bookings.count(database) == 1 }
+            try await waitUntil("the first booking committed") { try await bookings.count(database) == 1 }
             // The first node is gone for good; its lock times out.
             clock.advance(by: 61)
             let retry = try await s.request(.post, "/api/v1/test/bookings", token: token, headers: headers, json: ["seat": "4A"])
@@ -138,13 +138,5 @@ final class DyingBookings: Sendable {
             }
             #expect(kept == 0)
         }
-    }
-}
-
-func waitUntil(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw CancellationError() }
-        try await CancellableSleep.sleep(for: .milliseconds(10))
     }
 }

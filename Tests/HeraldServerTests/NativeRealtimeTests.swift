@@ -173,7 +173,7 @@ func withNativeClient(
                 for _ in 0..<5 { ann.send(["type": "ping"]) }
                 var pongs = 0
                 var limited: [JSONValue] = []
-                while pongs + limited.count < 5, let message = await ann.next(timeout: .seconds(10)) {
+                while pongs + limited.count < 5, let message = await ann.next() {
                     if message["type"] == "pong" { pongs += 1 }
                     if message["code"] == "RATE_LIMITED" { limited.append(message) }
                 }

@@ -83,7 +83,8 @@ import Testing
     }
 
     @Test func realSocketsCarryTheSameConventions() async throws {
-        try await TestServer.run(.sqlite, setup: .live, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+        // A clock that stands still: a loaded machine's half minute must not refill the bucket.
+        try await TestServer.run(.sqlite, setup: .live, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
             #expect(try await session.request(.get, "/healthz").status == 200)
             let token = try await session.token("ann")
             let me = try await session.request(.get, "/api/v1/me", token: token)

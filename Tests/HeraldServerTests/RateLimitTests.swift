@@ -29,7 +29,9 @@ import Testing
     }
 
     @Test func authenticatedCallersHaveTheirOwnBuckets() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 10) }) { session in
+        // A clock that stands still: on a loaded machine five seconds between two requests
+        // would refill a token.
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 10) }) { session in
             let ann = try await session.token("ann")
             let bob = try await session.token("bob")
             #expect(try await session.request(.get, "/api/v1/me", token: ann).status == 200)
@@ -80,7 +82,7 @@ import Testing
     }
 
     @Test func perRouteRulesReplaceTheDefaults() async throws {
-        try await TestServer.run(.sqlite, configure: { config in
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
             config.rateLimits.routes["PUT /api/v1/me"] = RateLimitRule(limit: 1, windowSeconds: 3600)
         }) { session in
             let token = try await session.token("ann")
@@ -88,8 +90,7 @@ import Testing
             let limited = try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "B"])
             #expect(limited.status == 429)
             #expect(limited.json?["error"]?["details"]?["window"] == "1 hour")
-            // A full hour, less whatever time passed between the two calls (a loaded 2-core
-            // machine took seconds between them in CI).
+            // A full hour (the clock stands still between the two calls).
             let retryAfter = Int(limited.header("Retry-After") ?? "") ?? 0
             #expect((3540...3600).contains(retryAfter), "Retry-After \(retryAfter)")
             // Other routes still use the (untouched) default bucket.
@@ -100,7 +101,8 @@ import Testing
     /// Seed 002's 5 cancels a minute hold whichever route cancels: a cancel through
     /// `/trips/{id}/transitions` spends the same allowance; other transitions do not.
     @Test func aCancelThroughTransitionsSpendsTheCancelAllowance() async throws {
-        try await TestServer.run(.sqlite) { session in
+        // A clock that stands still: a loaded machine's minute must not refill the allowance.
+        try await TestServer.run(.sqlite, clock: ManualClock()) { session in
             let rider = try await session.token("rider")
             #expect(try await session.request(.post, "/api/v1/ride-requests/req_nope/cancel", token: rider).status == 404)
             for _ in 0..<4 {
@@ -115,7 +117,7 @@ import Testing
     }
 
     @Test func failedAuthenticationIsRateLimitedByIP() async throws {
-        try await TestServer.run(.sqlite, configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
             var statuses: [Int] = []
             for guess in ["guess-1", "guess-2", "guess-3"] {
                 statuses.append(try await session.request(.get, "/api/v1/me", token: guess).status)
@@ -138,7 +140,7 @@ import Testing
     @Test func forwardedForIsOnlyTrustedWhenConfigured() async throws {
         let forwarded = HTTPField.Name("X-Forwarded-For")!
         for trusted in [true, false] {
-            try await TestServer.run(.sqlite, configure: { config in
+            try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
                 config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
                 config.server.trustForwardedFor = trusted
             }) { session in

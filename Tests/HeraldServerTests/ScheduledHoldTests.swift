@@ -25,11 +25,11 @@ import Testing
     /// may get there before the test's own call).
     static func payment(_ s: TestSession, _ id: String, until: (JSONValue?) -> Bool = { _ in true }) async throws -> JSONValue? {
         var payment: JSONValue?
-        for _ in 0..<100 {
+        // (Not thrown: the caller's expectations name the payment there was.)
+        try? await waitUntil("the job's payment", every: .milliseconds(50)) {
             _ = try await s.runtime.dispatch.service.runDuePayments()
             payment = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust")).data?["payment"]
-            if until(payment) { break }
-            try await CancellableSleep.sleep(for: .milliseconds(50))
+            return until(payment)
         }
         return payment
     }

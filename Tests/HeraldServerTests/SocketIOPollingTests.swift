@@ -193,12 +193,7 @@ final class PollingClient: Sendable {
 
             // The transport dies: no pong, the heartbeat gives up.
             clock.advance(by: 5)
-            var gone = false
-            for _ in 0..<100 where !gone {
-                try await CancellableSleep.sleep(for: .milliseconds(20))
-                gone = try await first.poll().status == 400
-            }
-            #expect(gone)
+            try await waitUntil("the session closed for its missing pong") { try await first.poll().status == 400 }
             for value in 2...4 { try await hub.publish("e", payload: .number(Double(value)), to: "user:ann") }
 
             let second = try await PollingClient.open(session)

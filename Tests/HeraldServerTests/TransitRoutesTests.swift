@@ -136,12 +136,15 @@ import HeraldTransit
             let id = try #require(started.data?["id"]?.stringValue)
             #expect(started.header("Location") == "/api/v1/transit/imports/\(id)")
             var status = started.data?["status"]?.stringValue
-            // Up to two minutes: imports parse on one thread, behind the suite's Halifax builds.
-            // Polled every 250 ms, under the 600-a-minute rate limit (every 50 ms, a slow import
-            // on a loaded machine was answered 429 and the loop read no status).
-            for _ in 0..<480 where status == "running" {
-                try await CancellableSleep.sleep(for: .milliseconds(250))
-                status = try await s.request(.get, "/api/v1/transit/imports/\(id)", token: ops).data?["status"]?.stringValue
+            // As long as it takes (Patience.limit): imports parse on one thread, behind the
+            // suite's Halifax builds. Polled every 250 ms, under the 600-a-minute rate limit
+            // (every 50 ms, a slow import on a loaded machine was answered 429 and the loop read
+            // no status). Not thrown: the expectation below names the status there was.
+            if status == "running" {
+                try? await waitUntil("the import finished", every: .milliseconds(250)) {
+                    status = try await s.request(.get, "/api/v1/transit/imports/\(id)", token: ops).data?["status"]?.stringValue
+                    return status != "running"
+                }
             }
             #expect(status == "succeeded")
             #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH").status == 200)
@@ -149,9 +152,11 @@ import HeraldTransit
             let bad = try await s.request(.post, "/api/v1/transit/feeds/default/import", token: ops, headers: [.contentType: "application/zip"], bytes: Data("nope".utf8))
             let badID = try #require(bad.data?["id"]?.stringValue)
             var record = bad.data
-            for _ in 0..<480 where record?["status"] == "running" {
-                try await CancellableSleep.sleep(for: .milliseconds(250))
-                record = try await s.request(.get, "/api/v1/transit/imports/\(badID)", token: ops).data
+            if record?["status"] == "running" {
+                try? await waitUntil("the bad import finished", every: .milliseconds(250)) {
+                    record = try await s.request(.get, "/api/v1/transit/imports/\(badID)", token: ops).data
+                    return record?["status"] != "running"
+                }
             }
             #expect(record?["status"] == "failed")
             #expect(record?["error"] == "the file is not a zip archive")
@@ -342,16 +347,16 @@ import HeraldTransit
             _ = try await s.importSample()
             let svc = try await s.token("backend", .service)
             try await withNativeClient(s, token: try await s.token("ann")) { ann in
-                _ = await ann.next(type: "connected", timeout: .seconds(20))
+                _ = await ann.next(type: "connected")
                 ann.send(["type": "subscribe", "channel": "stop:NOPE"])
-                #expect(await ann.next(type: "error", timeout: .seconds(20))?["code"] == "FORBIDDEN")
+                #expect(await ann.next(type: "error")?["code"] == "FORBIDDEN")
                 ann.send(["type": "subscribe", "channel": "stop:BEATTY_AIRPORT"])
-                #expect(await ann.next(type: "subscribed", timeout: .seconds(20))?["channel"] == "stop:BEATTY_AIRPORT")
+                #expect(await ann.next(type: "subscribed")?["channel"] == "stop:BEATTY_AIRPORT")
                 let now = Int64(sampleMorning.timeIntervalSince1970)
                 let delayed = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 420, false)])], timestamp: now)
                 #expect(try await s.postProtobuf("/api/v1/transit/realtime", delayed, token: svc).status == 200)
                 // The first update sends the whole board; AB1 is on it, 7 minutes late.
-                let first = try #require(await ann.next(type: "departures_update", timeout: .seconds(20)))
+                let first = try #require(await ann.next(type: "departures_update"))
                 #expect(first["channel"] == "stop:BEATTY_AIRPORT")
                 let changed = try #require(first["payload"]?["changed"]?.arrayValue)
                 #expect(changed.first?["trip_id"] == "AB1")
@@ -359,13 +364,13 @@ import HeraldTransit
                 // Only AB1's delay changes now: one entry, nothing removed.
                 let later = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 540, false)])], timestamp: now)
                 #expect(try await s.postProtobuf("/api/v1/transit/realtime", later, token: svc).status == 200)
-                let second = try #require(await ann.next(type: "departures_update", timeout: .seconds(20)))
+                let second = try #require(await ann.next(type: "departures_update"))
                 #expect(second["payload"]?["changed"]?.arrayValue?.count == 1)
                 #expect(second["payload"]?["changed"]?[0]?["delay_seconds"] == 540)
                 #expect(second["payload"]?["removed"] == [])
                 // A reconnect gets the current board.
                 ann.send(["type": "reconnect", "channel": "stop:BEATTY_AIRPORT", "last_event_id": "evt_0"])
-                let sync = try #require(await ann.next(type: "state_sync", timeout: .seconds(20)))
+                let sync = try #require(await ann.next(type: "state_sync"))
                 #expect(sync["departures"]?[0]?["trip_id"] == "AB1")
             }
         }

@@ -175,10 +175,10 @@ import Testing
             // priority; the start as a silent background push carrying the seed's state sync.
             let expected: Set<String> = ["Driver on the way", "Driver arrived", "Trip started", "Trip complete"]
             var pushes: [String: JSONValue] = [:]
-            for _ in 0..<400 {
+            // (Not thrown: the expectation below names what did arrive.)
+            try? await waitUntil("the trip's pushes", every: .milliseconds(50)) {
                 pushes = Dictionary(Self.recordedPushes(pushLog, user: "rider").compactMap { line in line["title"]?.stringValue.map { ($0, line) } }) { a, _ in a }
-                if Set(pushes.keys).isSuperset(of: expected) { break }
-                try await CancellableSleep.sleep(for: .milliseconds(50))
+                return Set(pushes.keys).isSuperset(of: expected)
             }
             #expect(Set(pushes.keys).isSuperset(of: expected), "\(pushes.keys)")
             let arrived = try #require(pushes["Driver arrived"]?["request"])
@@ -288,23 +288,19 @@ import Testing
             // animates the search).
             Self.advance(s, 151)
             _ = try await s.runtime.trips.service.runDue()
-            var widened: JSONValue?
-            for _ in 0..<100 where widened == nil {
-                widened = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
-                if widened == nil { try await CancellableSleep.sleep(for: .milliseconds(20)) }
+            let widened = try await eventually("the widened search event") {
+                try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
             }
-            #expect(widened?["state"] == "SEARCHING" && widened?["search_radius_meters"] == 5_000 && widened?["offer_round"] == 2, "\(String(describing: widened))")
+            #expect(widened["state"] == "SEARCHING" && widened["search_radius_meters"] == 5_000 && widened["offer_round"] == 2, "\(widened)")
             Self.advance(s, 150)
             _ = try await s.runtime.trips.service.runDue()
             let expired = try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("lonely"))
             #expect(expired.data?["state"] == "EXPIRED")
             // The scheduler may have expired it first; its event follows its commit.
-            var told: JSONValue?
-            for _ in 0..<100 where told == nil {
-                told = try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" && $0.payload["state"] == "EXPIRED" }?.payload
-                if told == nil { try await CancellableSleep.sleep(for: .milliseconds(20)) }
+            let told = try await eventually("the expiry event") {
+                try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" && $0.payload["state"] == "EXPIRED" }?.payload
             }
-            #expect(told?["state"] == "EXPIRED" && told?["error"]?["code"] == "DRIVER_UNAVAILABLE", "\(String(describing: told))")
+            #expect(told["state"] == "EXPIRED" && told["error"]?["code"] == "DRIVER_UNAVAILABLE", "\(told)")
             let cancel = try await s.request(.post, "/api/v1/ride-requests/\(lonely)/cancel", token: try await s.token("lonely"))
             #expect(cancel.status == 409 && cancel.errorCode == "DRIVER_UNAVAILABLE")
             #expect(try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("other")).status == 404)

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldRealtime
+import HeraldTestSupport
 import HummingbirdWSClient
 import Logging
 import Synchronization
@@ -47,8 +48,10 @@ final class WebSocketProbe: Sendable {
 
     var ended: Bool { inbox.withLock { $0.ended } }
 
-    /// The next message as JSON, or nil after `timeout` / when the connection ended.
-    func next(timeout: Duration = .seconds(20)) async -> JSONValue? {
+    /// The next message as JSON, or nil after `timeout` / when the connection ended. The
+    /// default is long: it returns as soon as a message is there, and a loaded machine delays
+    /// one by seconds. (Checks that nothing comes pass a short timeout of their own.)
+    func next(timeout: Duration = Patience.limit) async -> JSONValue? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (text, ended): (String?, Bool) = inbox.withLock { box in
@@ -63,7 +66,7 @@ final class WebSocketProbe: Sendable {
     }
 
     /// Skips messages until one of `type` arrives.
-    func next(type: String, timeout: Duration = .seconds(20)) async -> JSONValue? {
+    func next(type: String, timeout: Duration = Patience.limit) async -> JSONValue? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let message = await next(timeout: deadline - ContinuousClock.now) else { return nil }

@@ -11,24 +11,44 @@ import Testing
 /// current migrator: nothing is re-applied, lost or changed, and the result has the schema a
 /// new database gets. The fixtures are dumps made by `scripts/make-schema-fixture` with the
 /// `herald` binary of that commit.
-@Suite(.timeLimit(.minutes(2))) struct SchemaUpgradeTests {
+@Suite(.timeLimit(.minutes(10))) struct SchemaUpgradeTests {
     static func fixture(_ engine: TestEngine) -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent("Tests/Fixtures/schema-upgrade/before-module-migrations.\(engine == .sqlite ? "sqlite" : "postgres").sql").path
     }
 
     /// Loads the dump with the engine's own tools (Python's sqlite3 module, psql). psql is
-    /// tried again while the server has no free connection (the other suites' pools).
+    /// tried again while the server cannot take one more connection (the other suites' pools,
+    /// or a backend slow to start on a loaded machine); any other failure fails at once.
     static func load(_ engine: TestEngine, into url: String) async throws {
-        for attempt in 1...20 {
-            let status = try run(engine, into: url)
+        let deadline = ContinuousClock.now + Patience.limit
+        while true {
+            let (status, errors) = try await run(engine, into: url)
             if status == 0 { return }
-            #expect(engine == .postgres && attempt < 20, "loading \(fixture(engine)) failed (exit \(status))")
+            let busy = ["too many clients", "remaining connection slots", "the database system is starting up", "timeout expired", "could not connect"]
+            guard engine == .postgres, busy.contains(where: { errors.contains($0) }), ContinuousClock.now < deadline else {
+                Issue.record("loading \(fixture(engine)) failed (exit \(status)): \(errors)")
+                throw LoadFailed(status: status)
+            }
             try await CancellableSleep.sleep(for: .milliseconds(500))
         }
     }
 
-    static func run(_ engine: TestEngine, into url: String) throws -> Int32 {
+    struct LoadFailed: Error {
+        let status: Int32
+    }
+
+    /// Runs the loader on a Dispatch thread, never on the cooperative pool: `waitUntilExit()`
+    /// blocks its thread, and the suite's two cooperative threads are every test's.
+    static func run(_ engine: TestEngine, into url: String) async throws -> (status: Int32, errors: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(engine, into: url) })
+            }
+        }
+    }
+
+    static func runBlocking(_ engine: TestEngine, into url: String) throws -> (status: Int32, errors: String) {
         let process = Process()
         switch engine {
         case .sqlite:
@@ -39,10 +59,17 @@ import Testing
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", fixture(engine)]
         }
+        // Errors go to a file (a pipe the child fills while nobody reads would wedge it).
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-schema-load-\(UUID().uuidString).err")
+        try Data().write(to: errorFile)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let stderr = try FileHandle(forWritingTo: errorFile)
+        defer { try? stderr.close() }
         process.standardOutput = FileHandle.nullDevice
+        process.standardError = stderr
         try process.run()
         process.waitUntilExit()
-        return process.terminationStatus
+        return (process.terminationStatus, String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }
 
     static let tracking: Set<String> = ["herald_schema_migrations", "herald_migrations", "sqlite_sequence"]

@@ -44,19 +44,40 @@ public enum TestDatabase {
                 case .postgres(let location) = try DatabaseURL(parsing: admin)
             else { throw TestEnvironmentError.postgresNotConfigured }
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(
-                    host: location.host, port: location.port, username: location.username,
-                    password: location.password, database: location.database, tls: .disable),
-                id: 1, logger: logger)
+            try await createDatabase(name, at: location)
+            return "postgres://\(location.username)@\(location.host):\(location.port)/\(name)"
+        }
+    }
+
+    /// Creates database `name` on the test cluster. Tried again while the cluster cannot take
+    /// one more connection (every case's pool shares it) or a connection is slow to start on a
+    /// loaded machine, for up to `Patience.limit`; a refusal of the statement itself is not retried.
+    static func createDatabase(_ name: String, at location: DatabaseURL.PostgresLocation) async throws {
+        let deadline = ContinuousClock.now + Patience.limit
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    configuration: .init(
+                        host: location.host, port: location.port, username: location.username,
+                        password: location.password, database: location.database, tls: .disable),
+                    id: attempt, logger: logger)
+            } catch {
+                // "too many clients" (53300), "starting up" (57P03), a refused or timed-out connect.
+                guard ContinuousClock.now < deadline else { throw error }
+                try await CancellableSleep.sleep(for: .milliseconds(min(2_000, 50 * attempt)))
+                continue
+            }
             do {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
                 try await connection.close()
+                return
             } catch {
                 try? await connection.close()
                 throw error
             }
-            return "postgres://\(location.username)@\(location.host):\(location.port)/\(name)"
         }
     }
 
@@ -72,7 +93,10 @@ public enum TestDatabase {
         let database: any Database
         switch url {
         case .sqlite(let path): database = try await SQLiteDatabase.open(path: path, logger: logger)
-        case .postgres(let location): database = PostgresDatabase(location: location, maxConnections: 40, acquireTimeout: .seconds(30), logger: logger)
+        case .postgres(let location): database = PostgresDatabase(
+                // A small pool (every case's pool shares the test cluster) and a long wait for it:
+                // a loaded machine waits instead of failing with DatabaseUnavailable(noConnection).
+                location: location, maxConnections: 10, acquireTimeout: Patience.limit, logger: logger)
         }
         return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
             if migrated { try await HeraldSchema.migrator.migrate(database, logger: logger) }

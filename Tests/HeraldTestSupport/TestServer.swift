@@ -26,6 +26,16 @@ public enum TestServer {
         config.server.idleTimeoutMs = 3_600_000
         config.server.requestBodyTimeoutMs = 3_600_000
         config.server.maxConnectionsPerClient = 0
+        // Waits inside the server that a loaded machine can outlast (the suite runs its cases
+        // at once on two cores, beside other work): a slow machine waits instead of failing.
+        // Tests of these timeouts set their own values.
+        config.database.acquireTimeoutMs = 600_000  // the maximum; 10 s gave DatabaseUnavailable(noConnection)
+        // Small pools: about a hundred PostgreSQL cases share the test cluster's connections.
+        config.database.maxConnections = 10
+        config.database.backgroundConnections = 2
+        config.idempotency.waitSeconds = 120  // the maximum
+        config.push.requestTimeoutMs = 50_000  // below push.lease_seconds (60 s), as validation requires
+        config.payments.stripe.timeoutSeconds = 120  // the maximum
         configure(&config)
         return config
     }
@@ -58,7 +68,11 @@ public enum TestServer {
             config: config, clock: clock, logger: logger, extraRoutes: extraRoutes)
         let issuer = await TokenIssuer(secret: runtime.jwtSecret, config: config.auth, clock: clock)
         return try await application.test(setup) { client in
-            try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
+            // The node listens before its transit feeds are loaded (the reload loop loads
+            // them): tests start once it is ready, however slow the machine.
+            let patience = ContinuousClock.now + .seconds(600)
+            while !runtime.transit.service.isStarted, ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(5)) }
+            return try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
         }
     }
 }

@@ -61,7 +61,9 @@ import Testing
             }
         }
         for prediction in overlay.predictions.values {
-            _ = (prediction.maximumDelay, prediction.maximumEarliness)
+            // An absolute time far from the schedule is no delay either (found by fuzzing:
+            // `arrival.time = 0` made a delay of minus 56 years).
+            #expect(prediction.maximumDelay <= RealtimeBounds.maximumDelaySeconds && prediction.maximumEarliness <= RealtimeBounds.maximumDelaySeconds)
             for position in 0..<40 { _ = prediction.prediction(at: Int32(position)) }
         }
         for alert in overlay.alerts {

@@ -23,8 +23,16 @@ import requests
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"^Herald (\S+) listening on http://(\S+):(\d+) \(database: (.*)\)\s*$")
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
+# How long a test waits for something that should happen (a server answering, a frame, an
+# effect showing up). Long on purpose: a wait ends as soon as its condition holds, so an idle
+# machine never spends it, while a two-core machine busy with other work delays anything by
+# tens of seconds. Only checks that something does NOT happen use short windows (they cannot
+# fail from load). HERALD_E2E_WAIT_SECONDS overrides it.
+WAIT = float(os.environ.get("HERALD_E2E_WAIT_SECONDS") or 120)
+START_TIMEOUT = max(WAIT, 180.0)  # a debug binary, migrations on PostgreSQL
+# Herald's own bound is a 6 s graceful limit plus 3 s of cancellation; the rest is for a
+# loaded machine. A stop that hangs still fails.
+STOP_TIMEOUT = 60.0
 
 
 def herald_bin() -> str:
@@ -43,7 +51,7 @@ def base_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def run_herald(*args: str, env: dict[str, str] | None = None, cwd: str | os.PathLike | None = None,
-               timeout: float = 60.0) -> subprocess.CompletedProcess:
+               timeout: float = 300.0) -> subprocess.CompletedProcess:
     """Runs a one-shot herald command (migrate, token, a serve that must fail)."""
     return subprocess.run(
         [herald_bin(), *args], env=base_env(env), cwd=cwd, capture_output=True, text=True, timeout=timeout
@@ -97,6 +105,19 @@ class HeraldServer:
         self.kill()
         raise AssertionError(f"herald serve printed no listening line within {timeout:.0f}s:\n{self.output()}")
 
+    def wait_loaded(self, timeout: float = 600) -> None:
+        """Waits while /readyz says `loading` (the node listens before its feeds are loaded).
+        Any other answer (ready, or unavailable: some tests stop the database) ends the wait."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.running:
+            try:
+                answer = requests.get(self.url + "/readyz", timeout=WAIT)
+                if answer.status_code == 200 or answer.json().get("status") != "loading":
+                    return
+            except (requests.RequestException, ValueError):
+                return
+            time.sleep(0.05)
+
     @property
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", None) else self.host
@@ -140,7 +161,7 @@ class HeraldServer:
     def request(self, method: str, path: str, token: str | None = None, **kwargs) -> requests.Response:
         headers = _headers(token, kwargs.pop("headers", None))
         with http_session() as session:
-            return session.request(method, self.url + path, headers=headers, timeout=kwargs.pop("timeout", 30), **kwargs)
+            return session.request(method, self.url + path, headers=headers, timeout=kwargs.pop("timeout", WAIT), **kwargs)
 
 
 def http_session() -> requests.Session:
@@ -158,7 +179,7 @@ def _headers(token: str | None, headers: dict | None) -> dict:
 
 
 class HeraldLauncher:
-    """Starts servers and makes sure every one is stopped (SIGTERM, exit 0 within 10 s)."""
+    """Starts servers and makes sure every one is stopped (SIGTERM, exit 0 within STOP_TIMEOUT)."""
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
@@ -182,6 +203,7 @@ class HeraldLauncher:
         self.servers.append(server)
         if wait:
             server.wait_listening()
+            server.wait_loaded()
         return server
 
     def close(self) -> list[str]:
@@ -275,7 +297,7 @@ def _admin_url() -> str:
 
 def psql(url: str, sql: str) -> str:
     result = subprocess.run([_psql(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"psql {sql!r} failed: {result.stderr}"
     return result.stdout
 
@@ -336,7 +358,7 @@ def pages(server, path: str, token: str, key: str) -> list[dict]:
     while True:
         separator = "&" if "?" in path else "?"
         response = requests.get(server.url + f"{path}{separator}limit=100&offset={offset}",
-                                headers={"Authorization": f"Bearer {token}"}, timeout=10)
+                                headers={"Authorization": f"Bearer {token}"}, timeout=WAIT)
         assert response.status_code == 200, response.text
         page = response.json()["data"]
         items += page[key]
@@ -345,8 +367,9 @@ def pages(server, path: str, token: str, key: str) -> list[dict]:
             return items
 
 
-def wait_until(predicate, timeout: float = 5.0, interval: float = 0.05, message: str = "condition"):
-    """Polls `predicate` until it returns something truthy (returned) or `timeout` passes."""
+def wait_until(predicate, timeout: float = WAIT, interval: float = 0.05, message: str = "condition"):
+    """Polls `predicate` until it returns something truthy (returned) or `timeout` passes
+    (long by default: it returns as soon as the predicate holds)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -385,7 +408,7 @@ class RawSocketIO:
     Events named in `ignore_events` (by default the notifications module's `sync`, which the
     server sends on every fresh connect) are logged but never kept or returned."""
 
-    def __init__(self, server: HeraldServer, timeout: float = 5.0, query: str = "",
+    def __init__(self, server: HeraldServer, timeout: float = WAIT, query: str = "",
                  ignore_events: tuple[str, ...] = ("sync",)):
         self.ignored_prefixes = tuple(f'42["{name}",' for name in ignore_events)
         import websocket  # websocket-client

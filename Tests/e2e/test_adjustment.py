@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 
-from conftest import wait_until
+from conftest import WAIT, wait_until
 from test_dispatch import SITE, Client, deployment, make_driver  # noqa: F401  (deployment is a fixture)
 
 
@@ -58,7 +58,7 @@ def test_price_adjustment_between_a_driver_and_a_customer(deployment):
         assert told["new_price"] == new_price / 100 and told["status"] == "pending", told
         # The push for the customer's iPhone, even though their app holds a socket.
         pushes = wait_until(lambda: [p for p in d.pushes() if p["user_id"] == customer and p["category"] == "VOLUME_ADJUSTMENT"],
-                            10, message="the VOLUME_ADJUSTMENT push")
+                            WAIT, message="the VOLUME_ADJUSTMENT push")
         push = pushes[0]
         assert push["device_id"] == device_id and push["provider"] == "apns", push
         dollars = f"${new_price // 100}.{new_price % 100:02d}"

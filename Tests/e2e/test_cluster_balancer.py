@@ -22,7 +22,7 @@ import requests
 import socketio
 
 from browser_support import TIMEOUT, browser, page_state, page_url, run_async  # noqa: F401 (fixtures)
-from conftest import herald_bin, issue_token, psql, wait_until
+from conftest import WAIT, herald_bin, issue_token, psql, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cluster"
@@ -84,7 +84,7 @@ class Balanced:
 
     def publish(self, token: str, room: str, event: str, payload) -> dict:
         response = requests.post(f"{self.url}/api/v1/realtime/publish", headers={"Authorization": f"Bearer {token}"},
-                                 json={"room": room, "event": event, "payload": payload}, timeout=10)
+                                 json={"room": room, "event": event, "payload": payload}, timeout=WAIT)
         assert response.status_code == 202, response.text
         return response.json()["data"]
 
@@ -179,7 +179,7 @@ def test_a_node_killed_mid_flow_its_clients_recover_on_the_other(cluster, browse
         # Published while the browser is away (the balancer sends it to the node still up).
         cluster.publish(service, f"user:{user}", "news", {"n": 2})
 
-        wait_until(lambda: len(page_state(browser, "window.connects")) >= 2, 30, message="the browser reconnected")
+        wait_until(lambda: len(page_state(browser, "window.connects")) >= 2, WAIT, message="the browser reconnected")
         again = page_state(browser, "window.connects")[1]
         assert again == {"recovered": True, "id": first_id}, f"not recovered on the other node: {again}"
         me = run_async(browser, 'socket.emit("whoami", (me) => done(me));')
@@ -187,7 +187,7 @@ def test_a_node_killed_mid_flow_its_clients_recover_on_the_other(cluster, browse
         wait_until(lambda: page_state(browser, "window.news") == [1, 2], TIMEOUT, message="the missed event replayed")
 
         # python-socketio reconnects through the balancer to the survivor (a fresh session).
-        wait_until(lambda: client.connected and client.call("whoami", timeout=TIMEOUT)["node"] == survivor, 30,
+        wait_until(lambda: client.connected and client.call("whoami", timeout=TIMEOUT)["node"] == survivor, WAIT,
                    message="python-socketio reconnected to the other node")
         cluster.publish(service, f"user:{user}", "news", {"n": 3})
         wait_until(lambda: page_state(browser, "window.news") == [1, 2, 3] and python_news[-1] == 3, TIMEOUT,
@@ -196,7 +196,7 @@ def test_a_node_killed_mid_flow_its_clients_recover_on_the_other(cluster, browse
         assert page_state(browser, "window.news") == [1, 2, 3], "an event twice or out of order"
 
         # The REST API through the balancer answers from the survivor too.
-        me_rest = requests.get(f"{cluster.url}/api/v1/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        me_rest = requests.get(f"{cluster.url}/api/v1/me", headers={"Authorization": f"Bearer {token}"}, timeout=WAIT)
         assert me_rest.status_code == 200 and me_rest.json()["data"]["id"] == user, me_rest.text
     finally:
         client.disconnect()

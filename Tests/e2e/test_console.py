@@ -91,7 +91,10 @@ def test_the_console_follows_a_job_and_a_trip_as_they_happen(server, browser):
     registered = server.request("POST", "/api/v1/push/register", truck_token,
                                 json={"token": secrets.token_hex(32), "provider": "apns", "platform": "ios"})
     assert registered.status_code == 201, registered.text
-    time.sleep(0.5)  # the position reaches the dispatch index (synced every 200 ms)
+    # The position reached the database (written behind, every 200 ms) once the console draws
+    # the driver: booking before that could find nobody on a loaded machine.
+    wait_until(lambda: any(p["kind"] == "driver" and p["id"] == truck for p in page_state(browser, "window.heraldConsole.drawn")),
+               TIMEOUT, message="the driver drawn on the console")
     booked = server.request("POST", "/api/v1/jobs", issue_token(server.data_dir, user=customer), json={
         "address": "1 Market St, San Francisco", "lat": SITE[0], "lng": SITE[1], "volume_estimate": 2,
         "items": [{"category": "furniture", "quantity": 1}]})
@@ -125,7 +128,8 @@ def test_the_console_follows_a_job_and_a_trip_as_they_happen(server, browser):
     latitude = SITE[0] + 600 / 111_200
     assert server.request("POST", "/api/v1/drivers/location", sedan_token, json={
         "latitude": latitude, "longitude": SITE[1], "accuracy_meters": 5, "sequence": 1}).status_code == 200
-    time.sleep(0.5)
+    wait_until(lambda: any(p["kind"] == "driver" and p["id"] == sedan for p in page_state(browser, "window.heraldConsole.drawn")),
+               TIMEOUT, message="the sedan drawn on the console")
     request = server.request("POST", "/api/v1/ride-requests", issue_token(server.data_dir, user=rider),
                              headers={"Idempotency-Key": secrets.token_hex(8)},
                              json={"pickup": PICKUP, "dropoff": DROPOFF, "ride_type": "STANDARD", "passenger_count": 1})

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import issue_token, pages, wait_until
+from conftest import WAIT, issue_token, pages, wait_until
 from test_push_providers import MockAPNs, write_apns_key
 
 LOAD_THREADS = 3
@@ -175,14 +175,14 @@ def run(database, herald, tmp_path: Path, env: dict, mock: MockAPNs) -> None:
         return issue_token(token_dir, user=user, role=role, env=env)
 
     def post(path: str, who: str, headers: dict | None = None, **kwargs) -> requests.Response:
-        return requests.post(front.url + path, headers={"Authorization": f"Bearer {who}", **(headers or {})}, timeout=10, **kwargs)
+        return requests.post(front.url + path, headers={"Authorization": f"Bearer {who}", **(headers or {})}, timeout=WAIT, **kwargs)
 
     tag = secrets.token_hex(3)
     service, customer, operator = token(f"svc-{tag}", "service"), token(f"cust-{tag}"), token(f"ops-{tag}", "operator")
 
     def make_driver(user: str, meters_north: float, **profile) -> str:
         who = token(user, "driver")
-        made = requests.put(front.url + "/api/v1/drivers/me", headers={"Authorization": f"Bearer {who}"}, timeout=10,
+        made = requests.put(front.url + "/api/v1/drivers/me", headers={"Authorization": f"Bearer {who}"}, timeout=WAIT,
                             json={"name": f"Driver {user}", "truck_type": "box_truck", **profile})
         assert made.status_code == 201, made.text
         assert post(f"/api/v1/operators/drivers/{user}/approval", operator, json={"status": "approved"}).status_code == 200
@@ -197,7 +197,7 @@ def run(database, herald, tmp_path: Path, env: dict, mock: MockAPNs) -> None:
     # One trip under way: a rider books, a driver accepts.
     trip_user = f"trip-drv-{tag}"
     trip_driver = make_driver(trip_user, 500)
-    vehicle = requests.put(front.url + "/api/v1/drivers/me/vehicle", headers={"Authorization": f"Bearer {trip_driver}"}, timeout=10,
+    vehicle = requests.put(front.url + "/api/v1/drivers/me/vehicle", headers={"Authorization": f"Bearer {trip_driver}"}, timeout=WAIT,
                            json={"make": "Toyota", "model": "Camry", "color": "Silver", "license_plate": "ABC123", "capacity": 4})
     assert vehicle.status_code == 200, vehicle.text
     rider = token(f"rider-{tag}")
@@ -246,14 +246,14 @@ def run(database, herald, tmp_path: Path, env: dict, mock: MockAPNs) -> None:
     # Keyed requests whose answers were lost are retried with their keys.
     time.sleep(1.2)
     for entry in [e for e in load.jobs if e["answer"] is None]:
-        retry = requests.post(front.url + "/api/v1/jobs", timeout=30, headers={
+        retry = requests.post(front.url + "/api/v1/jobs", timeout=WAIT, headers={
             "Authorization": f"Bearer {customer}", "Idempotency-Key": entry["key"]},
             json={"address": SITE["address"], "lat": SITE["latitude"], "lng": SITE["longitude"],
                   "notes": entry["marker"], "items": [{"category": "mattress", "quantity": 1}]})
         assert retry.status_code == 201, retry.text
         entry["answer"] = retry.json()["data"]
     for entry in [e for e in load.notifications if e["answer"] is None and e["key"]]:
-        retry = requests.post(front.url + "/api/v1/notifications", json=entry["body"], timeout=30, headers={
+        retry = requests.post(front.url + "/api/v1/notifications", json=entry["body"], timeout=WAIT, headers={
             "Authorization": f"Bearer {service}", "Idempotency-Key": entry["key"]})
         assert retry.status_code in (200, 201), retry.text
         entry["answer"] = retry.json()["data"]
@@ -290,7 +290,7 @@ def run(database, herald, tmp_path: Path, env: dict, mock: MockAPNs) -> None:
     def delivered() -> set[str]:
         return {line["notification_id"] for line in mock.lines() if line["answer"] == 200}
 
-    wait_until(lambda: delivered() >= expected, 120, interval=0.5,
+    wait_until(lambda: delivered() >= expected, 5 * WAIT, interval=0.5,
                message=f"every one of {len(expected)} notifications accepted by the provider")
     lines = mock.lines()
     apns_ids: dict[str, set[str]] = {}
@@ -308,14 +308,14 @@ def run(database, herald, tmp_path: Path, env: dict, mock: MockAPNs) -> None:
 
     # The trip: its trail holds each sample at most once, in order; the answered arrival held.
     trail = requests.get(front.url + f"/api/v1/trips/{trip_id}/locations?limit=1000",
-                         headers={"Authorization": f"Bearer {trip_driver}"}, timeout=10)
+                         headers={"Authorization": f"Bearer {trip_driver}"}, timeout=WAIT)
     assert trail.status_code == 200, trail.text
     sequences = [row["sequence"] for row in trail.json()["data"]["locations"] if row["sequence"] is not None]
     assert len(sequences) == len(set(sequences)), "a location sample stored twice"
     assert sequences == sorted(sequences), "the trail is out of sequence order"
     answered_samples = {s for s, accepted in load.samples.items() if accepted}
     lost_samples = answered_samples - set(sequences)
-    trip = requests.get(front.url + f"/api/v1/trips/{trip_id}", headers={"Authorization": f"Bearer {trip_driver}"}, timeout=10)
+    trip = requests.get(front.url + f"/api/v1/trips/{trip_id}", headers={"Authorization": f"Bearer {trip_driver}"}, timeout=WAIT)
     assert trip.status_code == 200, trip.text
     if arrived_answered:
         assert trip.json()["data"]["state"] == "ARRIVED", trip.text

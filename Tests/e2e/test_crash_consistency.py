@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import issue_token, pages, wait_until
+from conftest import WAIT, issue_token, pages, wait_until
 
 LOAD_THREADS = 6
 KILLS = 3
@@ -147,7 +147,7 @@ def test_kill_minus_nine_under_mixed_load_keeps_every_effect_exactly_once(databa
         response = requests.post(nodes[0].url + "/api/v1/push/register", headers={"Authorization": f"Bearer {token}"},
                                  json={"provider": "apns", "token": secrets.token_hex(32), "platform": "ios",
                                        "device_id": f"hw-{secrets.token_hex(3)}", "app_version": "1.0.0", "locale": "en-US"},
-                                 timeout=10)
+                                 timeout=WAIT)
         assert response.status_code in (200, 201), response.text
         devices[user] = response.json()["data"]["id"]
 
@@ -176,7 +176,7 @@ def test_kill_minus_nine_under_mixed_load_keeps_every_effect_exactly_once(databa
     time.sleep(1.2)
     lost = [entry for entry in load.sent if entry["answer"] is None and entry["key"]]
     for entry in lost:
-        response = requests.post(nodes[0].url + entry["path"], json=entry["body"], timeout=30, headers={
+        response = requests.post(nodes[0].url + entry["path"], json=entry["body"], timeout=WAIT, headers={
             "Authorization": f"Bearer {entry['token']}", "Idempotency-Key": entry["key"]})
         assert response.status_code in (200, 201), (entry["marker"], response.status_code, response.text)
         entry["answer"] = response.json()["data"]
@@ -201,7 +201,7 @@ def test_kill_minus_nine_under_mixed_load_keeps_every_effect_exactly_once(databa
     def all_pushed():
         return {(line["device_id"], line["notification_id"]) for line in push_lines(logs)} >= expected
 
-    wait_until(all_pushed, 60, interval=0.3, message=f"all {len(expected)} pushes")
+    wait_until(all_pushed, 5 * WAIT, interval=0.3, message=f"all {len(expected)} pushes")
     lines = push_lines(logs)
     by_delivery: dict[str, set[str]] = {}
     for line in lines:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import socketio
 
-from conftest import HeraldLauncher, _finish, http_session, issue_token, wait_until
+from conftest import WAIT, HeraldLauncher, _finish, http_session, issue_token, wait_until
 
-TIMEOUT = 10.0
+TIMEOUT = WAIT  # waits for what should happen; `nothing` checks keep their own short windows
 SITE = (37.7749, -122.4194)
 
 

@@ -10,11 +10,13 @@ import secrets
 import pytest
 import socketio
 
-from conftest import (HeraldLauncher, RawSocketIO, _finish, http_session, is_online, issue_token, publish,
+from conftest import (WAIT, HeraldLauncher, RawSocketIO, _finish, http_session, is_online, issue_token, publish,
                       wait_until)
 
-TIMEOUT = 5.0
-PRESENCE_TIMEOUT = 3.0  # written within ~0.25 s of a change; read on the other node
+# Every wait here is for something that should happen (it ends as soon as it does): long, for
+# a loaded machine.
+TIMEOUT = WAIT
+PRESENCE_TIMEOUT = WAIT  # written within ~0.25 s of a change; read on the other node
 
 
 class Cluster:

@@ -20,7 +20,7 @@ import pytest
 import socketio
 from google.transit import gtfs_realtime_pb2
 
-from conftest import REPO_ROOT, assert_error, http_session, issue_token, run_herald, wait_until
+from conftest import REPO_ROOT, WAIT, assert_error, http_session, issue_token, run_herald, wait_until
 
 SAMPLE = REPO_ROOT / "Tests" / "Fixtures" / "gtfs" / "sample-feed-1"
 
@@ -199,7 +199,7 @@ def test_realtime_posted_with_google_bindings(herald, tmp_path):
     assert "herald_transit_realtime_rejected_total{source=\"push-default\"} 1" in server.get("/metrics").text
     # No new data for longer than stale_after_seconds: the answer says so.
     stale = wait_until(lambda: (lambda body: body if body["data"]["stale"] else None)(server.get("/api/v1/stops/A/departures").json()),
-                       timeout=10, message="departures turning stale")
+                       timeout=WAIT, message="departures turning stale")
     assert stale["meta"]["stale"] is True and stale["meta"]["cached_at"], stale["meta"]
 
 
@@ -277,17 +277,17 @@ transit:
         rows = server.get("/api/v1/stops/A/departures?limit=20").json()["data"]["departures"]
         return next((d["delay_seconds"] for d in rows if d["trip_id"] == trip), None)
 
-    wait_until(lambda: delay_of() == 120, timeout=10, message="the polled delay")
+    wait_until(lambda: delay_of() == 120, timeout=WAIT, message="the polled delay")
     # Unchanged: each later poll is a conditional GET answered 304.
-    wait_until(lambda: feed_host.count("/rt.pb", 304) >= 2, timeout=10, message="conditional polls")
+    wait_until(lambda: feed_host.count("/rt.pb", 304) >= 2, timeout=WAIT, message="conditional polls")
     assert feed_host.count("/rt.pb", 200) == 1
     # The feed moves: the new delay is taken.
     feed_host.files["/rt.pb"] = feed_message([delay(trip, date, 300)]).SerializeToString()
-    wait_until(lambda: delay_of() == 300, timeout=10, message="the new delay")
+    wait_until(lambda: delay_of() == 300, timeout=WAIT, message="the new delay")
     # A broken message is refused and counted; the last good one keeps serving.
     feed_host.files["/rt.pb"] = b"this is not a protobuf"
     wait_until(lambda: 'herald_transit_realtime_rejected_total{source="agency-rt"}' in server.get("/metrics").text,
-               timeout=10, message="the refusal on /metrics")
+               timeout=WAIT, message="the refusal on /metrics")
     assert delay_of() == 300
 
 
@@ -302,9 +302,9 @@ transit:
 """)
     server = herald.start("--config", str(config))
     version = wait_until(lambda: (lambda r: r.json()["data"] if r.status_code == 200 else None)(server.get("/api/v1/gtfs/version")),
-                         timeout=20, message="the configured feed loaded")
+                         timeout=WAIT, message="the configured feed loaded")
     assert version["feed"] == "demo"
-    wait_until(lambda: feed_host.count("/gtfs.zip", 304) >= 1, timeout=20, message="a conditional re-check")
+    wait_until(lambda: feed_host.count("/gtfs.zip", 304) >= 1, timeout=WAIT, message="a conditional re-check")
     assert feed_host.count("/gtfs.zip", 200) == 1
     assert 'herald_transit_imports_total{status="succeeded"} 1' in server.get("/metrics").text
     assert server.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version["version_id"]
@@ -337,22 +337,22 @@ def test_socketio_clients_follow_a_stop(herald, tmp_path):
     updates = []
     client = socketio.Client(reconnection=False)
     client.on("departures_update", lambda payload, *rest: updates.append(payload))
-    client.connect(server.url, auth={"token": ann}, transports=["websocket"], wait_timeout=10)
+    client.connect(server.url, auth={"token": ann}, transports=["websocket"], wait_timeout=WAIT)
     try:
-        assert client.call("subscribe", {"channel": "stop:NOPE"}, timeout=5)["code"] == "FORBIDDEN"
-        assert client.call("subscribe", {"channel": "stop:A"}, timeout=5) == {"status": "subscribed", "channel": "stop:A"}
+        assert client.call("subscribe", {"channel": "stop:NOPE"}, timeout=WAIT)["code"] == "FORBIDDEN"
+        assert client.call("subscribe", {"channel": "stop:A"}, timeout=WAIT) == {"status": "subscribed", "channel": "stop:A"}
         trip, leaves = next_trip()
         body = feed_message([delay(trip, leaves.strftime("%Y%m%d"), 180)]).SerializeToString()
         assert server.request("POST", "/api/v1/transit/realtime", svc, data=body,
                               headers={"Content-Type": "application/x-protobuf"}).status_code == 200
-        first = wait_until(lambda: updates[0] if updates else None, timeout=10, message="a departures_update")
+        first = wait_until(lambda: updates[0] if updates else None, timeout=WAIT, message="a departures_update")
         assert first["stop_id"] == "A"
         assert any(d["trip_id"] == trip and d["delay_seconds"] == 180 for d in first["changed"]), first
         # Only what changed comes next: one departure.
         updates.clear()
         body = feed_message([delay(trip, leaves.strftime("%Y%m%d"), 200)]).SerializeToString()
         server.request("POST", "/api/v1/transit/realtime", svc, data=body, headers={"Content-Type": "application/x-protobuf"})
-        second = wait_until(lambda: updates[0] if updates else None, timeout=10, message="a second update")
+        second = wait_until(lambda: updates[0] if updates else None, timeout=WAIT, message="a second update")
         assert [(d["trip_id"], d["delay_seconds"]) for d in second["changed"]] == [(trip, 200)], second
         assert second["removed"] == []
     finally:
@@ -368,12 +368,12 @@ def test_two_nodes_on_postgres_switch_versions_together(herald, pg_url, tmp_path
     assert started.status_code == 202, started.text
     import_id = started.json()["data"]["id"]
     wait_until(lambda: first.get(f"/api/v1/transit/imports/{import_id}", ops).json()["data"]["status"] == "succeeded",
-               timeout=30, message="the import")
+               timeout=WAIT, message="the import")
     version = first.get("/api/v1/gtfs/version").json()["data"]["version_id"]
     # The other node hears of it over the PostgreSQL bus and loads the same version.
     wait_until(lambda: second.get("/api/v1/gtfs/version").status_code == 200
                and second.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version,
-               timeout=10, message="the second node on the new version")
+               timeout=WAIT, message="the second node on the new version")
     query = "/api/v1/stops/STAGECOACH/departures?limit=5&at=2007-06-05T08:05:00-07:00"
     assert first.get(query).json()["data"]["departures"] == second.get(query).json()["data"]["departures"]
     # A new version imported on the second node reaches the first.
@@ -381,10 +381,10 @@ def test_two_nodes_on_postgres_switch_versions_together(herald, pg_url, tmp_path
     started = second.request("POST", "/api/v1/transit/feeds/default/import", ops, data=live, headers={"Content-Type": "application/zip"})
     import_id = started.json()["data"]["id"]
     wait_until(lambda: second.get(f"/api/v1/transit/imports/{import_id}", ops).json()["data"]["status"] == "succeeded",
-               timeout=30, message="the second import")
+               timeout=WAIT, message="the second import")
     newer = second.get("/api/v1/gtfs/version").json()["data"]["version_id"]
     assert newer != version
-    wait_until(lambda: first.get("/api/v1/gtfs/version").json()["data"]["version_id"] == newer, timeout=10,
+    wait_until(lambda: first.get("/api/v1/gtfs/version").json()["data"]["version_id"] == newer, timeout=WAIT,
                message="the first node on the newer version")
     assert first.get("/api/v1/stops/A").status_code == 200
     assert_error(first.get("/api/v1/stops/STAGECOACH"), 404, "STOP_NOT_FOUND")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from google.transit import gtfs_realtime_pb2
 
-from conftest import REPO_ROOT, http_session, issue_token, wait_until
+from conftest import REPO_ROOT, WAIT, http_session, issue_token, wait_until
 from test_push_providers import database, mock_apns, no_new_requests, register_apns, write_apns_key  # noqa: F401 (fixtures)
 from test_transit import FeedHost, feed_host, import_cli  # noqa: F401 (fixture)
 
@@ -92,7 +92,8 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
 
     sent_at = int(time.time())
     feed_host.files["/alerts.pb"] = alerts_message({"id": "stba-1", "route": "STBA", "header": "Shuttle delayed"})
-    wait_until(lambda: mock.count() >= 2, 20, message="the alert's pushes at the mock APNs")
+    wait_until(lambda: mock.count() >= 2, WAIT, message="the alert's pushes at the mock APNs")
+    seen_at = int(time.time())
     no_new_requests(mock.count, 2, 2.5, "pushes for one alert version")  # polls repeat it unchanged
     lines = mock.lines()
     assert {line["token"] for line in lines} == {push_tokens["ann"], push_tokens["bob"]}, lines
@@ -101,7 +102,9 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
         assert headers["apns-collapse-id"] == "stba-1", headers
         assert headers["apns-push-type"] == "alert" and headers["apns-priority"] == "10", headers
         assert headers["apns-topic"] == "com.example.transit", headers
-        assert abs(int(headers["apns-expiration"]) - (sent_at + 3600)) < 120, headers
+        # An hour after it was sent: between the alert's arrival and its push being seen (no
+        # bound on how long that took; a loaded machine is slow).
+        assert sent_at + 3600 - 5 <= int(headers["apns-expiration"]) <= seen_at + 3600 + 5, headers
         aps = payload["aps"]
         assert aps["category"] == "SERVICE_ALERT" and aps["thread-id"] == "stba-1", aps
         assert aps["interruption-level"] == "time-sensitive", aps
@@ -117,11 +120,13 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
 
     # The alert changes: one more push each, same collapse id; a cancellation of the
     # Airport - Amargosa Valley route reaches Cat and Bob (his airport is on it too).
+    changed_at = int(time.time())
     feed_host.files["/alerts.pb"] = alerts_message(
         {"id": "stba-1", "route": "STBA", "header": "Shuttle delayed 20 minutes"},
         {"id": "aamv-off", "route": "AAMV", "header": "No Amargosa buses", "severity": gtfs_realtime_pb2.Alert.SEVERE,
          "effect": gtfs_realtime_pb2.Alert.NO_SERVICE})
-    wait_until(lambda: mock.count() >= 6, 20, message="the changed alert's pushes")
+    wait_until(lambda: mock.count() >= 6, WAIT, message="the changed alert's pushes")
+    seen_again_at = int(time.time())
     no_new_requests(mock.count, 6, 2.5, "pushes after the change")
     later = mock.lines()[2:]
     changed = [line for line in later if line["payload"]["alert_id"] == "stba-1"]
@@ -132,7 +137,7 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
     assert {line["token"] for line in cancelled} == {push_tokens["cat"], push_tokens["bob"]}, later
     for line in cancelled:
         assert line["payload"]["severity"] == "cancelled", line
-        assert abs(int(line["headers"]["apns-expiration"]) - (int(time.time()) + 7200)) < 120, line
+        assert changed_at + 7200 - 5 <= int(line["headers"]["apns-expiration"]) <= seen_again_at + 7200 + 5, line
 
     # Ann opens it: her unread count (the next badge) drops.
     response = server.request("POST", "/api/v1/alerts/stba-1/opened", tokens["ann"])
@@ -178,18 +183,18 @@ def test_a_kill_in_the_middle_of_an_alert_fan_out(database, mock_apns, herald, t
     response = first.request("POST", "/api/v1/alerts", service, json={
         "alert_id": "crash-1", "severity": "warning", "header": "Stagecoach closed", "affected_stops": ["STAGECOACH"]})
     assert response.status_code == 201, response.text
-    wait_until(lambda: written() >= 20, 30, interval=0.01, message="the fan-out under way")
+    wait_until(lambda: written() >= 20, WAIT, interval=0.01, message="the fan-out under way")
     assert first.stop(signal.SIGKILL) == -signal.SIGKILL
     at_kill = written()
     assert at_kill < users, f"the fan-out ({at_kill} of {users}) finished before the kill"
 
     herald.start("--config", str(config), data_dir=data, database=database)
-    wait_until(lambda: written() == users, 60, interval=0.2, message="every rider matched after the restart")
+    wait_until(lambda: written() == users, 5 * WAIT, interval=0.2, message="every rider matched after the restart")
 
     def every_token_reached() -> bool:
         return {line["token"] for line in mock.lines()} >= set(push_tokens.values())
 
-    wait_until(every_token_reached, 60, interval=0.2, message="a push to every rider")
+    wait_until(every_token_reached, 5 * WAIT, interval=0.2, message="a push to every rider")
     time.sleep(1.0)
     by_token: dict[str, set[str]] = {}
     for line in mock.lines():

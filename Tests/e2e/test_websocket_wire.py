@@ -12,9 +12,9 @@ import requests
 import websocket
 from websocket import ABNF
 
-from conftest import issue_token
+from conftest import WAIT, issue_token
 
-TIMEOUT = 10
+TIMEOUT = WAIT  # waits for what should happen: long, for a loaded machine
 
 
 def native(server, token: str) -> websocket.WebSocket:

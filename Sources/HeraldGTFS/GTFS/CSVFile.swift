@@ -96,6 +96,7 @@ public enum CSVError: Error, Equatable, Sendable {
     case unreadableHeader(String)
     case unterminatedQuote(file: String, line: Int)
     case textAfterQuote(file: String, line: Int)
+    case fieldTooLong(file: String, line: Int, limit: Int)
 }
 
 enum CSVByte {
@@ -168,14 +169,20 @@ struct CSVScanner {
     struct Failure {
         var kind: Kind
         var line: Int
-        enum Kind { case unterminatedQuote, textAfterQuote }
+        enum Kind { case unterminatedQuote, textAfterQuote, fieldTooLong }
         func error(file: String) -> CSVError {
             switch kind {
             case .unterminatedQuote: .unterminatedQuote(file: file, line: line)
             case .textAfterQuote: .textAfterQuote(file: file, line: line)
+            case .fieldTooLong: .fieldTooLong(file: file, line: line, limit: CSVScanner.maxFieldBytes)
             }
         }
     }
+
+    /// The longest value a feed may hold (16 KiB): GTFS names and descriptions are far
+    /// shorter, and a value is served to anonymous callers as often as they ask, so one of
+    /// 64 MB in `stop_name` would be 64 MB an answer. A longer one refuses the file.
+    static let maxFieldBytes = 16 * 1024
 
     let buffer: UnsafeBufferPointer<UInt8>
     var position: Int
@@ -199,6 +206,9 @@ struct CSVScanner {
     }
 
     mutating func store(_ start: Int, _ end: Int, _ hasEscapes: Bool) {
+        if end - start > Self.maxFieldBytes, failure == nil {
+            failure = Failure(kind: .fieldTooLong, line: recordLine)
+        }
         if fieldCount == starts.count {
             starts.append(0)
             ends.append(0)

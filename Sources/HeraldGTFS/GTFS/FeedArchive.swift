@@ -23,6 +23,21 @@ public struct FeedArchive: Sendable {
     let maxUncompressedBytes: Int
 
     public static let defaultMaxUncompressedBytes = 4 << 30
+    /// How much a file may expand: text compresses 5 to 20 times, a zip bomb a thousand.
+    /// A file declaring more, or inflating past it, is refused before it is held.
+    public static let maxExpansion: UInt64 = 200
+
+    /// Entries whose names could escape a folder (`../`, `/tmp/x`, `C:\x`) or hold control
+    /// characters: dropped from the feed (and from the zip it keeps and serves).
+    public private(set) var droppedNames: [String] = []
+
+    /// Whether a zip entry's name is one a feed may keep: relative, no `..`, no backslash,
+    /// no control characters.
+    static func isSafe(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix("/") && !name.contains("\\") && !name.contains(":")
+            && !name.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." }
+            && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
 
     /// Opens a zip held in memory.
     public init(zip: Data, maxUncompressedBytes: Int = defaultMaxUncompressedBytes) throws(FeedArchiveError) {
@@ -33,12 +48,25 @@ public struct FeedArchive: Sendable {
             throw .notAZip
         }
         var names: [String] = []
+        var dropped: [String] = []
         var total = 0
         for entry in archive where entry.type == .file {
+            guard Self.isSafe(entry.path) else {
+                dropped.append(entry.path)
+                continue
+            }
+            if entry.uncompressedSize > max(entry.compressedSize, 1) * Self.maxExpansion { throw .bomb(entry.path) }
             names.append(entry.path)
             total += Int(clamping: entry.uncompressedSize)
         }
         guard total <= maxUncompressedBytes else { throw .tooLarge(limit: maxUncompressedBytes) }
+        if !dropped.isEmpty {
+            // Kept without them: the zip is stored and served to anyone as the feed.
+            var safe = try Self.repack(archive, names: names, maxUncompressedBytes: maxUncompressedBytes)
+            safe.droppedNames = dropped
+            self = safe
+            return
+        }
         // Files at the root, or all inside one folder (a common way feeds get zipped).
         var prefix = ""
         if !names.contains(where: { !$0.contains("/") && $0.hasSuffix(".txt") }) {
@@ -52,6 +80,55 @@ public struct FeedArchive: Sendable {
         self.prefix = prefix
         self.fileNames = names.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }.map { String($0.dropFirst(prefix.count)) }.sorted()
         self.maxUncompressedBytes = maxUncompressedBytes
+    }
+
+    /// A new zip of `names` from `archive` (each read within the archive's bounds).
+    static func repack(_ archive: Archive, names: [String], maxUncompressedBytes: Int) throws(FeedArchiveError) -> FeedArchive {
+        let data = try pack(names) { name in
+            guard let entry = archive[name] else { return nil }
+            return Data(try Self.extract(entry, from: archive, limit: maxUncompressedBytes))
+        }
+        return try FeedArchive(zip: data, maxUncompressedBytes: maxUncompressedBytes)
+    }
+
+    /// A zip of the files `contents` gives for `names` (nil: left out), in that order, each
+    /// with the same date, so the same files give the same bytes.
+    static func pack(_ names: [String], contents: (String) throws -> Data?) throws(FeedArchiveError) -> Data {
+        let packed: Archive
+        do {
+            packed = try Archive(accessMode: .create)
+            for name in names {
+                guard let bytes = try contents(name) else { continue }
+                try packed.addEntry(
+                    with: name, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: Date(timeIntervalSince1970: 315_532_800),
+                    compressionMethod: .deflate
+                ) { position, size in
+                    bytes.subdata(in: Int(position)..<Int(position) + size)
+                }
+            }
+        } catch let error as FeedArchiveError {
+            throw error
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        guard let data = packed.data else { throw .unreadable("the zip could not be written") }
+        return data
+    }
+
+    /// Inflates one entry, refusing it as soon as it outgrows what it declared, its
+    /// compressed size times `maxExpansion`, or `limit`: a lying header costs no more
+    /// memory than an honest one.
+    static func extract(_ entry: Entry, from archive: Archive, limit: Int) throws -> [UInt8] {
+        let bound = Int(clamping: min(UInt64(limit), entry.uncompressedSize, max(entry.compressedSize, 1) * maxExpansion))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(bound)
+        _ = try archive.extract(entry, bufferSize: 256 * 1024, skipCRC32: false) { chunk in
+            guard bytes.count + chunk.count <= bound else {
+                throw bytes.count + chunk.count > limit ? FeedArchiveError.tooLarge(limit: limit) : FeedArchiveError.bomb(entry.path)
+            }
+            bytes.append(contentsOf: chunk)
+        }
+        return bytes
     }
 
     /// The folder the files were found in (a notice for the report), or nil at the root.
@@ -71,27 +148,13 @@ public struct FeedArchive: Sendable {
         } catch {
             throw .notFound(folder)
         }
-        let archive: Archive
-        do {
-            archive = try Archive(accessMode: .create)
-            var total = 0
-            for name in names {
-                let contents = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
-                total += contents.count
-                guard total <= maxUncompressedBytes else { throw FeedArchiveError.tooLarge(limit: maxUncompressedBytes) }
-                try archive.addEntry(
-                    with: name, type: .file, uncompressedSize: Int64(contents.count), modificationDate: Date(timeIntervalSince1970: 315_532_800),
-                    compressionMethod: .deflate
-                ) { position, size in
-                    contents.subdata(in: Int(position)..<Int(position) + size)
-                }
-            }
-        } catch let error as FeedArchiveError {
-            throw error
-        } catch {
-            throw .unreadable("\(error)")
+        var total = 0
+        let data = try Self.pack(names) { name in
+            let contents = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+            total += contents.count
+            guard total <= maxUncompressedBytes else { throw FeedArchiveError.tooLarge(limit: maxUncompressedBytes) }
+            return contents
         }
-        guard let data = archive.data else { throw .unreadable("the zip could not be written") }
         try self.init(zip: data, maxUncompressedBytes: maxUncompressedBytes)
     }
 
@@ -118,13 +181,7 @@ public struct FeedArchive: Sendable {
         do {
             let archive = try Archive(data: zipBytes, accessMode: .read)
             guard let entry = archive[prefix + name] else { return nil }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(clamping: min(entry.uncompressedSize, UInt64(limit))))
-            _ = try archive.extract(entry, bufferSize: 256 * 1024, skipCRC32: false) { chunk in
-                guard bytes.count + chunk.count <= limit else { throw FeedArchiveError.tooLarge(limit: limit) }
-                bytes.append(contentsOf: chunk)
-            }
-            return bytes
+            return try Self.extract(entry, from: archive, limit: limit)
         } catch let error as FeedArchiveError {
             throw error
         } catch {
@@ -138,9 +195,12 @@ public enum FeedArchiveError: Error, Equatable, Sendable, CustomStringConvertibl
     case notAZip
     case tooLarge(limit: Int)
     case unreadable(String)
+    /// A file that expands more than `FeedArchive.maxExpansion` times (or past its size).
+    case bomb(String)
 
     public var description: String {
         switch self {
+        case .bomb(let name): "\(name) expands more than \(FeedArchive.maxExpansion) times its compressed size: refused"
         case .notFound(let path): "no such file or folder: \(path)"
         case .notAZip: "the file is not a zip archive"
         case .tooLarge(let limit): "the feed expands to more than \(limit) bytes"

@@ -61,6 +61,11 @@ final class FeedParse {
 
     func run() {
         if checking {
+            if !archive.droppedNames.isEmpty {
+                report.add(
+                    "unsafe_file_name", .warning, count: archive.droppedNames.count,
+                    .init(message: "files whose names leave the feed's folder were dropped: \(archive.droppedNames.prefix(3).map { String($0.prefix(100)) }.joined(separator: ", "))"))
+            }
             if let folder = archive.subfolder {
                 report.info("invalid_input_files_in_subfolder", .init(message: "the feed's files are inside the folder \(folder) of the zip; they were read from there"))
             }
@@ -165,6 +170,8 @@ final class FeedParse {
                 report.error("csv_parsing_failed", .init(file: name, line: line, message: "a quoted value is not closed"))
             case .textAfterQuote(_, let line):
                 report.error("csv_parsing_failed", .init(file: name, line: line, message: "text follows a closing quote"))
+            case .fieldTooLong(_, let line, let limit):
+                report.error("field_too_long", .init(file: name, line: line, message: "a value is longer than \(limit) bytes"))
             case .emptyFile, .unreadableHeader:
                 report.error("csv_parsing_failed", .init(file: name, message: "the file could not be read"))
             }

@@ -28,6 +28,26 @@ public struct TransitFeed: Sendable, Equatable {
             + frequencies.count + transfers.count + shapes.count + fareAttributes.count + fareRules.count + (feedInfo == nil ? 0 : 1)
     }
 
+    /// Holds the calendar within `maxDays` days and returns the days kept, or nil when it
+    /// already fit. The days kept start a year before `today` (or at the feed's first day,
+    /// if later, or early enough to end on its last day): what riders ask about now and for
+    /// years ahead.
+    ///
+    /// Why: the calendar index has a bit per day and service, so its cost follows the span;
+    /// 302 services to 9999-12-31 took nine minutes to import and to load.
+    public mutating func boundServiceDays(maxDays: Int, today: Int32) -> ClosedRange<Int32>? {
+        guard let range = serviceDayRange, maxDays > 0, Int(range.upperBound) - Int(range.lowerBound) + 1 > maxDays else { return nil }
+        let span = Int32(maxDays - 1)
+        let start = max(range.lowerBound, min(today - 366, range.upperBound - span))
+        let kept = start...(start + span)
+        for index in calendars.indices {
+            calendars[index].startDay = max(calendars[index].startDay, kept.lowerBound)
+            calendars[index].endDay = min(calendars[index].endDay, kept.upperBound)
+        }
+        calendarExceptions.removeAll { !kept.contains($0.day) }
+        return kept
+    }
+
     /// The first and last dates any service runs, from calendar.txt and calendar_dates.txt.
     public var serviceDayRange: ClosedRange<Int32>? {
         var low = Int32.max

@@ -183,7 +183,9 @@ public struct RealtimeOverlay: Sendable {
             searchFrom = position + 1
             func delay(_ event: RealtimeStopTimeEvent?, scheduled: Int32) -> Int32? {
                 guard let event else { return nil }
-                if let time = event.time { return Int32(clamping: time - (dayStart + Int64(scheduled))) }
+                // An absolute time a week or more from the schedule is no prediction for this
+                // run (as a delay that large is not: `RealtimeBounds`).
+                if let time = event.time { return RealtimeBounds.delay(Int32(clamping: time - (dayStart + Int64(scheduled)))) }
                 return event.delay
             }
             updates.append(

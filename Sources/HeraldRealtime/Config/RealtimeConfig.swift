@@ -29,6 +29,9 @@ public struct RealtimeConfig: ConfigSection, Sendable, Equatable {
     public var historyMaxPerRoom = 1000
     /// Client messages per second on one connection (bursts of the same size).
     public var clientMessagesPerSecond = 10
+    /// Channels one connection may follow at once (its own user room aside): every channel
+    /// followed costs the node work at every update of it.
+    public var maxChannelsPerConnection = 100
 
     public init() {}
 
@@ -47,6 +50,7 @@ public struct RealtimeConfig: ConfigSection, Sendable, Equatable {
         checks.check(historyRetentionSeconds >= recoveryWindowSeconds, "history_retention_seconds", "must be at least the recovery window")
         checks.check(historyMaxPerRoom >= 1, "history_max_per_room", "must be positive")
         checks.check(clientMessagesPerSecond >= 1, "client_messages_per_second", "must be positive")
+        checks.check((1...100_000).contains(maxChannelsPerConnection), "max_channels_per_connection", "must be between 1 and 100000")
         for namespace in namespaces {
             checks.check(namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "namespaces", "\(namespace) must start with / and contain no comma")
         }

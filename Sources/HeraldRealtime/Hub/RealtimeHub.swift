@@ -170,6 +170,17 @@ public final class RealtimeHub: Sendable {
         }
     }
 
+    /// How many rooms named `prefix…` connections of `userID` on this node follow, `room`
+    /// aside: what a per-user limit on a kind of channel counts.
+    public func localRoomCount(ofUser userID: String, prefix: String, besides room: String) -> Int {
+        state.withLock { state in
+            state.rooms.reduce(0) { count, entry in
+                guard entry.key != room, entry.key.hasPrefix(prefix), entry.value.values.contains(where: { $0.userID == userID }) else { return count }
+                return count + 1
+            }
+        }
+    }
+
     /// Rooms with at least one member on this node.
     public var localRooms: [String] { state.withLock { Array($0.rooms.keys) } }
 

@@ -11,6 +11,23 @@ import Synchronization
 public final class ChannelPolicy: Sendable {
     public typealias Rule = @Sendable (Identity, _ channel: String) async throws -> Bool
 
+    /// Thrown by a rule that refuses for a reason the client should read (a limit), not
+    /// because the channel is not theirs; both protocols answer with its code.
+    public struct Refusal: Error, Sendable, Equatable {
+        public var code: String
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// The refusal of a connection that already follows `limit` channels.
+    public static func tooManyChannels(_ limit: Int) -> Refusal {
+        Refusal(code: "TOO_MANY_CHANNELS", message: "A connection follows at most \(limit) channels (realtime.max_channels_per_connection): unsubscribe from some first.")
+    }
+
     private let rules = Mutex<[String: Rule]>([:])
     /// Message fields that name a channel by its id (`trip_id` → `trip:{id}`), by field.
     private let aliases = Mutex<[String: String]>([:])

@@ -20,6 +20,8 @@ public final class NativeRealtimeServer: Service, Sendable {
         public var outboundLimitBytes = 1_048_576
         public var messagesPerSecond = 10
         public var maxMessageBytes = 1_000_000
+        /// Channels one connection may follow besides its own user room.
+        public var maxChannels = 100
         public init() {}
     }
 
@@ -138,11 +140,19 @@ public final class NativeRealtimeServer: Service, Sendable {
             connection.sendError("INVALID_CHANNEL", "A channel is a name like trip:tr_4e5f.")
             return nil
         }
+        if !connection.isSubscribed(name), connection.channels.filter({ $0 != "user:\(connection.identity.userID)" }).count >= configuration.maxChannels {
+            let refusal = ChannelPolicy.tooManyChannels(configuration.maxChannels)
+            connection.sendError(refusal.code, refusal.message, extra: ["channel": .string(name)])
+            return nil
+        }
         do {
             guard try await policy.mayAccess(connection.identity, channel: name) else {
                 connection.sendError("FORBIDDEN", "You may not subscribe to this channel.", extra: ["channel": .string(name)])
                 return nil
             }
+        } catch let refusal as ChannelPolicy.Refusal {
+            connection.sendError(refusal.code, refusal.message, extra: ["channel": .string(name)])
+            return nil
         } catch {
             logger.error("channel authorisation failed", metadata: ["error": "\(String(reflecting: error))"])
             connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(name)])

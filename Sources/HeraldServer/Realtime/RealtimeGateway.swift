@@ -67,7 +67,8 @@ public final class RealtimeGateway: Sendable {
         nativeConfiguration.outboundLimitBytes = config.outboundLimitBytes
         nativeConfiguration.messagesPerSecond = config.clientMessagesPerSecond
         nativeConfiguration.maxMessageBytes = config.maxPayload
-        Self.addChannelEvents(to: socketIO, policy: channels, logger: logger)
+        nativeConfiguration.maxChannels = config.maxChannelsPerConnection
+        Self.addChannelEvents(to: socketIO, policy: channels, maxChannels: config.maxChannelsPerConnection, logger: logger)
         let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
         services.append(native)
         services.append(socketIO.tokenExpiry)
@@ -109,7 +110,7 @@ public final class RealtimeGateway: Sendable {
     /// {channel}` joins a channel the caller may follow (the module owning its prefix decides)
     /// and acks `{status: "subscribed", channel}`; `unsubscribe {channel}` leaves it. Without a
     /// channel, `subscribe` answers as it always has: every socket is already in `user:{id}`.
-    static func addChannelEvents(to socketIO: SocketIOServer, policy: ChannelPolicy, logger: Logger) {
+    static func addChannelEvents(to socketIO: SocketIOServer, policy: ChannelPolicy, maxChannels: Int, logger: Logger) {
         // `{channel}`, or seed 004's `{user_id}` naming `user:{id}`; neither: the caller's own room.
         @Sendable func channel(_ arguments: [SocketValue]) -> String?? {
             guard case .object(let object)? = arguments.first?.json else { return .some(nil) }
@@ -140,6 +141,11 @@ public final class RealtimeGateway: Sendable {
                 ack?(.object(["status": .string("subscribed"), "room": .string(userRoom)]))
                 return
             }
+            if !socket.rooms.contains(name), socket.rooms.filter({ $0 != userRoom }).count >= maxChannels {
+                let refusal = ChannelPolicy.tooManyChannels(maxChannels)
+                ack?(error(refusal.code, refusal.message))
+                return
+            }
             do {
                 guard try await policy.mayAccess(identity, channel: name) else {
                     ack?(error("FORBIDDEN", "You may not subscribe to this channel."))
@@ -147,6 +153,8 @@ public final class RealtimeGateway: Sendable {
                 }
                 try await socket.join(name)
                 ack?(.object(["status": .string("subscribed"), "channel": .string(name)]))
+            } catch let refusal as ChannelPolicy.Refusal {
+                ack?(error(refusal.code, refusal.message))
             } catch {
                 logger.error("subscribing a socket failed", metadata: ["error": "\(String(reflecting: error))"])
                 ack?(.object(["status": .string("error"), "code": .string("INTERNAL_ERROR"), "message": .string("Try again later.")]))

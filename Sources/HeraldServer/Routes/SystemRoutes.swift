@@ -20,7 +20,17 @@ struct SystemRoutes {
         router.get("/readyz") { _, context in
             do {
                 try await database.ping()
-                return Self.json(["status": "ready", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .ok)
+                // The node listens while it loads its feeds (a large feed takes seconds): not
+                // ready until then. What it could not load is named, but does not stop it.
+                let loaded = transit.service.isStarted
+                let problems = transit.service.loadProblems.sorted { $0.key < $1.key }.map { key, problem -> JSONValue in
+                    ["source": .string(key), "version_id": problem.versionID.map(JSONValue.string) ?? .null, "message": .string(problem.message)]
+                }
+                return Self.json(
+                    [
+                        "status": loaded ? "ready" : "loading", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID),
+                        "transit": ["loaded": .bool(loaded), "problems": .array(problems)],
+                    ], status: loaded ? .ok : .serviceUnavailable)
             } catch {
                 context.logger.warning("readiness check failed", metadata: ["error": "\(String(reflecting: error))"])
                 return Self.json(["status": "unavailable", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .serviceUnavailable)

@@ -78,6 +78,7 @@ public struct TransitModule: Sendable {
         total("herald_transit_alert_match_seconds_total", "Time spent matching alerts (divide by _alerts_matched_total).", s.alertMatchSeconds)
         total("herald_transit_alert_pushes_queued_total", "Alert notifications written to the outbox (one per user per version).", s.alertPushesQueued)
         total("herald_transit_alert_digests_total", "Quiet-hours digests sent.", s.alertDigests)
+        total("herald_transit_plans_shed_total", "Plans answered 503 PLANNER_BUSY.", s.plansShed)
         let snapshot = service.snapshot
         let now = clock.now().epochMilliseconds
         text += "# HELP herald_transit_stop_times Stop times of the feed version served.\n# TYPE herald_transit_stop_times gauge\n"
@@ -107,17 +108,24 @@ struct TransitChannels {
                 return prefix == "stop" ? snapshot.stop(id) != nil : snapshot.route(id) != nil
             }
             native.stateSync(prefix: prefix) { _, channel, _ in
-                let entries = LiveUpdates.entries(room: channel, snapshot: service.snapshot, now: Int64(service.clock.now().timeIntervalSince1970)) ?? []
+                let entries = await LiveUpdates.entries(room: channel, snapshot: service.snapshot, now: Int64(service.clock.now().timeIntervalSince1970)) ?? []
                 return [prefix == "stop" ? "departures" : "active_trips": .array(entries.map(\.value))]
             }
         }
         // A planned itinerary (`itinerary_id` of a plan): any signed-in user may follow one
         // that names runs of a served feed version.
-        channels.allow(prefix: "itinerary") { _, channel in
-            ItineraryID(String(channel.dropFirst(ItineraryWatch.prefix.count)))?.feed(in: service.snapshot) != nil
+        // At most `transit.max_followed_itineraries` per user on a node.
+        channels.allow(prefix: "itinerary") { identity, channel in
+            guard ItineraryID(String(channel.dropFirst(ItineraryWatch.prefix.count)))?.feed(in: service.snapshot) != nil else { return false }
+            let limit = service.config.maxFollowedItineraries
+            if service.hub.localRoomCount(ofUser: identity.userID, prefix: ItineraryWatch.prefix, besides: channel) >= limit {
+                throw ChannelPolicy.Refusal(
+                    code: "TOO_MANY_CHANNELS", message: "A user follows at most \(limit) itineraries at once (transit.max_followed_itineraries): unsubscribe from some first.")
+            }
+            return true
         }
         native.stateSync(prefix: "itinerary") { _, channel, _ in
-            ["itinerary": ItineraryWatch.status(String(channel.dropFirst(ItineraryWatch.prefix.count)), snapshot: service.snapshot, planner: service.config.planner)]
+            ["itinerary": await ItineraryWatch.status(String(channel.dropFirst(ItineraryWatch.prefix.count)), snapshot: service.snapshot, planner: service.config.planner)]
         }
     }
 }

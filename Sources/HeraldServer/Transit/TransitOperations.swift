@@ -202,8 +202,12 @@ extension TransitRoutes {
         APIOperation(
             "POST", "/api/v1/transit/feeds/{name}/import", summary: "Import a GTFS feed (a URL, the configured one, or an uploaded zip)",
             description: "Answers 202 with the import; read its status and report at /api/v1/transit/imports/{id}.", tag: "transit",
-            access: .authenticated(roles: ["operator"]), requestBody: Schema.object(["url": Schema.string(maxLength: 2000, pattern: "^https?://[!-~]+$")]), response: importSchema,
-            successStatus: 202, errors: [413: "Larger than transit.max_feed_bytes", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+            access: .authenticated(roles: ["operator"]), requestBody: Schema.object([
+                "url": Schema.string(maxLength: 2000, pattern: "^https?://[!-~]+$"),
+                "force": ["type": "boolean", "description": "Replace the version in service even with one that serves nothing or less than half of its stop times"],
+            ]), response: importSchema,
+            successStatus: 202, errors: [413: "Larger than transit.max_feed_bytes", 422: "Invalid fields (`VALIDATION_FAILED`)"],
+            parameters: [query("force", Schema.enumeration(["true", "false"], description: "For an uploaded zip: as `force` in a JSON body"))]),
         APIOperation(
             "GET", "/api/v1/transit/imports/{id}", summary: "An import's status and report", tag: "transit", access: backend, response: importSchema,
             errors: [404: "No such import (`IMPORT_NOT_FOUND`)"]),

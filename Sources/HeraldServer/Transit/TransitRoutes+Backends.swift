@@ -13,7 +13,13 @@ extension TransitRoutes {
             var q = QueryReader(request)
             let feedName = q.raw("feed") ?? transit.defaultFeedName
             let source = q.raw("source") ?? TransitService.pushSource(feed: feedName)
-            if !TransitConfig.isValidName(feedName) { q.validator.fail("feed", "must be a feed name") }
+            if !TransitConfig.isValidName(feedName) {
+                q.validator.fail("feed", "must be a feed name")
+            } else if feedName != transit.defaultFeedName, !transit.config.feeds.contains(where: { $0.name == feedName }), transit.snapshot.feed(feedName) == nil {
+                // A message for a feed nobody configured or imported would be stored and
+                // loaded at every start for nothing.
+                q.validator.fail("feed", "names no configured or imported feed")
+            }
             if !TransitConfig.isValidName(source) { q.validator.fail("source", "must be 1 to 64 characters of a-z, 0-9, - and _") }
             if transit.config.realtime.contains(where: { $0.name == source }) { q.validator.fail("source", "is a polled source; post under another name") }
             try q.validate()
@@ -42,21 +48,29 @@ extension TransitRoutes {
             let name = try Self.pathID(context, "name")
             guard TransitConfig.isValidName(name) else { throw APIError.validation(field: "name", "a feed name is 1 to 64 characters of a-z, 0-9, - and _") }
             let source: FeedImporter.Source
+            var force = false
             let type = request.headers[.contentType].map(BodyLimitMiddleware.mediaType) ?? ""
             if type == "application/zip" || type == "application/octet-stream" {
+                // An upload says `?force=true` (its body is the zip).
+                switch request.uri.queryParameters["force"].map(String.init) {
+                case nil, "false": force = false
+                case "true": force = true
+                default: throw APIError.validation(field: "force", "must be true or false")
+                }
                 source = .zip(try await Self.body(request, context), description: "upload by \(identity.userID)")
             } else {
                 let body = try await DispatchRoutes.optionalBody(request, context)
                 var r = FieldReader(body)
-                r.refuseUnknown(["url"])
+                r.refuseUnknown(["url", "force"])
                 let url = r.string("url", maxLength: 2000)
+                force = r.bool("force") ?? false
                 if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) { r.fail("url", "must be an http(s) URL") }
                 let configured = transit.config.feeds.first { $0.name == name }?.url
                 if url == nil && configured == nil { r.fail("url", "is required: the feed has no URL configured (or upload the zip as application/zip)") }
                 try r.validate()
                 source = .url(url ?? configured!)
             }
-            let record = try await imports.enqueue(feed: name, source: source, requestedBy: identity.userID)
+            let record = try await imports.enqueue(feed: name, source: source, requestedBy: identity.userID, force: force)
             return try respond(
                 Self.importJSON(record), status: .accepted, headers: [.location: "/api/v1/transit/imports/\(record.id)"], context)
         }

@@ -10,7 +10,9 @@ extension TransitRoutes {
         api.post("/trips/plan") { request, context in
             let body = try await request.jsonObject(context: context)
             let input = try TripPlanRequest.parse(body, config: transit.config.planner, now: Int64(clock.now().timeIntervalSince1970))
-            return try respond(try await transit.plan(input), headers: [.cacheControl: "no-store"], context)
+            // The planner's fair share goes by who asks: the user, else the address.
+            let client = context.identity.map { "user:\($0.userID)" } ?? "ip:\(context.clientIP)"
+            return try respond(try await transit.plan(input, client: client), headers: [.cacheControl: "no-store"], context)
         }
     }
 

@@ -17,6 +17,15 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
     public var maxFeedBytes = 512 << 20
     /// Largest GTFS-Realtime message accepted (polled or posted).
     public var maxRealtimeBytes = 16 << 20
+    /// The longest span of service days a version holds (10 years). A feed spanning more
+    /// (`end_date` 9999-12-31: a calendar bomb that took 9 minutes to index) is held from a
+    /// year before its import, or its first day if later; what lies beyond is dropped and
+    /// the import report says so.
+    public var maxServiceDays = 3_660
+    /// Itineraries one user may follow at once (`itinerary:{id}`, on all their connections
+    /// to a node): each followed itinerary is evaluated again when its rides' realtime data
+    /// changes, with a replan when it is disrupted.
+    public var maxFollowedItineraries = 10
     /// Deadline of one static feed download.
     public var downloadTimeoutSeconds = 300
     /// How often each node checks that it serves the feed versions the database names (an
@@ -51,6 +60,16 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         /// The widest `depart_at`…`depart_until` window, and how far before `arrive_by` a
         /// departure is looked for.
         public var maxWindowMinutes = 180
+        /// The work one plan may do: RAPTOR searches (a plain plan takes up to
+        /// max_itineraries + 3, an `arrive_by` about 15, a departure window one per departure
+        /// found, covered from its start as far as these reach).
+        public var maxSearchesPerPlan = 48
+        /// Threads journey searches run on (nil: one less than the CPUs, at least one), and
+        /// how many searches may wait for one: beyond it, or after `max_queue_ms` waiting, a
+        /// plan is answered 503 `PLANNER_BUSY` with `Retry-After`.
+        public var threads: Int?
+        public var maxQueued = 64
+        public var maxQueueMs = 5_000
 
         public init() {}
 
@@ -75,6 +94,10 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
             checks.check((1...20).contains(maxItineraries), "max_itineraries", "must be between 1 and 20")
             checks.check((1...maxItineraries).contains(defaultItineraries), "default_itineraries", "must be between 1 and max_itineraries")
             checks.check((0...8).contains(maxTransfers), "max_transfers", "must be between 0 and 8")
+            checks.check((16...1_000).contains(maxSearchesPerPlan), "max_searches_per_plan", "must be between 16 and 1000")
+            if let threads { checks.check((1...256).contains(threads), "threads", "must be between 1 and 256") }
+            checks.check((1...100_000).contains(maxQueued), "max_queued", "must be between 1 and 100000")
+            checks.check((10...600_000).contains(maxQueueMs), "max_queue_ms", "must be between 10 and 600000")
             checks.check((10...720).contains(maxWindowMinutes), "max_window_minutes", "must be between 10 and 720")
             return checks.errors
         }
@@ -193,6 +216,8 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...86_400).contains(staleAfterSeconds), "stale_after_seconds", "must be between 1 and 86400")
         checks.check((1 << 10...4 << 30).contains(maxFeedBytes), "max_feed_bytes", "must be between 1 KiB and 4 GiB")
         checks.check((1 << 10...1 << 30).contains(maxRealtimeBytes), "max_realtime_bytes", "must be between 1 KiB and 1 GiB")
+        checks.check((31...36_600).contains(maxServiceDays), "max_service_days", "must be between 31 and 36600")
+        checks.check((1...10_000).contains(maxFollowedItineraries), "max_followed_itineraries", "must be between 1 and 10000")
         checks.check((1...3600).contains(downloadTimeoutSeconds), "download_timeout_seconds", "must be between 1 and 3600")
         checks.check((1...3600).contains(reloadIntervalSeconds), "reload_interval_seconds", "must be between 1 and 3600")
         checks.add(alerts.validationErrors())

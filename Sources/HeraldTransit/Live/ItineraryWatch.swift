@@ -14,7 +14,7 @@ public enum ItineraryWatch {
     public static func room(_ id: String) -> String { prefix + id }
 
     /// The status of an itinerary: `expired` when its feed version is no longer served.
-    public static func status(_ text: String, snapshot: TransitSnapshot, planner settings: TransitConfig.PlannerConfig) -> JSONValue {
+    public static func status(_ text: String, snapshot: TransitSnapshot, planner settings: TransitConfig.PlannerConfig) async -> JSONValue {
         guard let id = ItineraryID(text), let feed = id.feed(in: snapshot), let planner = feed.planner else {
             return ["itinerary_id": .string(text), "status": "expired", "legs": [], "problems": [], "replan": []]
         }
@@ -84,7 +84,9 @@ public enum ItineraryWatch {
             {
                 let planning = ItineraryPlanner(
                     feed: feed, planner: planner, request: request, origin: origin, destination: destination, windowSeconds: Int64(settings.maxWindowMinutes) * 60)
-                replan = planning.itineraries().filter { $0.rides > 0 }.prefix(2).map {
+                // On the caller's thread: at most one replan per itinerary whose own rides changed.
+                let journeys = (try? await planning.itineraries(maxSearches: settings.maxSearchesPerPlan) { planner.plan($0) }) ?? []
+                replan = journeys.filter { $0.rides > 0 }.prefix(2).map {
                     ItineraryJSON.itinerary($0, feed: feed, origin: origin, destination: destination, walking: planner.network.walking)
                 }
             }

@@ -24,6 +24,25 @@ public final class LiveUpdates: Sendable {
     let planner: TransitConfig.PlannerConfig
     /// Per room: entry key → the entry's JSON as last sent.
     private let sent = Mutex<[String: [String: String]]>([:])
+    /// Per followed itinerary: its status and what it was computed from.
+    private let itineraries = Mutex<[String: ItineraryStatus]>([:])
+
+    /// An itinerary's status is computed again only when what it reads changed: its feed
+    /// version or the predictions of its own rides, or when it is older than
+    /// `itineraryRefreshSeconds` (a replan also reads other runs). So an update costs in
+    /// proportion to the itineraries whose runs it touched, not to all that are followed.
+    struct ItineraryStatus {
+        var version: String
+        var predictions: [TripPrediction?]
+        var computedAt: Int64
+        var status: JSONValue
+    }
+
+    /// How long an itinerary's status stands when nothing it reads changed.
+    public static let itineraryRefreshSeconds: Int64 = 300
+    /// How many itinerary statuses were computed (not reused) since start: for tests.
+    private let itineraryComputations = Atomic<Int>(0)
+    public var itineraryStatusComputations: Int { itineraryComputations.load(ordering: .relaxed) }
 
     /// Departures a stop's room follows (the seed's default board).
     public static let departuresPerStop = 10
@@ -41,9 +60,9 @@ public final class LiveUpdates: Sendable {
     /// nothing in the snapshot.
     public static func entries(
         room: String, snapshot: TransitSnapshot, now: Int64, planner: TransitConfig.PlannerConfig = .init()
-    ) -> [(key: String, value: JSONValue)]? {
+    ) async -> [(key: String, value: JSONValue)]? {
         if room.hasPrefix(ItineraryWatch.prefix) {
-            return [("status", ItineraryWatch.status(String(room.dropFirst(ItineraryWatch.prefix.count)), snapshot: snapshot, planner: planner))]
+            return [("status", await ItineraryWatch.status(String(room.dropFirst(ItineraryWatch.prefix.count)), snapshot: snapshot, planner: planner))]
         }
         if room.hasPrefix("stop:") {
             guard let (feed, stop) = snapshot.stop(String(room.dropFirst(5))) else { return nil }
@@ -66,8 +85,18 @@ public final class LiveUpdates: Sendable {
         var events: [RealtimeEvent] = []
         var next: [String: [String: String]] = [:]
         let previous = sent.withLock { $0 }
+        let cached = itineraries.withLock { $0 }
+        var nextItineraries: [String: ItineraryStatus] = [:]
         for room in rooms {
-            guard let ordered = Self.entries(room: room, snapshot: snapshot, now: seconds, planner: planner) else { continue }
+            let ordered: [(key: String, value: JSONValue)]
+            if room.hasPrefix(ItineraryWatch.prefix) {
+                let status = await itineraryStatus(room, snapshot: snapshot, now: seconds, cached: cached[room])
+                nextItineraries[room] = status
+                ordered = [("status", status.status)]
+            } else {
+                guard let entries = await Self.entries(room: room, snapshot: snapshot, now: seconds, planner: planner) else { continue }
+                ordered = entries
+            }
             let entries = Dictionary(ordered) { first, _ in first }
             var texts: [String: String] = [:]
             for (key, value) in entries {
@@ -99,7 +128,23 @@ public final class LiveUpdates: Sendable {
                 RealtimeEvent(room: room, seq: nil, name: isStop ? "departures_update" : "route_trips_update", payloadJSON: writer.string, createdAt: now.epochMilliseconds))
         }
         sent.withLock { $0 = next }
+        itineraries.withLock { $0 = nextItineraries }
         for event in events { await hub.deliverLocally(event) }
+    }
+
+    /// The status of a followed itinerary: the cached one while nothing it reads changed.
+    func itineraryStatus(_ room: String, snapshot: TransitSnapshot, now: Int64, cached: ItineraryStatus?) async -> ItineraryStatus {
+        let text = String(room.dropFirst(ItineraryWatch.prefix.count))
+        let id = ItineraryID(text)
+        let feed = id.flatMap { $0.feed(in: snapshot) }
+        let version = feed?.version.id ?? ""
+        let predictions = (id?.rides ?? []).map { ride in feed?.overlay.predictions[TripInstance(trip: ride.trip, day: ride.day, shift: ride.shift)] }
+        if let cached, cached.version == version, cached.predictions == predictions, now - cached.computedAt < Self.itineraryRefreshSeconds {
+            return cached
+        }
+        itineraryComputations.wrappingAdd(1, ordering: .relaxed)
+        return ItineraryStatus(
+            version: version, predictions: predictions, computedAt: now, status: await ItineraryWatch.status(text, snapshot: snapshot, planner: planner))
     }
 
     /// A removed entry as clients match it: the trip and its service date.

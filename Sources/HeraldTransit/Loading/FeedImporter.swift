@@ -76,8 +76,10 @@ public struct FeedImporter: Sendable {
     /// a database that fails is thrown (the record stays `running`). `activated` runs once a
     /// new version serves in the database and before the record says so (the server puts it
     /// in service there, so whoever reads `succeeded` gets answers from it).
+    /// `force`: replace the version in service even with one serving nothing or less than
+    /// half of it (`refusal(of:replacing:)`).
     public func run(
-        _ record: ImportRecord, source: Source, progress: @escaping @Sendable (FeedImportProgress) -> Void = { _ in },
+        _ record: ImportRecord, source: Source, force: Bool = false, progress: @escaping @Sendable (FeedImportProgress) -> Void = { _ in },
         activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void = { _, _ in }
     ) async throws -> Outcome {
         var record = record
@@ -95,7 +97,7 @@ public struct FeedImporter: Sendable {
             try? await database.withConnection { db in try await store.releaseImport(db, name: feed, importID: id) }
         }
         do {
-            let outcome = try await load(&record, source: source, progress: progress, activated: activated)
+            let outcome = try await load(&record, source: source, force: force, progress: progress, activated: activated)
             await release()
             return outcome
         } catch {
@@ -119,8 +121,23 @@ public struct FeedImporter: Sendable {
         return Outcome(record: record, report: report)
     }
 
+    /// Why a version that checks out must not replace the one in service: it would serve
+    /// nothing, or less than half of the stop times (a truncated upload, a producer's empty
+    /// `stop_times.txt`). nil: it may.
+    static func refusal(of timetable: Timetable, replacing active: FeedVersionRecord?) -> String? {
+        let stopTimes = timetable.feed.stopTimes.count
+        let runs = timetable.feed.trips.indices.contains { timetable.feed.stopTimes.range(trip: Int32($0)).count >= 2 }
+        if stopTimes == 0 || !runs || timetable.calendar.days == nil {
+            return "the feed serves no trips (no stop times, no trip with two stops, or no service day)"
+        }
+        if let active, active.stopTimeCount > 0, Int64(stopTimes) * 2 < active.stopTimeCount {
+            return "the feed has \(stopTimes) stop times, less than half of the \(active.stopTimeCount) of the version in service"
+        }
+        return nil
+    }
+
     func load(
-        _ record: inout ImportRecord, source: Source, progress: @escaping @Sendable (FeedImportProgress) -> Void,
+        _ record: inout ImportRecord, source: Source, force: Bool, progress: @escaping @Sendable (FeedImportProgress) -> Void,
         activated: @Sendable (FeedVersionRecord, Timetable) async throws -> Void
     ) async throws -> Outcome {
         let archive: FeedArchive
@@ -144,22 +161,35 @@ public struct FeedImporter: Sendable {
             return Outcome(record: record, version: active)
         }
         let started = ContinuousClock.now
+        let (maxDays, today) = (config.maxServiceDays, Int32(now / 86_400_000))
         // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
-        let (parsed, report, built) = try await BlockingWork.run { () -> (TransitFeed?, FeedReport, Result<Timetable, any Error>?) in
-            let (parsed, report) = FeedParser.parse(archive, scope: .full)
+        let (parsed, parseReport, built) = try await BlockingWork.run { () -> (TransitFeed?, FeedReport, Result<Timetable, any Error>?) in
+            let (parsed, parseReport) = FeedParser.parse(archive, scope: .full)
+            var report = parseReport
             guard let feed = parsed else { return (nil, report, nil) }
             // The timetable keeps only what answers need (what a node loading the version
             // reads: `FeedParser.Scope.serving`); shapes go to the rows only.
             var serving = feed
             serving.shapes = []
+            if let kept = serving.boundServiceDays(maxDays: maxDays, today: today) {
+                report.add(
+                    "service_days_beyond_limit", .warning,
+                    .init(
+                        file: "calendar.txt",
+                        message: "the calendar spans more than transit.max_service_days (\(maxDays)); \(ServiceDate.iso(kept.lowerBound)) to \(ServiceDate.iso(kept.upperBound)) is kept"))
+            }
             return (feed, report, Result { try Timetable(feed: serving) })
         }
+        let report = parseReport
         guard let feed = parsed, let built else { return try await failed(&record, report: report) }
         let timetable: Timetable
         do {
             timetable = try built.get()
         } catch {
             return try await failed(&record, error: "the agency time zone \(feed.timezone) is unknown")
+        }
+        if let refusal = Self.refusal(of: timetable, replacing: active), !force {
+            return try await failed(&record, error: refusal + " (import it with force to replace the version in service anyway)", report: report)
         }
         let parseTime = ContinuousClock.now - started
         progress(.checked(rows: feed.rowCount, warnings: report.warningCount))

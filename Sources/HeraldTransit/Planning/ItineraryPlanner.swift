@@ -44,15 +44,23 @@ public struct ItineraryPlanner: Sendable {
     }
 
     /// The itineraries, best first: by arrival (by departure for a range); empty when none exists.
-    public func itineraries() -> [Journey] {
+    ///
+    /// `run` performs each RAPTOR search (the server's `PlannerPool`, which schedules searches
+    /// fairly between callers); at most `maxSearches` run (a departure window is covered
+    /// from its start as far as they reach: the per-request work budget).
+    public func itineraries(maxSearches: Int = .max, search run: (JourneyQuery) async throws -> [Journey]) async throws -> [Journey] {
         let allowed = routes
-        func search(_ time: Int64) -> [Journey] {
+        var budget = maxSearches
+        /// The journeys leaving at `time`; nil once the budget is spent.
+        func search(_ time: Int64) async throws -> [Journey]? {
+            guard budget > 0 else { return nil }
+            budget -= 1
             var query = JourneyQuery(origins: origin.stops, destinations: destination.stops, departAt: time)
             query.maxTransfers = request.maxTransfers
             query.wheelchairOnly = request.wheelchairAccessible
             query.routes = allowed
             query.realtime = feed.overlay
-            return planner.plan(query).filter { $0.rides > 0 }.map(Self.leavingLate)
+            return try await run(query).filter { $0.rides > 0 }.map(Self.leavingLate)
         }
         let wanted = request.maxItineraries
         var found: [Journey] = []
@@ -61,8 +69,7 @@ public struct ItineraryPlanner: Sendable {
             var seen = Set<[RideKey]>()
             var time = start
             for _ in 0..<(wanted + 3) {
-                let journeys = search(time)
-                guard let earliest = journeys.map(\.departure).min() else { break }
+                guard let journeys = try await search(time), let earliest = journeys.map(\.departure).min() else { break }
                 for journey in journeys where seen.insert(Self.key(journey)).inserted { found.append(journey) }
                 if found.count >= wanted { break }
                 time = earliest + 1
@@ -74,8 +81,7 @@ public struct ItineraryPlanner: Sendable {
             var seen = Set<[RideKey]>()
             var time = start
             for _ in 0..<200 where time <= until {
-                let journeys = search(time).filter { $0.departure <= until }
-                guard let earliest = journeys.map(\.departure).min() else { break }
+                guard let journeys = try await search(time)?.filter({ $0.departure <= until }), let earliest = journeys.map(\.departure).min() else { break }
                 for journey in journeys where seen.insert(Self.key(journey)).inserted { found.append(journey) }
                 time = earliest + 1
             }
@@ -89,9 +95,9 @@ public struct ItineraryPlanner: Sendable {
             found = Array(found.prefix(wanted))
             if let walk = walkAlone(leaving: start) { found = Array(([walk] + found).prefix(wanted)) }
         case .arriveBy(let deadline):
-            func arriving(_ time: Int64) -> [Journey] { search(time).filter { $0.arrival <= deadline } }
+            func arriving(_ time: Int64) async throws -> [Journey]? { try await search(time)?.filter { $0.arrival <= deadline } }
             var low = deadline - windowSeconds
-            var best = arriving(low)
+            var best = try await arriving(low) ?? []
             guard let first = best.map(\.departure).max() else {
                 return walkAlone(arriving: deadline).map { [$0] } ?? []
             }
@@ -101,7 +107,7 @@ public struct ItineraryPlanner: Sendable {
             var high = deadline + 1
             while high - low > 1 {
                 let middle = low + (high - low) / 2
-                let journeys = arriving(middle)
+                guard let journeys = try await arriving(middle) else { break }
                 if let departure = journeys.map(\.departure).max() {
                     low = departure
                     best = journeys
