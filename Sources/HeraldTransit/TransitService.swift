@@ -180,21 +180,14 @@ public final class TransitService: Sendable {
         guard let version = try await database.withConnection({ [feedStore] db in try await feedStore.version(db, id: id) }),
             let zip = try await feedStore.readFile(database, versionID: id)
         else { return nil }
-        let maxUncompressed = importer.maxUncompressed
         let walking = config.planner.walking
-        // The days the import kept: counted from its own date, so every node holds the same.
-        let (maxDays, importDay) = (config.maxServiceDays, Int32(version.importedAt / 86_400_000))
+        let config = self.config
         // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
         let built: (Timetable?, JourneyPlanner?, FeedReport)
         do {
             built = try await BlockingWork.run { () -> (Timetable?, JourneyPlanner?, FeedReport) in
-            let archive = try FeedArchive(zip: zip, maxUncompressedBytes: maxUncompressed)
-            let parsed = FeedParser.parse(archive, scope: .serving)
-            var feed = parsed.0
-            let report = parsed.1
-            _ = feed?.boundServiceDays(maxDays: maxDays, today: importDay)
-            guard let timetable = try feed.map({ try Timetable(feed: $0) }) else { return (nil, nil, report) }
-            return (timetable, Self.planner(timetable, walking: walking), report)
+                let (timetable, report) = try Self.timetable(zip: zip, importedAt: version.importedAt, config: config)
+                return (timetable, timetable.map { Self.planner($0, walking: walking) }, report)
             }
         } catch {
             // The stored zip, not the database: it will not load next time either.
@@ -208,6 +201,45 @@ public final class TransitService: Sendable {
         }
         statistics.loadedVersion()
         return LoadedFeed(name: version.feedName, version: version, timetable: timetable, planner: planner)
+    }
+
+    /// A stored version's timetable as every node builds it: the serving scope, the calendar
+    /// days its import kept (counted from the import's date, so every node holds the same).
+    static func timetable(zip: Data, importedAt: Int64, config: TransitConfig) throws -> (Timetable?, FeedReport) {
+        let archive = try FeedArchive(zip: zip, maxUncompressedBytes: FeedImporter.maxUncompressed(config))
+        let parsed = FeedParser.parse(archive, scope: .serving)
+        var feed = parsed.0
+        _ = feed?.boundServiceDays(maxDays: config.maxServiceDays, today: Int32(importedAt / 86_400_000))
+        return (try feed.map { try Timetable(feed: $0) }, parsed.1)
+    }
+
+    /// What `herald doctor` reports: every stored feed version in service and realtime
+    /// message, loaded as a node would (without serving them); those a node would skip.
+    public static func storedDataProblems(database: any Database, config: TransitConfig) async throws -> (checked: Int, problems: [String: LoadProblem]) {
+        let feeds = FeedStore()
+        let realtime = RealtimeFeedStore()
+        var checked = 0
+        var problems: [String: LoadProblem] = [:]
+        for record in try await database.withConnection({ db in try await feeds.feeds(db) }) {
+            guard let active = record.activeVersion else { continue }
+            checked += 1
+            guard let version = try await database.withConnection({ db in try await feeds.version(db, id: active) }),
+                let zip = try await feeds.readFile(database, versionID: active)
+            else {
+                problems[record.name] = LoadProblem(versionID: active, message: "the version in service \(active) is not stored")
+                continue
+            }
+            let loaded = try? await BlockingWork.run { try Self.timetable(zip: zip, importedAt: version.importedAt, config: config).0 != nil }
+            if loaded != true { problems[record.name] = LoadProblem(versionID: active, message: "the stored version \(active) does not load") }
+        }
+        for head in try await database.withConnection({ db in try await realtime.heads(db) }) where head.receivedAt != nil {
+            guard let row = try await database.withConnection({ db in try await realtime.find(db, source: head.source) }), let payload = row.payload else { continue }
+            checked += 1
+            if (try? RealtimeFeedDecoder.decode(payload, maxBytes: config.maxRealtimeBytes)) == nil {
+                problems["realtime:" + head.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode")
+            }
+        }
+        return (checked, problems)
     }
 
     /// The journey planner of a timetable: its network is built once per feed version.

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldServer
+@testable import HeraldServer
 import HeraldTestSupport
 import SQLKit
 import SwiftProtobuf
@@ -251,5 +251,35 @@ import HeraldTransit
             }
             #expect(!stored.contains { $0.contains("nosuchfeed") })
         }
+    }
+
+    /// Stored data that does not load (a damaged feed zip, a realtime message that no longer
+    /// decodes) is skipped at start, named by /readyz and `herald doctor`, and the node serves
+    /// on.
+    @Test(arguments: TestEngine.allCases)
+    func storedDataThatDoesNotLoadIsSkippedAndReported(engine: TestEngine) async throws {
+        let config = try await TestServer.config(engine)
+        let now = Int64(sampleMorning.timeIntervalSince1970)
+        try await TestServer.run(config: config, clock: ManualClock(sampleMorning)) { s in
+            _ = try await s.importSample()
+            let message = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 60, false)])], timestamp: now)
+            #expect(try await s.postProtobuf("/api/v1/transit/realtime", message, token: try await s.token("backend", .service)).status == 200)
+            try await s.runtime.database.withConnection { db in
+                try await db.raw("UPDATE transit_feed_files SET bytes = \(bind: Data("not a zip".utf8))").run()
+                try await db.raw("UPDATE transit_realtime_feeds SET payload = \(bind: Data([0x0A, 0xFF, 0xFF, 0x01]))").run()
+            }
+        }
+        try await TestServer.run(config: config, clock: ManualClock(sampleMorning.addingTimeInterval(30))) { s in
+            #expect(try await s.request(.get, "/healthz").status == 200)
+            let ready = try await s.request(.get, "/readyz")
+            #expect(ready.status == 200)
+            let sources = ready.json?["transit"]?["problems"]?.arrayValue?.compactMap { $0["source"]?.stringValue } ?? []
+            #expect(sources == ["default", "realtime:push-default"], "\(String(describing: ready.json))")
+            // The feed is not served, and says so; the rest of the node is.
+            #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH/departures").errorCode == "TIMETABLE_NOT_LOADED")
+        }
+        let finding = await Doctor.storedTransit(config, logger: TestDatabase.logger)
+        #expect(finding.status == .warning)
+        #expect(finding.message.contains("default: the stored version") && finding.message.contains("realtime:push-default"), "\(finding)")
     }
 }

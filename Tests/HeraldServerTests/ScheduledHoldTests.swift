@@ -23,7 +23,7 @@ import Testing
 
     /// The job's payment as its customer sees it, once `until` holds (the payment scheduler
     /// may get there before the test's own call).
-    static func payment(_ s: TestSession, _ id: String, until: (JSONValue?) -> Bool = { _ in true }) async throws -> JSONValue? {
+    static func payment(_ s: TestSession, _ id: String, until: @escaping (JSONValue?) -> Bool = { _ in true }) async throws -> JSONValue? {
         var payment: JSONValue?
         // (Not thrown: the caller's expectations name the payment there was.)
         try? await waitUntil("the job's payment", every: .milliseconds(50)) {

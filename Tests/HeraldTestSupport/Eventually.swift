@@ -27,13 +27,18 @@ public struct NeverHappened: Error, CustomStringConvertible {
     }
 }
 
+// The probes are `@escaping`: with non-escaping probes that captured and assigned local
+// variables, StripeFlowTests crashed under load (swift_retain of a bad pointer inside the
+// probe, after a suspension). An escaping closure's context and the variables it captures
+// are boxed on the heap; the crash has not been seen since.
+
 /// Polls `probe` until it returns a value and returns that value; throws `NeverHappened`
 /// (naming `what`) only after `timeout`. The sleeps between polls end at once when the test is
 /// cancelled (a time limit).
 @discardableResult
 public func eventually<T>(
     _ what: String, timeout: Duration = Patience.limit, every interval: Duration = .milliseconds(20),
-    _ probe: () async throws -> T?
+    _ probe: @escaping () async throws -> T?
 ) async throws -> T {
     let deadline = ContinuousClock.now + timeout
     while true {
@@ -46,7 +51,7 @@ public func eventually<T>(
 /// Polls `condition` until it holds; throws `NeverHappened` (naming `what`) only after `timeout`.
 public func waitUntil(
     _ what: String = "condition", timeout: Duration = Patience.limit, every interval: Duration = .milliseconds(20),
-    _ condition: () async throws -> Bool
+    _ condition: @escaping () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldNotifications
 import HeraldPush
 import HeraldStorage
+import HeraldTransit
 import Logging
 
 /// `herald doctor`: checks a node's setup before it serves — the configuration, the database,
@@ -26,9 +27,29 @@ public enum Doctor {
     ) async -> [DoctorFinding] {
         var findings = configuration(config)
         findings.append(await authentication(config, clock: clock))
-        findings.append(await database(config, logger: logger, deadline: databaseDeadline))
+        let databaseFinding = await database(config, logger: logger, deadline: databaseDeadline)
+        findings.append(databaseFinding)
+        if databaseFinding.status == .ok, databaseFinding.message.contains("schema up to date") {
+            findings.append(await storedTransit(config, logger: logger))
+        }
         findings += await push(config.push, dryRun: dryRun, clock: clock)
         return findings
+    }
+
+    /// The stored feeds and realtime messages, loaded as a node loads them: what a node would
+    /// skip (it serves on without it, and `/readyz` names it too).
+    static func storedTransit(_ config: HeraldConfig, logger: Logger) async -> DoctorFinding {
+        do {
+            let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
+            let (checked, problems) = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
+                try await TransitService.storedDataProblems(database: database, config: config.transit)
+            }
+            guard !problems.isEmpty else { return DoctorFinding(.ok, "transit", "\(checked) stored feed version(s) and realtime message(s) load") }
+            let named = problems.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.message)" }.joined(separator: "; ")
+            return DoctorFinding(.warning, "transit", "stored data a node skips: \(named)")
+        } catch {
+            return DoctorFinding(.failed, "transit", "the stored feeds could not be read: \(short(error))")
+        }
     }
 
     static func configuration(_ config: HeraldConfig) -> [DoctorFinding] {

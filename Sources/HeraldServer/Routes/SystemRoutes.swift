@@ -54,10 +54,17 @@ struct SystemRoutes {
             "GET", "/healthz", summary: "Liveness: the process is up", tag: "operations", access: .public_,
             response: Schema.object(["status": Schema.enumeration(["ok"])]), enveloped: false),
         APIOperation(
-            "GET", "/readyz", summary: "Readiness: the database answers (and which node answered: its id in the cluster)",
+            "GET", "/readyz", summary: "Readiness: the database answers and the transit feeds are loaded (and which node answered: its id in the cluster)",
+            description: "`loading` (503) while the node loads its feeds after start; `transit.problems` names stored data it could not load (it serves on without it).",
             tag: "operations", access: .public_,
-            response: Schema.object(["status": Schema.enumeration(["ready", "unavailable"]), "database": Schema.string(), "node": Schema.string()]),
-            enveloped: false, errors: [503: "The database does not answer"]),
+            response: Schema.object([
+                "status": Schema.enumeration(["ready", "loading", "unavailable"]), "database": Schema.string(), "node": Schema.string(),
+                "transit": Schema.object([
+                    "loaded": ["type": "boolean"],
+                    "problems": Schema.array(Schema.object(["source": Schema.string(), "version_id": ["type": ["string", "null"]], "message": Schema.string()])),
+                ]),
+            ]),
+            enveloped: false, errors: [503: "The database does not answer, or the feeds are still loading"]),
         APIOperation(
             "GET", "/metrics", summary: "Prometheus metrics (text exposition format)", tag: "operations", access: .public_,
             response: Schema.string(), enveloped: false, contentType: "text/plain"),

@@ -70,6 +70,6 @@ extension TransitRoutes {
         errors: [
             404: "A stop id no feed has (`STOP_NOT_FOUND`), or no itinerary (`NO_ROUTE_FOUND`)",
             422: "A bad field (`VALIDATION_FAILED`), a place with no stop within walking distance (`OUTSIDE_SERVICE_AREA`), a time outside the timetable's dates (`OUTSIDE_SERVICE_DATES`)",
-            503: notLoaded,
+            503: notLoaded + "; or the planner has more work than it takes (`PLANNER_BUSY`, `Retry-After`)",
         ])
 }

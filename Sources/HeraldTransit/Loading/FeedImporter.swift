@@ -58,7 +58,9 @@ public struct FeedImporter: Sendable {
     }
 
     var now: Int64 { clock.now().epochMilliseconds }
-    var maxUncompressed: Int { min(4 << 30, config.maxFeedBytes * 16) }
+    var maxUncompressed: Int { Self.maxUncompressed(config) }
+    /// How far a feed may expand: 16 times the largest zip taken, at most 4 GiB.
+    static func maxUncompressed(_ config: TransitConfig) -> Int { min(4 << 30, config.maxFeedBytes * 16) }
 
     /// Registers an import as running (so its status can be read at once) and returns its record.
     public func begin(feed: String, source: Source, requestedBy: String?) async throws -> ImportRecord {
