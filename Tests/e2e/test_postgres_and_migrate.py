@@ -48,7 +48,7 @@ def test_serve_on_postgres(herald, pg_url, tmp_path):
     assert ready.status_code == 200
     body = ready.json()
     assert body.pop("node").startswith("node_"), ready.json()  # which node answered
-    assert body == {"status": "ready", "database": "postgres"}
+    assert body == {"status": "ready", "database": "postgres", "transit": {"loaded": True, "problems": []}}
 
     assert_error(server.get("/api/v1/me"), 401, "UNAUTHORIZED")
 

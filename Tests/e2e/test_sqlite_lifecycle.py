@@ -22,7 +22,7 @@ def test_fresh_data_dir_serves_and_accepts_its_own_tokens(herald, tmp_path):
     assert ready.status_code == 200
     body = ready.json()
     assert body.pop("node").startswith("node_"), ready.json()
-    assert body == {"status": "ready", "database": "sqlite"}
+    assert body == {"status": "ready", "database": "sqlite", "transit": {"loaded": True, "problems": []}}
 
     anonymous = server.get("/api/v1/me")
     error = assert_error(anonymous, 401, "UNAUTHORIZED")

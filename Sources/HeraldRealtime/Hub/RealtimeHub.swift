@@ -323,7 +323,18 @@ public final class RealtimeHub: Sendable {
     /// Called by the bus for every event that reaches this node, in room order: the event
     /// joins the fan-out lane, and this returns without waiting for the fan-out (unless the
     /// lane is full).
+    ///
+    /// A membership command (`addUsers`) is applied here, at once, not on the lane: the bus
+    /// asks `hasLocalMembersElseForgetHistory` for the very next event (often the room's first,
+    /// published right after the join), and a join still queued on a busy lane made it skip
+    /// that event (a rider's Socket.IO socket on another node missed `trip_state_changed`).
+    /// Events of the room already on the lane are older than the join's base and dropped by
+    /// the socket's tracker, as before.
     public func deliverLocally(_ event: RealtimeEvent) async {
+        if event.room == Self.controlRoom {
+            applyControl(event)
+            return
+        }
         await lane.post(event) { [self] in await fanOut($0) }
     }
 
@@ -343,10 +354,6 @@ public final class RealtimeHub: Sendable {
     /// work, and the tasks waiting for the same threads (request handlers among them) get
     /// their turn in between instead of after the whole broadcast.
     private func fanOut(_ event: RealtimeEvent) async {
-        if event.room == Self.controlRoom {
-            applyControl(event)
-            return
-        }
         if event.seq != nil { history.withLock { $0.append(event) } }
         let members: [any RealtimeSubscriber] = state.withLock { state in
             guard let room = state.rooms[event.room] else { return [] }
