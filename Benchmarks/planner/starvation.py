@@ -54,9 +54,11 @@ def main() -> None:
     plan = args.url + "/api/v1/trips/plan"
     rider_body = {"origin": {"type": "stop_id", "stop_id": "2203"}, "destination": {"type": "stop_id", "stop_id": "8953"},
                   "depart_at": f"{args.day}T08:00:00-04:00", "max_itineraries": 3}
-    attack_body = {"origin": {"type": "stop_id", "stop_id": "7351"}, "destination": {"type": "stop_id", "stop_id": "7605"},
+    # Across the city, from and to places (every stop within 3 km walks in), every departure
+    # of three hours: the most work one plan may ask for.
+    attack_body = {"origin": {"type": "coordinates", "lat": 44.7260, "lon": -63.6600}, "destination": {"type": "coordinates", "lat": 44.6700, "lon": -63.4900},
                    "depart_at": f"{args.day}T07:00:00-04:00", "depart_until": f"{args.day}T10:00:00-04:00",
-                   "max_itineraries": 8, "preferences": {"max_transfers": 4}}
+                   "max_itineraries": 8, "preferences": {"max_transfers": 4, "max_walking_distance": 3000}}
 
     def rider_plan(s: requests.Session) -> tuple[float, int]:
         started = time.monotonic()
