@@ -70,8 +70,7 @@ public enum TestServer {
         return try await application.test(setup) { client in
             // The node listens before its transit feeds are loaded (the reload loop loads
             // them): tests start once it is ready, however slow the machine.
-            let patience = ContinuousClock.now + .seconds(600)
-            while !runtime.transit.service.isStarted, ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil("the transit feeds loaded", every: .milliseconds(5)) { runtime.transit.service.isStarted }
             return try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
         }
     }

@@ -43,6 +43,7 @@ final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private let limits: Limits
+    /// Added while the connection's first head is being handed on: it reads that head next.
     private var state: State = .responding
     private var timer: Scheduled<Void>?
 
@@ -61,11 +62,6 @@ final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandl
         case .idle:
             return now + limits.idleTimeout
         }
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        // Added while the connection's first head is being handed on: it reads that head next.
-        state = .responding
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

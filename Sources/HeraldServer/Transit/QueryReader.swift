@@ -16,6 +16,18 @@ struct QueryReader {
         request.uri.queryParameters[Substring(name)].map(String.init)
     }
 
+    /// `true` or `false`; nil when absent.
+    mutating func bool(_ name: String) -> Bool? {
+        switch raw(name) {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default:
+            validator.fail(name, "must be true or false")
+            return nil
+        }
+    }
+
     mutating func double(_ name: String, _ range: ClosedRange<Double>, required: Bool = false) -> Double? {
         guard let text = raw(name), !text.isEmpty else {
             if required { validator.fail(name, "is required") }

@@ -52,11 +52,9 @@ extension TransitRoutes {
             let type = request.headers[.contentType].map(BodyLimitMiddleware.mediaType) ?? ""
             if type == "application/zip" || type == "application/octet-stream" {
                 // An upload says `?force=true` (its body is the zip).
-                switch request.uri.queryParameters["force"].map(String.init) {
-                case nil, "false": force = false
-                case "true": force = true
-                default: throw APIError.validation(field: "force", "must be true or false")
-                }
+                var query = QueryReader(request)
+                force = query.bool("force") ?? false
+                try query.validate()
                 source = .zip(try await Self.body(request, context), description: "upload by \(identity.userID)")
             } else {
                 let body = try await DispatchRoutes.optionalBody(request, context)
