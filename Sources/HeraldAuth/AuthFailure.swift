@@ -14,6 +14,24 @@ public enum AuthFailure: Error, Sendable, Equatable {
     case invalidSubject
     case invalidRole
 
+    /// A short stable name of the reason, for headers and logs (`expired`, `bad_signature`).
+    public var reason: String {
+        switch self {
+        case .missingToken: "missing"
+        case .malformed: "malformed"
+        case .unsupportedAlgorithm: "unsupported_algorithm"
+        case .noKeyForAlgorithm: "no_key"
+        case .badSignature: "bad_signature"
+        case .missingExpiry: "missing_expiry"
+        case .expired: "expired"
+        case .notYetValid: "not_yet_valid"
+        case .wrongIssuer: "wrong_issuer"
+        case .wrongAudience: "wrong_audience"
+        case .invalidSubject: "invalid_subject"
+        case .invalidRole: "invalid_role"
+        }
+    }
+
     public var message: String {
         switch self {
         case .missingToken: "Authentication is required."

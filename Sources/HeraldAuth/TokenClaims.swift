@@ -18,13 +18,4 @@ struct TokenClaims: JWTPayload {
 
     /// Signature only: time, issuer and audience are checked by the verifier.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
-
-    /// Follows a dotted path (`app_metadata.role`).
-    func value(at path: String) -> JSONValue? {
-        var current: JSONValue? = .object(values)
-        for key in path.split(separator: ".") {
-            current = current?[String(key)]
-        }
-        return current
-    }
 }

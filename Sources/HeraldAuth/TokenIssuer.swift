@@ -18,7 +18,8 @@ public struct TokenIssuer: Sendable {
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         issuer = config.issuer
         audience = config.audience
-        roleClaim = config.roleClaim
+        // Development tokens carry the role in the first claim the verifier reads.
+        roleClaim = config.roleClaim.names.first ?? "role"
         self.clock = clock
     }
 

@@ -12,21 +12,23 @@ public struct TokenVerifier: Sendable {
     public struct Settings: Sendable {
         public var issuer: String?
         public var audience: String?
-        public var roleClaim: String
-        public var defaultRole: Role?
+        public var roles: RoleMapping
         public var leeway: TimeInterval
 
-        public init(issuer: String? = nil, audience: String? = nil, roleClaim: String = "role", defaultRole: Role? = nil, leeway: TimeInterval = 30) {
+        public init(
+            issuer: String? = nil, audience: String? = nil, roleClaim: ClaimNames = "role", roleMap: [String: Role] = [:], defaultRole: Role? = nil,
+            leeway: TimeInterval = 30
+        ) {
             self.issuer = issuer
             self.audience = audience
-            self.roleClaim = roleClaim
-            self.defaultRole = defaultRole
+            self.roles = RoleMapping(claims: roleClaim.names, values: roleMap, defaultRole: defaultRole)
             self.leeway = leeway
         }
 
         public init(_ config: AuthConfig) {
             self.init(
                 issuer: config.issuer, audience: config.audience, roleClaim: config.roleClaim,
+                roleMap: config.roleMap.compactMapValues(Role.init(rawValue:)),
                 defaultRole: config.defaultRole.flatMap(Role.init(rawValue:)), leeway: TimeInterval(config.leewaySeconds)
             )
         }
@@ -36,7 +38,8 @@ public struct TokenVerifier: Sendable {
     static let asymmetricAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"]
 
     private let hmacKeys: JWTKeyCollection?
-    private let publicKeys: JWTKeyCollection?
+    private let publicKeys: PublicKeyRing?
+    private let remoteKeys: RemoteJWKS?
     private let settings: Settings
     private let clock: any HeraldClock
     private let accepted = VerifiedTokenCache()
@@ -44,7 +47,9 @@ public struct TokenVerifier: Sendable {
     /// - Parameters:
     ///   - hmacSecret: the HS256 secret, or nil to refuse HS256 tokens.
     ///   - jwks: a JWKS JSON document with RSA/EC public keys, or nil to refuse asymmetric tokens.
-    public init(hmacSecret: String?, jwks: String?, settings: Settings, clock: any HeraldClock) async throws {
+    ///   - remoteKeys: the keys of a provider's JWKS URL (instead of `jwks`), kept fresh by
+    ///     the caller's service group.
+    public init(hmacSecret: String?, jwks: String?, remoteKeys: RemoteJWKS? = nil, settings: Settings, clock: any HeraldClock) async throws {
         if let hmacSecret {
             let keys = JWTKeyCollection()
             await keys.add(hmac: HMACKey(from: hmacSecret), digestAlgorithm: .sha256)
@@ -52,33 +57,40 @@ public struct TokenVerifier: Sendable {
         } else {
             hmacKeys = nil
         }
-        if let jwks {
-            publicKeys = try await Self.loadPublicKeys(jwks)
+        if let remoteKeys {
+            publicKeys = remoteKeys.ring
+            // A key that left the provider's set no longer vouches for the tokens it signed.
+            remoteKeys.onKeysRemoved { [accepted] in accepted.forgetAll() }
+        } else if let jwks {
+            publicKeys = PublicKeyRing(try await Self.loadPublicKeys(jwks))
         } else {
             publicKeys = nil
         }
+        self.remoteKeys = remoteKeys
         self.settings = settings
         self.clock = clock
     }
 
     /// Loads only RSA and EC keys: a symmetric (`oct`) key in a JWKS would reopen algorithm confusion.
-    static func loadPublicKeys(_ json: String) async throws -> JWTKeyCollection {
+    static func loadPublicKeys(_ json: String) async throws -> PublicKeyRing.Keys {
         let document = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
         guard case .array(let keys)? = document["keys"] else {
             throw JWKSError("the JWKS has no \"keys\" array")
         }
         let collection = JWTKeyCollection()
         var added = 0
+        var kids: Set<String> = []
         for key in keys {
             guard let kty = key["kty"]?.stringValue, kty == "RSA" || kty == "EC" else { continue }
             if let use = key["use"]?.stringValue, use != "sig" { continue }
             let data = try JSONEncoder().encode(key)
             let jwk = try JSONDecoder().decode(JWK.self, from: data)
             try await collection.add(jwk: jwk)
+            if let kid = key["kid"]?.stringValue { kids.insert(kid) }
             added += 1
         }
         guard added > 0 else { throw JWKSError("the JWKS has no RSA or EC signing keys") }
-        return collection
+        return .init(collection: collection, kids: kids)
     }
 
     public func verify(_ token: String) async throws(AuthFailure) -> Identity {
@@ -112,7 +124,11 @@ public struct TokenVerifier: Sendable {
             keys = hmacKeys
         case _ where Self.asymmetricAlgorithms.contains(alg):
             guard let publicKeys else { throw .noKeyForAlgorithm(alg) }
-            keys = publicKeys
+            if let remoteKeys, Self.names(header["kid"]?.stringValue, aKeyMissingFrom: publicKeys.current) {
+                await remoteKeys.keyMissing()
+            }
+            guard let current = publicKeys.current else { throw .noKeyForAlgorithm(alg) }
+            keys = current.collection
         default:
             throw .unsupportedAlgorithm(alg)
         }
@@ -145,15 +161,16 @@ public struct TokenVerifier: Sendable {
             }
         }
         guard let subject = claims.values["sub"]?.stringValue, Self.isValidSubject(subject) else { throw .invalidSubject }
-        let role: Role
-        if let named = claims.value(at: settings.roleClaim)?.stringValue.flatMap(Role.init(rawValue:)) {
-            role = named
-        } else if let fallback = settings.defaultRole {
-            role = fallback
-        } else {
-            throw .invalidRole
-        }
+        guard let role = settings.roles.role(in: claims.values) else { throw .invalidRole }
         return Identity(userID: subject, role: role, expiresAt: exp)
+    }
+
+    /// Whether a token's `kid` is one the set lacks (no set yet counts as lacking it); a
+    /// token without a `kid` is checked against the keys there are.
+    static func names(_ kid: String?, aKeyMissingFrom keys: PublicKeyRing.Keys?) -> Bool {
+        guard let keys else { return true }
+        guard let kid else { return false }
+        return !keys.kids.contains(kid)
     }
 
     /// 1–128 printable characters: the id is used in room names, logs and database keys.

@@ -6,8 +6,8 @@ import Synchronization
 /// sends the same token with every request, while checking a signature, decoding the claims
 /// with `JSONDecoder` and validating them cost about 8 % of a node's CPU on many small
 /// publishes (BENCHMARKS.md, issue 24). The answer for a given token string only changes with
-/// time (`exp`), which is checked again on every hit; the keys never change for the life of
-/// a verifier. Only tokens that passed every check are kept, so a peer cannot fill it with
+/// time (`exp`), which is checked again on every hit, and with the keys: when a key leaves a
+/// provider's JWKS (`RemoteJWKS`) every remembered token is forgotten. Only tokens that passed every check are kept, so a peer cannot fill it with
 /// garbage; it is bounded in bytes and starts afresh when full.
 final class VerifiedTokenCache: Sendable {
     private struct State {
@@ -34,6 +34,13 @@ final class VerifiedTokenCache: Sendable {
                 state.bytes = 0
             }
             if state.identities.updateValue(identity, forKey: token) == nil { state.bytes += token.utf8.count }
+        }
+    }
+
+    func forgetAll() {
+        state.withLock { state in
+            state.identities.removeAll()
+            state.bytes = 0
         }
     }
 

@@ -62,6 +62,23 @@ public struct APIError: Error, Sendable, Equatable {
         validation([FieldError(field: field, message: message)])
     }
 
+    /// Renames the fields a validation error names: a route that takes another document's
+    /// field names (seed 003's `/user/device`, `/user/settings`) reports them as its client
+    /// sent them.
+    public mutating func renameFields(_ names: [String: String]) {
+        guard case .object(var body)? = details, case .array(let fields)? = body["fields"] else { return }
+        body["fields"] = .array(
+            fields.map { field in
+                guard case .object(var object) = field, case .string(let name)? = object["field"], let renamed = names[name] else { return field }
+                object["field"] = .string(renamed)
+                return .object(object)
+            })
+        details = .object(body)
+        for (from, to) in names where message.hasPrefix("Validation failed: \(from):") {
+            message = "Validation failed: \(to):" + message.dropFirst("Validation failed: \(from):".count)
+        }
+    }
+
     public static let internalServerError = APIError(
         status: 500, code: .internalServerError,
         message: "An unexpected error occurred. Please try again later."

@@ -1,11 +1,19 @@
 import Foundation
 
-/// ISO 8601 in UTC with milliseconds (`2026-11-21T08:30:00.000Z`), the date format of
-/// every API payload.
+/// ISO 8601 in UTC to the second (`2026-11-21T08:30:00Z`), the date format of every API
+/// payload and event.
 ///
-/// Why formatted from integer milliseconds: instants are stored as epoch milliseconds, and
-/// going through a floating-point `Date` can print `.122` for a stored `.123`. The integer
-/// path is exact and cheap enough for hot paths (every envelope carries a timestamp).
+/// Why no fraction: an iOS app decodes with `JSONDecoder.dateDecodingStrategy = .iso8601`
+/// (an `ISO8601DateFormatter` with its default options), which refuses any fractional
+/// seconds, so one `.123` in an answer failed the whole answer's decoding. Instants are
+/// stored in milliseconds and printed rounded down: a client that sends a printed time
+/// back as a cursor (`last_sync_at`) is at most a second early, which re-sends what it
+/// already has rather than skipping anything. Order within a second comes from ids and
+/// sequences, never from these strings. Parsing still accepts fractions (`parse`).
+///
+/// Why formatted from integer milliseconds: going through a floating-point `Date` can land
+/// a stored `.000` on the second before. The integer path is exact and cheap enough for
+/// hot paths (every envelope carries a timestamp).
 public enum Timestamp {
     public static func string(_ date: Date) -> String {
         string(epochMilliseconds: date.epochMilliseconds)
@@ -18,12 +26,11 @@ public enum Timestamp {
         let hour = dayMs / 3_600_000
         let minute = dayMs / 60_000 % 60
         let second = dayMs / 1000 % 60
-        let millisecond = dayMs % 1000
         func pad(_ value: Int64, _ width: Int) -> String {
             let digits = String(value)
             return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))Z"
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).

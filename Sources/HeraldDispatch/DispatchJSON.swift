@@ -48,6 +48,7 @@ public enum DispatchJSON {
             "id": .string(driver.userID), "name": .string(driver.name), "truck_type": .string(driver.truckType),
             "vehicle_description": driver.vehicleDescription.map(JSONValue.string) ?? .null,
             "license_plate": driver.licensePlate.map(JSONValue.string) ?? .null,
+            "photo_url": driver.photoURL.map(JSONValue.string) ?? .null,
             "avg_rating": number(driver.averageRating), "total_jobs": .number(Double(driver.completedJobs)),
         ]
     }

@@ -22,6 +22,8 @@ public final class DispatchService: Sendable {
     public let database: any Database
     public let config: DispatchConfig
     public let tracker: DriverTracker
+    /// Offers, claims and the location stream of this node, for `/metrics`.
+    public let statistics = DispatchStatistics()
     let hub: RealtimeHub
     let notifications: NotificationService
     let clock: any HeraldClock

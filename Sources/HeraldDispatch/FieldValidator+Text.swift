@@ -38,14 +38,20 @@ extension DriverProfile {
     /// Reads a driver's `PUT /drivers/me` body; every bad field is named (422).
     public static func parse(_ body: [String: JSONValue]) throws -> DriverProfile {
         var v = FieldValidator()
-        let known: Set<String> = ["name", "phone", "truck_type", "vehicle_description", "license_plate"]
+        let known: Set<String> = ["name", "phone", "truck_type", "vehicle_description", "license_plate", "photo_url"]
         for key in body.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
         let name = v.text(body, "name", max: 100, required: true)
         let phone = v.text(body, "phone", max: 32, required: false)
         let truck = v.text(body, "truck_type", max: 64, required: true)
         let vehicle = v.text(body, "vehicle_description", max: 200, required: false)
         let plate = v.text(body, "license_plate", max: 20, required: false)
+        let photo = v.text(body, "photo_url", max: 2048, required: false)
+        // Shown in riders' apps, which load it: only https, to a host (no data: or javascript:).
+        if let photo, !(photo.lowercased().hasPrefix("https://") && (URL(string: photo)?.host?.isEmpty == false)) {
+            v.fail("photo_url", "must be an https:// URL")
+        }
         try v.validate()
-        return DriverProfile(name: name ?? "", phone: phone, truckType: truck ?? "", vehicleDescription: vehicle, licensePlate: plate)
+        return DriverProfile(
+            name: name ?? "", phone: phone, truckType: truck ?? "", vehicleDescription: vehicle, licensePlate: plate, photoURL: photo)
     }
 }

@@ -18,6 +18,8 @@ import SQLKit
 public final class NotificationService: Sendable {
     public let database: any Database
     public let catalog: NotificationTypeCatalog
+    /// The zone of users who never sent theirs.
+    public let timeZones: DefaultTimeZone
     let hub: RealtimeHub
     let presence: PresenceService
     let config: NotificationsConfig
@@ -43,6 +45,7 @@ public final class NotificationService: Sendable {
         self.presence = presence
         self.config = config
         self.catalog = NotificationTypeCatalog(config: config)
+        self.timeZones = DefaultTimeZone(configured: config.defaultTimeZone)
         self.clock = clock
         self.logger = logger
         self.pushQueued = pushQueued
@@ -262,7 +265,7 @@ public final class NotificationService: Sendable {
         return zip(drafts, users).map { draft, users in
             let type = catalog[draft.type]!
             let plans = users.map { user in
-                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? Self.defaultSettings, online: online.contains(user), at: now)
+                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? defaultSettings, online: online.contains(user), at: now)
             }
             return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
         }
@@ -419,7 +422,8 @@ public final class NotificationService: Sendable {
         var cooldownStart: Int64
     }
 
-    static let defaultSettings = UserNotificationSettings(timeZone: .gmt)
+    /// The settings of a user Herald has not seen: the default zone, no quiet hours.
+    var defaultSettings: UserNotificationSettings { UserNotificationSettings(timeZone: timeZones.zone) }
 
     func plan(
         _ draft: NotificationDraft, type: NotificationType, to userID: String, settings: UserNotificationSettings, online: Bool,
@@ -552,10 +556,8 @@ public final class NotificationService: Sendable {
 
     // MARK: Settings
 
-    /// The user's settings with defaults filled in (UTC and no quiet hours for a user Herald
-    /// has not seen yet).
-    /// Many users' settings for one type, in a few queries (users Herald has not seen get the
-    /// defaults: UTC, no quiet hours).
+    /// Many users' settings for one type, in a few queries (a user who never sent a time
+    /// zone gets `timeZones`' default; a user Herald has not seen, no quiet hours either).
     public func settings(for userIDs: [String], type: String) async throws -> [String: UserNotificationSettings] {
         try await database.withConnection { db in try await self.settings(for: userIDs, type: type, db) }
     }
@@ -568,7 +570,7 @@ public final class NotificationService: Sendable {
             let choices = try await NotificationPreferenceStore().typePreferences(db, userIDs: userIDs, type: type)
             var result: [String: UserNotificationSettings] = [:]
             for user in userIDs {
-                var settings = Self.settings(timeZone: zones[user], stored: stored[user])
+                var settings = Self.settings(timeZone: timeZones.zone(chosen: zones[user]), stored: stored[user])
                 if let choice = choices[user] {
                     settings.types[type] = (inApp: choice.inAppEnabled, push: choice.pushEnabled)
                     if let start = choice.quietStart.flatMap(LocalTime.init(parsing:)), let end = choice.quietEnd.flatMap(LocalTime.init(parsing:)) {
@@ -581,8 +583,8 @@ public final class NotificationService: Sendable {
         }
     }
 
-    static func settings(timeZone: String?, stored: NotificationSettingsRecord?) -> UserNotificationSettings {
-        var settings = UserNotificationSettings(timeZone: TimeZone(identifier: timeZone ?? "UTC") ?? .gmt)
+    static func settings(timeZone: TimeZone, stored: NotificationSettingsRecord?) -> UserNotificationSettings {
+        var settings = UserNotificationSettings(timeZone: timeZone)
         if let stored {
             if stored.quietHoursEnabled, let start = stored.quietStart.flatMap(LocalTime.init(parsing:)),
                 let end = stored.quietEnd.flatMap(LocalTime.init(parsing:))

@@ -41,7 +41,8 @@ public struct PreferenceEditor: Sendable {
             ])
         }
         return .object([
-            "time_zone": .string(user?.timeZone ?? "UTC"),
+            // The zone quiet hours run in: the user's, or the deployment's default until they send one.
+            "time_zone": .string(service.timeZones.identifier(chosen: user.flatMap { $0.timeZoneChosen ? $0.timeZone : nil })),
             "quiet_hours": .object([
                 "enabled": .bool(stored?.quietHoursEnabled ?? false),
                 "start": stored?.quietStart.map(JSONValue.string) ?? .null,

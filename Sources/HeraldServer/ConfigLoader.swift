@@ -12,6 +12,7 @@ public enum ConfigLoader {
         ("HERALD_DATA_DIR", "data_dir"),
         ("HERALD_JWT_SECRET", "auth.jwt_secret"),
         ("HERALD_JWKS_FILE", "auth.jwks_file"),
+        ("HERALD_JWKS_URL", "auth.jwks_url"),
         ("HERALD_JWT_ISSUER", "auth.issuer"),
         ("HERALD_JWT_AUDIENCE", "auth.audience"),
         ("HERALD_LOG_LEVEL", "logging.level"),
@@ -94,6 +95,7 @@ public enum ConfigLoader {
         if let dir = value("HERALD_DATA_DIR") { config.dataDir = dir }
         if let secret = value("HERALD_JWT_SECRET") { config.auth.jwtSecret = secret }
         if let jwks = value("HERALD_JWKS_FILE") { config.auth.jwksFile = jwks }
+        if let url = value("HERALD_JWKS_URL") { config.auth.jwksURL = url }
         if let issuer = value("HERALD_JWT_ISSUER") { config.auth.issuer = issuer }
         if let audience = value("HERALD_JWT_AUDIENCE") { config.auth.audience = audience }
         if let level = value("HERALD_LOG_LEVEL") { config.logging.level = level }

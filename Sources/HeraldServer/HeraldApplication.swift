@@ -54,7 +54,7 @@ public enum HeraldApplication {
         // so a bad secret or JWKS file stops start-up without leaving a connection behind.
         let databaseURL = try config.resolvedDatabaseURL()
         let secret = try config.auth.jwtSecret ?? DevelopmentSecret.loadOrCreate(dataDir: config.dataDir)
-        let verifier = try await makeVerifier(config.auth, secret: secret, clock: clock)
+        let (verifier, remoteKeys) = try await makeVerifier(config.auth, secret: secret, clock: clock, logger: logger)
         let database = try await DatabaseFactory.open(databaseURL, config: config, logger: logger)
         let metrics = HeraldMetrics()
 
@@ -62,7 +62,7 @@ public enum HeraldApplication {
             + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
             + ConsoleModule.operations
         let router = Router(context: HeraldRequestContext.self)
-        let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil)
+        let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil && config.auth.jwksURL == nil)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))
@@ -75,7 +75,9 @@ public enum HeraldApplication {
         let trips = TripsModule(
             config: config, database: database, realtime: realtime, notifications: notifications, dispatch: dispatch, clock: clock, logger: logger)
         let transit = TransitModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
-        SystemRoutes(database: database, metrics: metrics, realtime: realtime, notifications: notifications, transit: transit).addRoutes(to: router)
+        SystemRoutes(
+            database: database, metrics: metrics, realtime: realtime, notifications: notifications, dispatch: dispatch, trips: trips, transit: transit
+        ).addRoutes(to: router)
         realtime.addRoutes(to: router)
         let console = ConsoleModule(
             realtime: realtime, dispatch: dispatch, trips: trips, notifications: notifications, errors: recentErrors, clock: clock)
@@ -90,12 +92,12 @@ public enum HeraldApplication {
         api.add(middleware: AuthenticationMiddleware(verifier: verifier, users: UserDirectory(database: database, clock: clock)))
         let rateLimits = RateLimitGate(config: config.rateLimits, limiter: RateLimiter(), clock: clock)
         api.add(middleware: RateLimitMiddleware(gate: rateLimits))
-        api.add(middleware: CredentialCheckMiddleware())
+        api.add(middleware: CredentialCheckMiddleware(operations: operations))
         api.add(
             middleware: IdempotencyMiddleware(
                 database: database, config: config.idempotency, maxBodyBytes: config.limits.maxBodyBytes, clock: clock))
         DocsRoutes(document: OpenAPIDocument.build(operations, version: version), operations: operations).addRoutes(to: api)
-        MeRoutes(database: database, clock: clock).addRoutes(to: api)
+        MeRoutes(database: database, clock: clock, timeZones: notifications.service.timeZones).addRoutes(to: api)
         RealtimeRoutes(gateway: realtime, maxPayload: config.realtime.maxPayload).addRoutes(to: api)
         realtime.addNativeRoutes(to: api)
         notifications.addRoutes(to: api)
@@ -107,6 +109,7 @@ public enum HeraldApplication {
         let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
         var services: [any Service] = [DatabaseCloser(database: database)]
+        if let remoteKeys { services.append(remoteKeys) }
         if let databaseService = database.service { services.append(databaseService) }
         services.append(IdempotencyJanitor(database: database, clock: clock, interval: .seconds(300), logger: logger))
         services.append(contentsOf: realtime.services)
@@ -155,9 +158,17 @@ public enum HeraldApplication {
 }
 
 extension HeraldApplication {
-    /// The token verifier for `auth`; a JWKS file that cannot be read or used is a
-    /// configuration error naming `auth.jwks_file`.
-    static func makeVerifier(_ auth: AuthConfig, secret: String, clock: any HeraldClock) async throws -> TokenVerifier {
+    /// The token verifier for `auth`, and the service that keeps a provider's keys fresh when
+    /// they come from `auth.jwks_url`. A JWKS file that cannot be read or used is a
+    /// configuration error naming `auth.jwks_file`; a JWKS URL that does not answer is not
+    /// (the provider may be down for a moment): the node starts, says so in its log, and
+    /// fetches again until it has keys.
+    static func makeVerifier(_ auth: AuthConfig, secret: String, clock: any HeraldClock, logger: Logger) async throws -> (TokenVerifier, RemoteJWKS?) {
+        if let url = auth.jwksURL {
+            let remote = RemoteJWKS(url: url, minRefetch: .seconds(auth.jwksMinRefetchSeconds), logger: logger)
+            await remote.refresh()
+            return (try await TokenVerifier(hmacSecret: secret, jwks: nil, remoteKeys: remote, settings: .init(auth), clock: clock), remote)
+        }
         var jwks: String?
         if let path = auth.jwksFile {
             do {
@@ -167,7 +178,7 @@ extension HeraldApplication {
             }
         }
         do {
-            return try await TokenVerifier(hmacSecret: secret, jwks: jwks, settings: .init(auth), clock: clock)
+            return (try await TokenVerifier(hmacSecret: secret, jwks: jwks, settings: .init(auth), clock: clock), nil)
         } catch {
             throw ConfigurationError(problems: [FieldError(field: "auth.jwks_file", message: "is not a usable JWKS: \(error)")])
         }

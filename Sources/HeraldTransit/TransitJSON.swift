@@ -29,6 +29,14 @@ public enum TransitJSON {
         return .object(object)
     }
 
+    /// A stop or station near a point, a station with its platforms (`platforms`, nearest
+    /// first, each with its distance; empty for a stop outside any station).
+    public static func nearbyPlace(_ feed: LoadedFeed, _ place: NearbyPlaces.Place) -> JSONValue {
+        guard case .object(var object) = stop(feed, place.stop, distance: place.meters) else { return .null }
+        object["platforms"] = .array(place.platforms.map { stop(feed, $0.stop, distance: $0.meters.isFinite ? $0.meters : nil) })
+        return .object(object)
+    }
+
     public static func route(_ feed: LoadedFeed, _ route: Int32) -> JSONValue {
         let r = feed.timetable.feed.routes[Int(route)]
         return [

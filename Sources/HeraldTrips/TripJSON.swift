@@ -46,6 +46,19 @@ public enum TripJSON {
         ]
     }
 
+    /// A request as the driver it was offered to sees it: the offer (`ride:new`'s fields,
+    /// nothing of the rider), its state, and how the offer stands: `open`, `won` (with the
+    /// trip), or why it closed (`lost` to another driver, `cancelled`, `expired`).
+    public static func offeredRequest(_ r: RideRequestRecord, _ offer: RideOfferRecord) -> JSONValue {
+        guard case .object(var object) = self.offer(r, distanceMeters: Double(offer.distanceM ?? 0)) else { return .null }
+        object["state"] = .string(r.state.rawValue)
+        let outcome = offer.outcome ?? (r.state == .searching ? "open" : r.state.rawValue.lowercased())
+        object["offer"] = ["round": integer(offer.round), "offered_at": time(offer.offeredAt), "outcome": .string(outcome)]
+        object["trip_id"] = offer.outcome == "won" ? text(r.tripID) : .null
+        if offer.distanceM == nil { object["distance_meters"] = .null }
+        return .object(object)
+    }
+
     static func firstName(_ name: String?) -> String? {
         name?.split(separator: " ").first.map(String.init)
     }
@@ -54,7 +67,7 @@ public enum TripJSON {
     /// the cancellation's details.
     public static func trip(_ t: TripRecord, rider: (name: String?, rating: Double?), driver: DriverRecord?, vehicle: VehicleRecord?, forOperator: Bool) -> JSONValue {
         var driverObject: [String: JSONValue] = [
-            "id": .string(t.driverID), "first_name": text(firstName(driver?.name)), "rating": number(driver?.averageRating), "photo_url": .null,
+            "id": .string(t.driverID), "first_name": text(firstName(driver?.name)), "rating": number(driver?.averageRating), "photo_url": text(driver?.photoURL),
         ]
         driverObject["vehicle"] = vehicle.map { v in
             ["make": .string(v.make), "model": .string(v.model), "color": .string(v.color), "license_plate": .string(v.licensePlate), "capacity": integer(v.capacity)]
@@ -82,6 +95,18 @@ public enum TripJSON {
             object["cancel_reason"] = text(t.cancelReason)
         }
         return .object(object)
+    }
+
+    /// A trip in a history list: what it was and how it ended, without the other party's
+    /// details (`GET /trips/{id}` has them).
+    public static func summary(_ t: TripRecord) -> JSONValue {
+        [
+            "trip_id": .string(t.id), "request_id": .string(t.requestID), "state": .string(t.state.rawValue),
+            "pickup": place(t.pickupLatitude, t.pickupLongitude, t.pickupAddress, t.pickupPlaceID),
+            "dropoff": place(t.dropoffLatitude, t.dropoffLongitude, t.dropoffAddress, t.dropoffPlaceID),
+            "ride_type": .string(t.rideType), "fare": fare(t), "created_at": time(t.createdAt), "completed_at": time(t.completedAt),
+            "cancelled_at": time(t.cancelledAt),
+        ]
     }
 
     /// The estimate, and once COMPLETED what was charged: `final_amount_minor` for

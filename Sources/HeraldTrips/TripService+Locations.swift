@@ -37,6 +37,7 @@ extension TripService: LocationObserver {
             try await database.transaction { db in
                 for warning in judgement.warnings { try await self.trips.flag(db, id: judgement.trip.id, code: warning.code, now: now) }
             }
+            for warning in judgement.warnings { statistics.flagged(warning.code) }
         } catch {
             logger.error("flagging a trip failed", metadata: ["trip_id": "\(judgement.trip.id)", "error": "\(String(reflecting: error))"])
         }

@@ -93,6 +93,7 @@ extension TripService {
             // An idempotent booking's answer commits with the request (as booked).
             try await TransactionAnswer.record(BookedRequest(record: record, quote: quote), in: db)
         }
+        statistics.requested()
         await runRound(record)
         let fresh = try await database.withConnection { db in try await self.requests.find(db, id: record.id) } ?? record
         return (fresh, quote)
@@ -164,6 +165,7 @@ extension TripService {
             return true
         }
         guard started else { return }
+        statistics.offered(matches.count)
         logger.info("ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }
 
@@ -194,6 +196,7 @@ extension TripService {
             return true
         }
         guard expired else { return }
+        statistics.unmatched("expired")
         logger.info("ride request expired unmatched", metadata: ["request_id": "\(request.id)"])
     }
 
@@ -219,6 +222,7 @@ extension TripService {
                 // Matched or expired meanwhile: answer from what won.
                 return try await cancelRequest(id, by: identity, reason: reason)
             }
+            statistics.unmatched("cancelled")
             await publish(
                 "ride_request_updated", ["request_id": .string(closed.id), "state": .string(closed.state.rawValue), "allowed_transitions": []],
                 to: Self.userRoom(closed.riderID))

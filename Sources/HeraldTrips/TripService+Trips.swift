@@ -26,7 +26,12 @@ extension TripService {
         guard let request = try await database.withConnection({ db in try await self.requests.find(db, id: requestID) }) else {
             throw TripError.requestNotFound
         }
-        if let settled = try await settled(request, for: driverID) { return settled }
+        do {
+            if let settled = try await settled(request, for: driverID) { return settled }
+        } catch {
+            statistics.accepted(won: false)
+            throw error
+        }
         guard let vehicle = try await vehicle(driverID) else {
             throw TripError.vehicleNotEligible("Register your vehicle first (PUT /api/v1/drivers/me/vehicle).")
         }
@@ -65,6 +70,7 @@ extension TripService {
             if try await database.withConnection({ db in try await self.trips.activeTrip(db, driverID: driverID) }) != nil { throw TripError.driverBusy }
             throw error
         }
+        statistics.accepted(won: result != nil)
         guard let trip = result else {
             guard let after = try await database.withConnection({ db in try await self.requests.find(db, id: requestID) }) else { throw TripError.requestNotFound }
             if let settled = try await settled(after, for: driverID) { return settled }

@@ -22,6 +22,8 @@ public final class TripService: Sendable {
     public let dispatch: DispatchService
     public let tracker: TripTracker
     public let writer: TripLocationWriter
+    /// Requests, offers, accepts and fraud flags of this node, for `/metrics`.
+    public let statistics = TripStatistics()
     let hub: RealtimeHub
     let notifications: NotificationService
     let clock: any HeraldClock
@@ -165,11 +167,49 @@ public final class TripService: Sendable {
         return (rows, full)
     }
 
+    /// A request as a driver it was offered to sees it (the driver who opens the app from
+    /// the offer's push has its id and nothing else); `RIDE_REQUEST_NOT_FOUND` for a driver
+    /// it was never offered to.
+    public func offeredRequest(_ id: String, driverID: String) async throws -> (RideRequestRecord, RideOfferRecord) {
+        let found = try await database.withConnection { db -> (RideRequestRecord, RideOfferRecord)? in
+            guard let offer = try await self.requests.offer(db, requestID: id, driverID: driverID),
+                let request = try await self.requests.find(db, id: id)
+            else { return nil }
+            return (request, offer)
+        }
+        guard let found else { throw TripError.requestNotFound }
+        return found
+    }
+
+    /// The requests offered to a driver that they may still accept, newest first.
+    public func openOffers(driverID: String) async throws -> [(RideRequestRecord, RideOfferRecord)] {
+        let now = now
+        return try await database.withConnection { db in try await self.requests.openOffers(db, driverID: driverID, now: now, limit: 50) }
+    }
+
     public func request(_ id: String, for identity: Identity) async throws -> RideRequestRecord {
         guard let request = try await database.withConnection({ db in try await self.requests.find(db, id: id) }),
             request.riderID == identity.userID || identity.role == .operator || identity.role == .service
         else { throw TripError.requestNotFound }
         return request
+    }
+
+    /// The caller's trips, newest first: a rider's rides, a driver's drives, everyone's for
+    /// operators. An app that lost its trip id finds its live trip here (or in `state_sync`).
+    public func history(for identity: Identity, state: TripState?, offset: Int, limit: Int) async throws -> (trips: [TripRecord], total: Int) {
+        let party: TripStore.Party =
+            switch identity.role {
+            case .operator, .service: .anyone
+            case .driver: .driver(identity.userID)
+            case .customer: .rider(identity.userID)
+            }
+        return try await database.withConnection { db in try await self.trips.history(db, of: party, state: state, offset: offset, limit: limit) }
+    }
+
+    /// The caller's ride requests, newest first (everyone's for operators).
+    public func requestHistory(for identity: Identity, offset: Int, limit: Int) async throws -> (requests: [RideRequestRecord], total: Int) {
+        let rider = identity.role == .operator || identity.role == .service ? nil : identity.userID
+        return try await database.withConnection { db in try await self.requests.history(db, riderID: rider, offset: offset, limit: limit) }
     }
 
     /// Trips not over that the user rides or drives (their sockets follow these rooms).

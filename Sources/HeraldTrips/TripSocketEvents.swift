@@ -32,6 +32,17 @@ public struct TripSocketEvents: Sendable {
         native.stateSync(prefix: "trip") { identity, channel, clientState in
             try await trips.stateSync(identity, channel: channel, clientState: clientState)
         }
+        // A native client is put in its live trips' channels at once and told their state,
+        // as a Socket.IO client is below: an app that lost its trip id finds its trip.
+        native.onConnect { connection in
+            do {
+                for tripID in try await trips.activeTripIDs(connection.identity.userID) {
+                    await native.syncState(of: TripService.tripRoom(tripID), to: connection)
+                }
+            } catch {
+                trips.logger.error("sending trip state on connect failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
         socketIO.onConnect { socket in
             guard let identity = socket.identity, socket.namespace == "/" else { return }
             do {
@@ -41,6 +52,7 @@ public struct TripSocketEvents: Sendable {
                     var sync = try await trips.stateSync(identity, channel: room, clientState: nil)
                     sync["channel"] = .string(room)
                     sync["recovered"] = .bool(socket.recovered)
+                    sync["reason"] = "connect"
                     socket.emit("state_sync", [SocketValue(.object(sync))])
                 }
             } catch {

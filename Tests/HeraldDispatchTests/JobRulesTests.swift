@@ -87,11 +87,23 @@ import Testing
         #expect(seed002.sequence == 9 && seed002.speedMps == 3)
         for bad: [String: JSONValue] in [
             ["lat": 90.5, "lng": 0], ["lat": 0, "lng": 181], ["lat": 0], ["lat": 0, "lng": 0, "sequence": -1], ["lat": 0, "lng": 0, "heading": 400],
-            ["lat": 0, "lng": 0, "speed": -1], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
+            ["lat": 0, "lng": 0, "speed": 151], ["lat": 0, "lng": 0, "course": "north"], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
             ["lat": 0, "lng": 0, "is_mock_location": "yes"], ["lat": 0, "lng": 0, "device_integrity": "rooted"],
         ] {
             #expect(throws: APIError.self) { try LocationUpdate.parse(bad) }
         }
+    }
+
+    /// iOS's `CLLocation.course` and `.speed` are -1 whenever the phone cannot tell (standing
+    /// at a light): such a sample is a position with the course and speed unknown, not an
+    /// error (refused, the rider's map froze at every stop).
+    @Test func iOSUnknownCourseAndSpeedAreUnknownNotRefused() throws {
+        let stopped = try LocationUpdate.parse(["latitude": 37.7, "longitude": -122.4, "course": -1, "speed_mps": -1, "accuracy_meters": 5])
+        #expect(stopped.point == GeoPoint(latitude: 37.7, longitude: -122.4))
+        #expect(stopped.heading == nil && stopped.speedMps == nil && stopped.accuracyMeters == 5)
+        let moving = try LocationUpdate.parse(["lat": 37.7, "lng": -122.4, "course": 271.5, "speed": 8.25])
+        #expect(moving.heading == 271.5 && moving.speedMps == 8.25)
+        #expect(try LocationUpdate.parse(["lat": 1, "lng": 2, "heading": -0.5]).heading == nil)
     }
 
     /// Seed 002 issue: a newer app's extra fields must not make a sample fail (the rider's map

@@ -18,4 +18,19 @@ import Testing
         #expect(PushStatistics.label("InvalidSubscription: bad key") == "InvalidSubscription")
         #expect(PushStatistics.label("  ") == "other")
     }
+
+    @Test func outcomesAreAlsoCountedByTypeAndProviderWithABound() {
+        let stats = PushStatistics()
+        stats.record(outcome: "sent", reason: nil, latencyMs: 5, type: "job_offer", provider: "apns")
+        stats.record(outcome: "sent", reason: nil, latencyMs: 5, type: "job_offer", provider: "apns")
+        stats.record(outcome: "failed", reason: "Unregistered", latencyMs: 5, type: "service_alert", provider: "fcm")
+        stats.record(outcome: "skipped", reason: "already_read", latencyMs: nil)
+        let typed = stats.snapshot.outcomesByType
+        #expect(typed[.init(type: "job_offer", provider: "apns", outcome: "sent")] == 2)
+        #expect(typed[.init(type: "service_alert", provider: "fcm", outcome: "failed")] == 1)
+        #expect(typed[.init(type: "unknown", provider: "unknown", outcome: "skipped")] == 1)
+        for index in 0..<600 { stats.record(outcome: "sent", reason: nil, latencyMs: nil, type: "type_\(index)", provider: "apns") }
+        #expect(stats.snapshot.outcomesByType.count <= PushStatistics.maxTypedOutcomes + 1)
+        #expect(stats.snapshot.outcomesByType[.init(type: "other", provider: "apns", outcome: "sent")] ?? 0 > 0)
+    }
 }

@@ -270,6 +270,15 @@ import Testing
             #expect(try await s.request(.post, "/api/v1/jobs/\(id)/cancel", token: try await s.token("eve")).status == 404)
             let noName = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["truck_type": "van", "wings": 2])
             #expect(noName.status == 422)
+            // A photo is an https URL the apps load; anything else is refused by name.
+            for bad in ["javascript:alert(1)", "http://cdn.example.com/a.jpg", "data:image/png;base64,AAAA", "https://"] {
+                let refused = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(bad)])
+                #expect(refused.status == 422 && refused.json?["error"]?["details"]?["fields"]?[0]?["field"] == "photo_url", "\(bad)")
+            }
+            let photo = "https://cdn.example.com/drivers/d1.jpg"
+            let withPhoto = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(photo)])
+            #expect(withPhoto.data?["photo_url"]?.stringValue == photo)
+            #expect(try await s.request(.get, "/api/v1/drivers/me", token: driverToken).data?["photo_url"]?.stringValue == photo)
             // A driver without a profile.
             let ghost = try await s.token("ghost", .driver)
             #expect(try await s.request(.post, "/api/v1/drivers/location", token: ghost, json: ["lat": 1, "lng": 1]).errorCode == "DRIVER_NOT_FOUND")

@@ -58,18 +58,34 @@ import Testing
         }
     }
 
-    @Test func aRefusedTokenIs401WithTheReasonEvenOnPublicRoutes() async throws {
-        let clock = ManualClock()
+    /// A lapsed token must not blank a transit app's stops and departures until it can
+    /// refresh (issue 39): routes anyone may call serve it as anonymous and say so.
+    @Test func aRefusedTokenIs401WithTheReasonAndPublicRoutesServeItAsAnonymous() async throws {
+        let clock = ManualClock(sampleMorning)
         try await TestServer.run(.sqlite, clock: clock) { session in
+            _ = try await session.importSample()
             let expiring = try await session.token("ann", ttl: 60)
             clock.advance(by: 120)
             let expired = try await session.request(.get, "/api/v1/me", token: expiring)
             #expect(expired.status == 401)
             #expect(expired.json?["error"]?["message"] == "The token has expired.")
+            #expect(expired.header("Herald-Token-Ignored") == nil)
+            #expect(try await session.request(.get, "/api/v1/favorites", token: expiring).status == 401)
+
+            for uri in ["/api/v1/routes", "/api/v1/stops/STAGECOACH", "/api/v1/stops/STAGECOACH/departures", "/api/v1/alerts"] {
+                let served = try await session.request(.get, uri, token: expiring)
+                #expect(served.status == 200, "\(uri): \(served.text)")
+                #expect(served.header("Herald-Token-Ignored") == "expired", "\(uri)")
+            }
+            // An error answer of a public route says it too (an unknown stop).
+            let missing = try await session.request(.get, "/api/v1/stops/NOWHERE", token: "not.a.token")
+            #expect(missing.status == 404 && missing.header("Herald-Token-Ignored") == "malformed")
 
             let garbage = try await session.request(.get, "/api/v1/openapi.json", token: "not.a.token")
-            #expect(garbage.status == 401)
-            #expect(garbage.errorCode == "UNAUTHORIZED")
+            #expect(garbage.status == 200)
+            #expect(garbage.header("Herald-Token-Ignored") == "malformed")
+            // A valid token sets nothing aside.
+            #expect(try await session.request(.get, "/api/v1/routes", token: try await session.token("ann")).header("Herald-Token-Ignored") == nil)
 
             let basic = try await session.request(.get, "/api/v1/me", headers: [.authorization: "Basic dXNlcjpwYXNz"])
             #expect(basic.status == 401)

@@ -5,16 +5,17 @@ import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// Runs `body` with a probe connected to `/api/v1/realtime` of a live test server.
 func withNativeClient(
-    _ session: TestSession, token: String, _ body: @Sendable @escaping (WebSocketProbe) async throws -> Void
+    _ session: TestSession, token: String, query: String = "", _ body: @Sendable @escaping (WebSocketProbe) async throws -> Void
 ) async throws {
     let port = try #require(session.client.port)
     let probe = WebSocketProbe()
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=\(token)") }
+        group.addTask { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=\(token)\(query)") }
         defer { probe.close() }
         try await body(probe)
         probe.close()
@@ -131,6 +132,31 @@ func withNativeClient(
         }
     }
 
+    /// A client that connected with `?acks=false` is asked for no ack, and a delivery counts
+    /// as acknowledged once handed to it (seed 004's apps never acknowledge).
+    @Test func aClientThatSaysItNeverAcknowledgesHasDeliveriesAcknowledgedOnEmit() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let hub = session.runtime.realtime.hub
+            let acknowledged = AcknowledgedTokens()
+            hub.onAcknowledge { token in acknowledged.add(token) }
+            try await withNativeClient(session, token: try await session.token("ann"), query: "&acks=false") { ann in
+                _ = await ann.next(type: "connected")
+                try await hub.publish("notification", payload: ["id": "n1"], to: "user:ann", persist: false, ackToken: "dlv_test_1")
+                let event = await ann.next(type: "notification")
+                #expect(event?["payload"]?["id"] == "n1")
+                #expect(event?["ack_id"] == nil, "no ack asked of a client that never gives one")
+                try await waitUntil("the delivery acknowledged on the client's behalf") { acknowledged.tokens == ["dlv_test_1"] }
+            }
+            // A client that acknowledges is asked to, and nothing is acknowledged for it.
+            try await withNativeClient(session, token: try await session.token("bob")) { bob in
+                _ = await bob.next(type: "connected")
+                try await hub.publish("notification", payload: ["id": "n2"], to: "user:bob", persist: false, ackToken: "dlv_test_2")
+                #expect(await bob.next(type: "notification")?["ack_id"] == "dlv_test_2")
+                #expect(acknowledged.tokens == ["dlv_test_1"])
+            }
+        }
+    }
+
     @Test func reconnectAnswersWithStateSync() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
             let realtime = session.runtime.realtime
@@ -187,6 +213,50 @@ func withNativeClient(
         }
     }
 
+    /// The token's end closes a native connection with `TOKEN_EXPIRED` (what `HeraldClient`
+    /// refreshes on), however long ago it connected.
+    @Test func aConnectionWhoseTokenExpiresIsToldTokenExpiredAndClosed() async throws {
+        let clock = ManualClock()
+        try await TestServer.run(.sqlite, setup: .live, clock: clock) { session in
+            try await withNativeClient(session, token: try await session.token("ann", ttl: 60)) { ann in
+                #expect(await ann.next(type: "connected") != nil)
+                clock.advance(by: 120)
+                let error = await ann.next(type: "error")
+                #expect(error?["code"] == "TOKEN_EXPIRED", "\(String(describing: error))")
+                #expect(await ann.next(timeout: .seconds(30)) == nil, "the connection is closed after it")
+            }
+        }
+    }
+
+    /// Seed 004's `resync {last_sync_at}` on the native protocol: the unread notifications
+    /// since then, and the ids read or deleted meanwhile (Socket.IO: Tests/e2e).
+    @Test func resyncAnswersWithWhatChangedSince() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let backend = try await session.token("backend", .service)
+            @Sendable func send(_ title: String) async throws -> String {
+                let reply = try await session.request(.post, "/api/v1/notifications", token: backend, json: ["user_id": "ann", "type": "service_alert", "title": .string(title)])
+                return try #require(reply.data?["results"]?[0]?["notification"]?["id"]?.stringValue ?? reply.data?["notification"]?["id"]?.stringValue)
+            }
+            let old = try await send("Old")
+            try await withNativeClient(session, token: try await session.token("ann")) { ann in
+                let first = await ann.next(type: "sync")
+                let syncedAt = try #require(first?["synced_at"]?.stringValue)
+                #expect(first?["notifications"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [old])
+                // Later: one new notification, the old one read elsewhere.
+                try await CancellableSleep.sleep(for: .milliseconds(1100))
+                let fresh = try await send("Fresh")
+                let read = try await session.request(.post, "/api/v1/notifications/\(old)/read", token: try await session.token("ann"))
+                #expect(read.status == 200)
+                ann.send(["type": "resync", "last_sync_at": .string(syncedAt), "request_id": "r1"])
+                let resync = await ann.next(type: "sync")
+                #expect(resync?["notifications"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.contains(fresh) == true)
+                #expect(resync?["read_ids"] == [.string(old)] && resync?["unread_count"] == 1)
+                ann.send(["type": "resync", "last_sync_at": "yesterday"])
+                #expect(await ann.next(type: "resync")?["code"] == "INVALID_ARGUMENT")
+            }
+        }
+    }
+
     @Test func withoutAValidTokenTheUpgradeIsRefused() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
             let plain = try await session.request(.get, "/api/v1/realtime?token=garbage")
@@ -199,4 +269,11 @@ func withNativeClient(
             await #expect(throws: (any Error).self) { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=garbage") }
         }
     }
+}
+
+/// The tokens a hub's acknowledgement observer saw.
+final class AcknowledgedTokens: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ token: String) { list.withLock { $0.append(token) } }
+    var tokens: [String] { list.withLock { $0 } }
 }

@@ -62,6 +62,14 @@ import HeraldTransit
             #expect(try await s.request(.get, "/api/v1/routes?limit=2&offset=1", headers: [.ifNoneMatch: tag]).status == 304)
             #expect(try await s.request(.get, "/api/v1/routes?limit=3&offset=1", headers: [.ifNoneMatch: tag]).status == 200)
             #expect(try await s.request(.get, "/api/v1/routes?route_type=3").data?["total"] == 5)
+            // Extended types and the words apps send fold into the planner's modes (every sample route is a bus).
+            for query in ["700", "bus", "Coach", "704"] {
+                #expect(try await s.request(.get, "/api/v1/routes?route_type=\(query)").data?["total"] == 5, "\(query)")
+            }
+            for query in ["metro", "401", "light_rail", "900", "train", "1500"] {
+                #expect(try await s.request(.get, "/api/v1/routes?route_type=\(query)").data?["total"] == 0, "\(query)")
+            }
+            #expect(try await s.request(.get, "/api/v1/routes?route_type=zeppelin").errorCode == "VALIDATION_FAILED")
             // A stop with its routes.
             let stop = try await s.request(.get, "/api/v1/stops/STAGECOACH")
             #expect(stop.data?["routes"]?.arrayValue?.compactMap { $0["route_id"]?.stringValue }.sorted() == ["CITY", "STBA"])

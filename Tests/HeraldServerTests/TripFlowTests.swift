@@ -19,7 +19,8 @@ import Testing
     /// An approved, online driver with a silver Camry, `meters` north of the pickup.
     static func driver(_ s: TestSession, _ id: String, metersNorth: Double, name: String = "Alex Smith") async throws -> String {
         let token = try await s.token(id, .driver)
-        #expect(try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string(name), "truck_type": "sedan"]).status == 201)
+        let photo = JSONValue.string("https://cdn.example.com/drivers/\(id).jpg")
+        #expect(try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string(name), "truck_type": "sedan", "photo_url": photo]).status == 201)
         let ops = try await s.token("ops", .operator)
         #expect(try await s.request(.post, "/api/v1/operators/drivers/\(id)/approval", token: ops, json: ["status": "approved"]).status == 200)
         #expect(try await s.request(.post, "/api/v1/drivers/online", token: token, json: ["online": true]).status == 200)
@@ -114,6 +115,7 @@ import Testing
             #expect(accepted.status == 200 && accepted.data?["state"] == "ACCEPTED")
             let tripID = try #require(accepted.data?["trip_id"]?.stringValue)
             #expect(accepted.data?["driver"]?["vehicle"]?["model"] == "Camry")
+            #expect(accepted.data?["driver"]?["photo_url"]?.stringValue == "https://cdn.example.com/drivers/alex.jpg")
             let lost = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: blake)
             #expect(lost.status == 409 && lost.errorCode == "RIDE_ALREADY_ACCEPTED")
             #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue == tripID)
@@ -280,6 +282,39 @@ import Testing
         }
     }
 
+    /// The OS's mock-provider signal, through the location route, the dispatch tracker and
+    /// the trip tracker: the sample is kept for operators, never shown to the rider, the driver
+    /// is warned and the trip flagged (seed 002's mock location flag).
+    @Test func aMockLocationIsKeptButNotSharedAndTheTripIsFlagged() async throws {
+        try await Self.run(.sqlite) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let tripID = try await Self.acceptedTrip(s, driver: alex)
+            var sequence = 10
+            func send(_ extra: [String: JSONValue]) async throws -> TestReply {
+                Self.advance(s, 1)
+                sequence += 1
+                var sample: [String: JSONValue] = ["latitude": .number(37.7749 + 700 / 111_200.0), "longitude": -122.4194, "accuracy_meters": 5, "sequence": .number(Double(sequence))]
+                sample.merge(extra) { _, new in new }
+                return try await s.request(.post, "/api/v1/drivers/location", token: alex, json: .object(sample))
+            }
+            #expect(try await send([:]).data?["accepted"] == true)
+            #expect(try await send(["is_mock_location": true]).data?["accepted"] == true)
+            #expect(try await send(["is_from_mock_provider": true]).data?["accepted"] == true)
+            _ = await s.runtime.trips.service.writer.flushOnce()
+            let shared = try await Self.events(s, "trip:\(tripID)").filter { $0.name == "driver_location" }
+            #expect(shared.count == 1, "only the honest sample reaches the rider")
+            let warnings = try await Self.events(s, "user:alex").filter { $0.name == "location_warning" }.map(\.payload)
+            #expect(warnings.map { $0["warning_code"] } == ["MOCK_LOCATION", "MOCK_LOCATION"])
+            let ops = try await s.token("ops", .operator)
+            let trip = try await s.request(.get, "/api/v1/trips/\(tripID)", token: ops)
+            #expect(trip.data?["flags"]?["count"] == 2 && trip.data?["flags"]?["last"] == "MOCK_LOCATION")
+            let trail = try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: ops)
+            #expect(trail.data?["count"] == 3 && trail.data?["locations"]?[2]?["warning"] == "MOCK_LOCATION")
+            #expect(try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: try await s.token("rider")).data?["count"] == 1)
+            #expect(try await s.request(.get, "/metrics").text.contains("herald_trips_fraud_flags_total{code=\"MOCK_LOCATION\"} 2\n"))
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func anUnmatchedRequestExpiresAndADriverCancelSearchesAgain(engine: TestEngine) async throws {
         try await Self.run(engine) { s in
@@ -426,6 +461,82 @@ import Testing
     }
 
     /// The rider's booking, accepted by `driver`: the trip's id.
+    /// A driver who opens the app from the offer's push has only the request id (issue 39).
+    @Test func aDriverOfferedARideReadsItAndListsTheirOpenOffers() async throws {
+        try await Self.run(.sqlite) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let blake = try await Self.driver(s, "blake", metersNorth: 1_500, name: "Blake Jones")
+            let far = try await Self.driver(s, "far", metersNorth: 9_000)
+            let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
+
+            let offered = try await s.request(.get, "/api/v1/ride-requests/\(requestID)", token: alex)
+            #expect(offered.status == 200, "\(offered.text)")
+            #expect(offered.data?["state"] == "SEARCHING" && offered.data?["offer"]?["outcome"] == "open" && offered.data?["offer"]?["round"] == 1)
+            #expect(offered.data?["pickup"]?["address"] == "123 Market St, San Francisco" && offered.data?["trip_id"] == .null)
+            #expect(offered.data?["rider_id"] == nil && offered.data?["payment_method_id"] == nil, "nothing of the rider")
+            let listed = try await s.request(.get, "/api/v1/drivers/me/ride-offers", token: alex)
+            #expect(listed.data?["offers"]?.arrayValue?.map { $0["request_id"] } == [.string(requestID)])
+            // A driver it was not offered to learns nothing, not even that it exists.
+            #expect(try await s.request(.get, "/api/v1/ride-requests/\(requestID)", token: far).errorCode == "RIDE_REQUEST_NOT_FOUND")
+            #expect(try await s.request(.get, "/api/v1/drivers/me/ride-offers", token: far).data?["offers"] == [])
+
+            let accepted = try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex)
+            let tripID = try #require(accepted.data?["trip_id"]?.stringValue)
+            let won = try await s.request(.get, "/api/v1/ride-requests/\(requestID)", token: alex)
+            #expect(won.data?["offer"]?["outcome"] == "won" && won.data?["trip_id"]?.stringValue == tripID && won.data?["state"] == "MATCHED")
+            let lost = try await s.request(.get, "/api/v1/ride-requests/\(requestID)", token: blake)
+            #expect(lost.data?["offer"]?["outcome"] == "lost" && lost.data?["trip_id"] == .null)
+            for token in [alex, blake] {
+                #expect(try await s.request(.get, "/api/v1/drivers/me/ride-offers", token: token).data?["offers"] == [])
+            }
+            // /metrics counts what happened on this node.
+            let metrics = try await s.request(.get, "/metrics").text
+            for line in [
+                "herald_trips_ride_requests_total 1", "herald_trips_ride_offers_total 2", "herald_trips_ride_accepts_total{outcome=\"won\"} 1",
+                "herald_trips_ride_accepts_total{outcome=\"lost\"} 0", "herald_driver_location_samples_total{outcome=\"accepted\"} 3",
+                "herald_driver_location_accuracy_meters_count 3", "herald_driver_location_accuracy_meters_bucket{le=\"5.0\"} 3",
+            ] {
+                #expect(metrics.contains(line + "\n"), "\(line)")
+            }
+            #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: blake).status == 409)
+            #expect(try await s.request(.get, "/metrics").text.contains("herald_trips_ride_accepts_total{outcome=\"lost\"} 1\n"))
+            // The rider still reads their own request in full.
+            #expect(try await s.request(.get, "/api/v1/ride-requests/\(requestID)", token: try await s.token("rider")).data?["trip_id"]?.stringValue == tripID)
+        }
+    }
+
+    /// An app that lost its trip id finds its trip: in its history, and in the `state_sync`
+    /// a native connection is sent when it opens (issue 39).
+    @Test func historiesAndTheStateOnConnectFindALiveTrip() async throws {
+        try await TestServer.run(.sqlite, setup: .live, clock: ManualClock(Self.start), configure: { $0.dispatch.indexSyncIntervalMs = 60_000 }) { s in
+            let alex = try await Self.driver(s, "alex", metersNorth: 800)
+            let blake = try await Self.driver(s, "blake", metersNorth: 1_500, name: "Blake Jones")
+            let rider = try await s.token("rider")
+            let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
+            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+
+            let riderTrips = try await s.request(.get, "/api/v1/trips", token: rider)
+            #expect(riderTrips.data?["total"] == 1 && riderTrips.data?["trips"]?[0]?["trip_id"]?.stringValue == tripID)
+            #expect(riderTrips.data?["trips"]?[0]?["state"] == "ACCEPTED" && riderTrips.data?["trips"]?[0]?["request_id"]?.stringValue == requestID)
+            #expect(try await s.request(.get, "/api/v1/trips?state=accepted", token: alex).data?["total"] == 1)
+            #expect(try await s.request(.get, "/api/v1/trips?state=COMPLETED", token: alex).data?["total"] == 0)
+            #expect(try await s.request(.get, "/api/v1/trips", token: blake).data?["total"] == 0)
+            #expect(try await s.request(.get, "/api/v1/trips?state=lost", token: rider).errorCode == "VALIDATION_FAILED")
+            let requests = try await s.request(.get, "/api/v1/ride-requests?limit=5", token: rider)
+            #expect(requests.data?["total"] == 1 && requests.data?["ride_requests"]?[0]?["trip_id"]?.stringValue == tripID)
+            #expect(try await s.request(.get, "/api/v1/ride-requests", token: try await s.token("someone-else")).data?["total"] == 0)
+            #expect(try await s.request(.get, "/api/v1/trips", token: try await s.token("ops", .operator)).data?["total"] == 1)
+
+            // A native connection is told its live trip's state without asking, and follows it.
+            try await withNativeClient(s, token: rider) { app in
+                let sync = await app.next(type: "state_sync")
+                #expect(sync?["channel"]?.stringValue == "trip:\(tripID)" && sync?["current_state"] == "ACCEPTED" && sync?["reason"] == "connect")
+                try await s.runtime.realtime.hub.publish("eta_update", payload: ["eta_seconds": 120], to: "trip:\(tripID)")
+                #expect(await app.next(type: "eta_update")?["payload"]?["eta_seconds"] == 120)
+            }
+        }
+    }
+
     static func acceptedTrip(_ s: TestSession, driver: String) async throws -> String {
         let booked = try await Self.book(s, "rider")
         let requestID = try #require(booked.data?["request_id"]?.stringValue)

@@ -112,6 +112,9 @@ import Testing
             let rail = try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["rail"]]])
             #expect(rail.errorCode == "NO_ROUTE_FOUND")
             #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["bus"]]]).status == 200)
+            // The words and route types apps send fold the same way as /routes?route_type= reads them.
+            #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["coach", 700]]]).status == 200)
+            #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["train", "metro", "401"]]]).errorCode == "NO_ROUTE_FOUND")
             let same = try await Self.plan(s, ["origin": airport, "destination": airport])
             #expect(same.status == 422 && same.json?["error"]?["details"]?["fields"]?[0]?["field"] == "destination")
             let bad = try await Self.plan(

@@ -121,7 +121,10 @@ import Testing
     }
 
     /// Migrations added after the fixtures were made (a database from then gets exactly these).
-    static let sinceFixtures = [MigrationID(module: "realtime", version: 2)]
+    static let sinceFixtures = [
+        MigrationID(module: "users", version: 3), MigrationID(module: "realtime", version: 2), MigrationID(module: "dispatch", version: 5),
+        MigrationID(module: "trips", version: 3),
+    ]
 
     @Test(arguments: TestEngine.allCases)
     func aDatabaseFromBeforeTheSplitUpgradesWithoutLoss(engine: TestEngine) async throws {

@@ -12,7 +12,10 @@ import NIOCore
 public enum TestServer {
     public static let secret = "test-secret-0123456789abcdef0123456789abcdef"
 
-    public static func config(_ engine: TestEngine, configure: (inout HeraldConfig) -> Void = { _ in }) async throws -> HeraldConfig {
+    /// `configure` is escaping on purpose: a non-escaping closure called after the await
+    /// above crashed debug test builds in `swift_release` of its captures (StripeFlowTests,
+    /// twice under load); an escaping one lives on the heap.
+    public static func config(_ engine: TestEngine, configure: @escaping (inout HeraldConfig) -> Void = { _ in }) async throws -> HeraldConfig {
         var config = HeraldConfig()
         config.dataDir = try TestDatabase.temporaryDirectory()
         config.database.url = try await TestDatabase.makeURL(engine)
@@ -46,7 +49,7 @@ public enum TestServer {
         _ engine: TestEngine,
         setup: TestingSetup = .router,
         clock: any HeraldClock = SystemClock(),
-        configure: (inout HeraldConfig) -> Void = { _ in },
+        configure: @escaping (inout HeraldConfig) -> Void = { _ in },
         logger: Logger = TestDatabase.logger,
         extraRoutes: (RouterGroup<HeraldRequestContext>) -> Void = { _ in },
         _ body: @Sendable @escaping (TestSession) async throws -> T

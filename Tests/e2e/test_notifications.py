@@ -341,6 +341,37 @@ def test_unacknowledged_socket_notification_falls_back_to_push(rt, push_log, ser
     stays(unchanged, 1.0, "a late ack changed the delivery, or more than one push per device was sent")
 
 
+def test_a_client_that_never_acknowledges_says_so_and_is_not_pushed_while_open(rt, push_log, service_token, raw_client):
+    """Seed 004's apps never acknowledge a socket notification: with `acks: false` in the
+    handshake the delivery counts once emitted to the live socket (the document's rule), so
+    no push follows the ack timeout while the app is open, and the frame asks for no ack."""
+    user = new_user()
+    token = issue_token(rt.data_dir, user=user)
+    register_two_devices(rt, token)
+    client = raw_client(rt)
+    client.connect({"token": token, "acks": False})
+    assert client.next_event()[0] == "sync"
+    wait_online(rt, service_token, user)
+
+    sent_at = time.monotonic()
+    result = send_notification(rt, service_token, user_id=user, type="job_new", title="Job offer", data={"job_id": "job_8"})
+    notification_id = result["notification"]["id"]
+    assert result["channel"] == "socket", result
+    frame = client.next_frame(lambda f: "notification" in f)
+    assert EVENT_WITH_ACK.match(frame) is None, f"the frame asks a client that said acks: false for an ack: {frame}"
+
+    def acknowledged():
+        rows = by_channel(deliveries(rt, service_token, notification_id), "socket")
+        return rows if rows and rows[0]["status"] == "acknowledged" else None
+
+    wait_until(acknowledged, TIMEOUT, message="the socket delivery counted as delivered once emitted")
+    left = sent_at + ACK_TIMEOUT_MS / 1000 * 2 + 1.0 - time.monotonic()
+    if left > 0:
+        time.sleep(left)
+    assert push_log.for_notification(notification_id) == [], "pushed to an app that had it on screen"
+    assert by_channel(deliveries(rt, service_token, notification_id), "push") == []
+
+
 def test_offline_user_gets_one_push_per_active_device(rt, push_log, service_token):
     user = new_user()
     token = issue_token(rt.data_dir, user=user)
@@ -480,3 +511,27 @@ def test_pending_pushes_are_sent_exactly_once_after_a_crash(database, herald, tm
     rows = wait_until(all_sent, TIMEOUT, message="all 6 deliveries sent")
     assert all(row["attempts"] == 1 and row["channel"] == "push" for row in rows), rows
     assert {row["id"] for row in rows} == {line["delivery_id"] for line in lines}, (rows, lines)
+
+
+def test_resync_over_socketio_returns_what_changed_since_and_refuses_a_bad_time(rt, service_token, app_client):
+    """Seed 004's `resync {last_sync_at}` from python-socketio: the notifications since then,
+    the ids read meanwhile, and every time in the answer decodes as the seed's app reads it."""
+    user = new_user()
+    token = issue_token(rt.data_dir, user=user)
+    old = send_notification(rt, service_token, user_id=user, type="trip_update", title="Old")["notification"]["id"]
+    client = app_client()
+    first = client.connect(rt, token)
+    assert [n["id"] for n in first["notifications"]] == [old], first
+    synced_at = first["synced_at"]
+    # ISO 8601 without fractional seconds (what Foundation's default .iso8601 decoding takes).
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", synced_at), synced_at
+    time.sleep(1.1)
+    fresh = send_notification(rt, service_token, user_id=user, type="trip_update", title="Fresh")["notification"]["id"]
+    client.next("notification")
+    assert rt.request("POST", f"/api/v1/notifications/{old}/read", token).status_code == 200
+    answer = client.call("resync", {"last_sync_at": synced_at})
+    assert fresh in [n["id"] for n in answer["notifications"]], answer
+    assert answer["read_ids"] == [old] and answer["unread_count"] == 1, answer
+    assert answer["changes_truncated"] is False, answer
+    bad = client.call("resync", {"last_sync_at": "yesterday"})
+    assert bad["status"] == "error" and bad["code"] == "INVALID_ARGUMENT", bad

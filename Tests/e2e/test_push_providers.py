@@ -577,7 +577,8 @@ def test_web_push_is_encrypted_for_the_subscription_and_signed_with_vapid(push_s
     assert payload["notification"]["body"] == "Silver Camry, plate 7ABC123", payload
     assert payload["notification_id"] == notification_id, payload
     assert {key: payload["data"].get(key) for key in data} == data, payload
-    assert payload["data"].get("notification_id", notification_id) == notification_id, payload
+    # Herald's keys for the app are in every push's data (PushDataKeys), not optional.
+    assert payload["data"]["notification_id"] == notification_id, payload
     assert payload.get("badge") == 1, f"badge should be the unread count (1): {payload}"
 
     # The subscription expires: the push service answers 410 and the device goes.

@@ -53,6 +53,8 @@ NOT_SCHEMA_DECIDABLE = {
     "PUT /api/v1/drivers/me/vehicle": "ride types are configured",
     "PUT /api/v1/me": "IANA time zones and BCP 47 language tags",
     "PUT /api/v1/notifications/preferences": "types are keyed by the configured catalog and quiet hours are HH:MM in a time zone",
+    "PUT /api/v1/user/settings": "IANA time zones, and per_favorite_overrides keyed by the caller's favourites",
+    "PATCH /api/v1/user/settings": "as PUT /api/v1/user/settings",
     "GET /api/v1/stops/{id}/departures": "`at` must be a real local time with a real UTC offset",
     "POST /api/v1/alerts": "active_period.end must come after its start",
     "POST /api/v1/transit/feeds/{name}/import": "url is required only when the feed has none configured",

@@ -27,5 +27,16 @@ public enum UserMigrations {
                 "ALTER TABLE users ADD COLUMN phone TEXT"
             ]
         ),
+        Migration(
+            version: 3, name: "user time zone chosen",
+            statements: [
+                // 1 once the user sent a time zone; until then their quiet hours run in the
+                // deployment's default zone (`DefaultTimeZone`), not in the UTC the column
+                // defaults to. A zone other than UTC was chosen; a UTC stored before this
+                // migration cannot be told from the default and counts as not chosen.
+                "ALTER TABLE users ADD COLUMN time_zone_chosen INTEGER NOT NULL DEFAULT 0",
+                "UPDATE users SET time_zone_chosen = 1 WHERE time_zone <> 'UTC'",
+            ]
+        ),
     ])
 }

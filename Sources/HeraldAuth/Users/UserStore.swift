@@ -30,11 +30,12 @@ struct UserStore: Sendable {
         try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first(decoding: UserRecord.self)
     }
 
-    /// Time zones of many users (users Herald has not seen are absent).
+    /// The time zones many users chose (users who never sent one, and users Herald has not
+    /// seen, are absent: the caller's default applies).
     public func timeZones(_ db: any SQLDatabase, ids: [String]) async throws -> [String: String] {
         var result: [String: String] = [:]
         for chunk in ids.chunked(500) {
-            var query = SQLQueryString("SELECT id, time_zone FROM users WHERE id IN ")
+            var query = SQLQueryString("SELECT id, time_zone FROM users WHERE time_zone_chosen = 1 AND id IN ")
             query.appendInList(Array(chunk))
             for row in try await db.raw(query).all() {
                 result[try row.decode(column: "id", as: String.self)] = try row.decode(column: "time_zone", as: String.self)
@@ -48,7 +49,7 @@ struct UserStore: Sendable {
         var query = SQLQueryString("UPDATE users SET updated_at = \(bind: now)")
         if let displayName = changes.displayName { query.appendInterpolation(unsafeRaw: ", display_name = "); query.appendInterpolation(bind: displayName) }
         if let locale = changes.locale { query.appendInterpolation(unsafeRaw: ", locale = "); query.appendInterpolation(bind: locale) }
-        if let timeZone = changes.timeZone { query.appendInterpolation(unsafeRaw: ", time_zone = "); query.appendInterpolation(bind: timeZone) }
+        if let timeZone = changes.timeZone { query.appendInterpolation(unsafeRaw: ", time_zone_chosen = 1, time_zone = "); query.appendInterpolation(bind: timeZone) }
         if let phone = changes.phone { query.appendInterpolation(unsafeRaw: ", phone = "); query.appendInterpolation(bind: phone) }
         query.appendInterpolation(unsafeRaw: " WHERE id = ")
         query.appendInterpolation(bind: id)

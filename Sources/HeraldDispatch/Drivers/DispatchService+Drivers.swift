@@ -44,14 +44,23 @@ extension DispatchService {
     public func reportLocation(_ userID: String, _ update: LocationUpdate) async throws -> DriverTracker.LocationOutcome {
         let receivedAt = now
         let observer = currentLocationObserver
-        if let observer, let throttle = await observer.admit(driverID: userID, receivedAt: receivedAt) { return .throttled(throttle) }
+        if let observer, let throttle = await observer.admit(driverID: userID, receivedAt: receivedAt) {
+            statistics.location(.throttled(throttle), update: update, receivedAt: receivedAt)
+            return .throttled(throttle)
+        }
         var outcome = tracker.apply(userID, update, receivedAt: receivedAt)
         if outcome == .unknownDriver {
             // The profile may have been made on another node moments ago.
-            let record = try await requireProfile(userID)
-            tracker.load(record)
+            do {
+                let record = try await requireProfile(userID)
+                tracker.load(record)
+            } catch {
+                statistics.location(.unknownDriver, update: update, receivedAt: receivedAt)
+                throw error
+            }
             outcome = tracker.apply(userID, update, receivedAt: receivedAt)
         }
+        statistics.location(outcome, update: update, receivedAt: receivedAt)
         if outcome == .unknownDriver { throw DispatchError.driverNotFound }
         if outcome == .accepted, let observer { await observer.accepted(driverID: userID, update: update, receivedAt: receivedAt) }
         return outcome

@@ -17,7 +17,12 @@ extension DispatchService {
         guard let before = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else {
             throw DispatchError.jobNotFound
         }
-        if let settled = try Self.settled(before, for: driverID) { return (settled, driver) }
+        do {
+            if let settled = try Self.settled(before, for: driverID) { return (settled, driver) }
+        } catch {
+            statistics.claimed(won: false)
+            throw error
+        }
         let now = self.now
         let message = Self.customerMessage(.accepted, driverName: driver.name)!
         let draft = NotificationDraft(
@@ -41,6 +46,7 @@ extension DispatchService {
             try await self.notifications.write(prepared, in: work)
             return claimed
         }
+        statistics.claimed(won: result != nil)
         guard let job = result else {
             // Lost the race (or the job changed): answer from what won.
             guard let after = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { throw DispatchError.jobNotFound }

@@ -73,6 +73,7 @@ extension DispatchService {
             return true
         }
         guard started else { return }  // another node made this round
+        statistics.offered(matches.count)
         logger.info("job offered", metadata: ["job_id": "\(job.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }
 

@@ -54,7 +54,8 @@ public struct LocationUpdate: Sendable, Equatable {
     }
 
     /// Reads `{lat, lng, accuracy, heading, speed, timestamp, sequence}` (seed 000), also
-    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002), with the fraud
+    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002) and `course`
+    /// (iOS's name for the heading), with the fraud
     /// signals `is_mock_location` (or Android's `is_from_mock_provider`) and
     /// `device_integrity`; every bad value is named (422 `VALIDATION_FAILED`).
     ///
@@ -95,8 +96,20 @@ public struct LocationUpdate: Sendable, Equatable {
             return value
         }
         let accuracy = bounded(["accuracy", "accuracy_meters"], 0...100_000, "must be from 0 to 100000 meters")
-        let heading = bounded(["heading"], 0...360, "must be from 0 to 360 degrees")
-        let speed = bounded(["speed", "speed_mps"], 0...150, "must be from 0 to 150 m/s")
+        /// iOS's `CLLocation.course` and `.speed` are -1 (any negative: "invalid") whenever
+        /// the phone cannot tell, routinely while it stands still: unknown, not a bad sample
+        /// (refusing it froze the rider's map at every red light).
+        func unknownWhenNegative(_ names: [String], _ range: ClosedRange<Double>, _ message: String) -> Double? {
+            guard let found = number(names), let value = found.value else { return nil }
+            if value.isFinite, value < 0 { return nil }
+            guard value.isFinite, range.contains(value) else {
+                v.fail(found.name, message)
+                return nil
+            }
+            return value
+        }
+        let heading = unknownWhenNegative(["heading", "course"], 0...360, "must be from 0 to 360 degrees (negative: unknown)")
+        let speed = unknownWhenNegative(["speed", "speed_mps"], 0...150, "must be from 0 to 150 m/s (negative: unknown)")
         let altitude = bounded(["altitude_meters"], -1_000...20_000, "must be from -1000 to 20000 meters")
         let battery = bounded(["battery_percent"], 0...100, "must be from 0 to 100")
         func flag(_ names: [String]) -> Bool? {

@@ -194,5 +194,12 @@ public enum DispatchMigrations {
                 "ALTER TABLE payment_holds ADD COLUMN customer_id TEXT",
             ]
         ),
+        Migration(
+            version: 5, name: "driver photo",
+            statements: [
+                // An https URL of the driver's photo, shown to the rider or customer of their trip or job.
+                "ALTER TABLE drivers ADD COLUMN photo_url TEXT"
+            ]
+        ),
     ])
 }

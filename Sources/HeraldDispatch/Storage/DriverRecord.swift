@@ -6,6 +6,8 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public var truckType: String
     public var vehicleDescription: String?
     public var licensePlate: String?
+    /// An https URL (`PUT /drivers/me`'s `photo_url`).
+    public var photoURL: String?
     public var approvalStatus: String
     public var approvalReason: String?
     public var approvalChangedAt: Int64?
@@ -45,6 +47,7 @@ public struct DriverRecord: Sendable, Equatable, Codable {
         case truckType = "truck_type"
         case vehicleDescription = "vehicle_description"
         case licensePlate = "license_plate"
+        case photoURL = "photo_url"
         case approvalStatus = "approval_status"
         case approvalReason = "approval_reason"
         case approvalChangedAt = "approval_changed_at"

@@ -8,8 +8,11 @@ public struct DriverProfile: Sendable, Equatable {
     public var truckType: String
     public var vehicleDescription: String?
     public var licensePlate: String?
+    /// An https URL of the driver's photo (the app uploads it elsewhere: Herald keeps no images).
+    public var photoURL: String?
 
-    public init(name: String, phone: String?, truckType: String, vehicleDescription: String?, licensePlate: String?) {
+    public init(name: String, phone: String?, truckType: String, vehicleDescription: String?, licensePlate: String?, photoURL: String? = nil) {
+        self.photoURL = photoURL
         self.name = name
         self.phone = phone
         self.truckType = truckType
@@ -57,11 +60,11 @@ public struct DriverStore: Sendable {
         guard
             let record = try await db.raw(
                 """
-                INSERT INTO drivers (user_id, name, phone, truck_type, vehicle_description, license_plate, approval_status, created_at, updated_at)
+                INSERT INTO drivers (user_id, name, phone, truck_type, vehicle_description, license_plate, photo_url, approval_status, created_at, updated_at)
                 VALUES (\(bind: userID), \(bind: profile.name), \(bind: profile.phone), \(bind: profile.truckType),
-                    \(bind: profile.vehicleDescription), \(bind: profile.licensePlate), 'pending', \(bind: now), \(bind: now))
+                    \(bind: profile.vehicleDescription), \(bind: profile.licensePlate), \(bind: profile.photoURL), 'pending', \(bind: now), \(bind: now))
                 ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, phone = excluded.phone, truck_type = excluded.truck_type,
-                    vehicle_description = excluded.vehicle_description, license_plate = excluded.license_plate,
+                    vehicle_description = excluded.vehicle_description, license_plate = excluded.license_plate, photo_url = excluded.photo_url,
                     updated_at = excluded.updated_at
                 RETURNING *
                 """

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 
 /// A notification type's defaults, from the config file (or built in).
@@ -64,6 +65,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     public var sendsPerTransaction = 64
     /// Unread notifications sent in one `sync`.
     public var syncLimit = 100
+    /// The time zone (IANA name) of users who never sent theirs; nil: the agency time zone
+    /// of the transit feed served, else UTC (`DefaultTimeZone`).
+    public var defaultTimeZone: String?
 
     public init() {}
 
@@ -75,6 +79,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...100_000).contains(maxRecipients), "max_recipients", "must be between 1 and 100000")
         checks.check((1...1_000).contains(sendsPerTransaction), "sends_per_transaction", "must be between 1 and 1000")
         checks.check((1...1000).contains(syncLimit), "sync_limit", "must be between 1 and 1000")
+        if let zone = defaultTimeZone {
+            checks.check(TimeZone(identifier: zone) != nil, "default_time_zone", "must be an IANA time zone such as America/Halifax")
+        }
         for (name, type) in types.sorted(by: { $0.key < $1.key }) {
             let path = "types.\(name)"
             checks.check(NotificationTypeConfig.isValidName(name), path, "a type name is 1 to 64 characters of a-z, 0-9 and _")

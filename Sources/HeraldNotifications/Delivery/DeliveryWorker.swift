@@ -200,7 +200,7 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// A handed-over push as the database path's preparation would have it.
     static func prepared(_ item: PushHandoff.Item, now: Int64) -> (DeliveryRecord, Prepared) {
-        if let expiresAt = item.message.expiresAt, expiresAt <= now { return (item.delivery, .skip("expired")) }
+        if let expiresAt = item.message.expiresAt, expiresAt <= now { return (item.delivery, .skip("expired", type: item.message.type)) }
         return (item.delivery, .send(item.message, createdAt: item.delivery.createdAt))
     }
 
@@ -222,7 +222,8 @@ public final class DeliveryWorker: Service, Sendable {
 
     enum Prepared: Sendable {
         case send(PushMessage, createdAt: Int64)
-        case skip(String)
+        /// Not sent, and why; the notification's type when it is known (for `/metrics`).
+        case skip(String, type: String?)
     }
 
     /// How one attempt ended, to be written with others in one transaction.
@@ -238,6 +239,9 @@ public final class DeliveryWorker: Service, Sendable {
         var deactivateDevice: String?
         /// The notification that reached a device by push.
         var sentNotification: String?
+        /// The notification's type and the device's provider, for `/metrics` (nil: unknown).
+        var type: String?
+        var provider: String?
 
         /// The statistics label: `sent`, `retry` (pending again), `failed`, `dead`, `skipped`.
         var counted: String { status == .pending ? "retry" : status.rawValue }
@@ -290,12 +294,13 @@ public final class DeliveryWorker: Service, Sendable {
         _ delivery: DeliveryRecord, notifications: [String: NotificationRecord], data: [String: JSONValue], devices: [String: DeviceRecord],
         unread: [String: Int], now: Int64
     ) -> Prepared {
-        guard let notification = notifications[delivery.notificationID] else { return .skip("notification_missing") }
-        if notification.deletedAt != nil { return .skip("notification_deleted") }
-        if notification.readAt != nil { return .skip("already_read") }
-        if let expiresAt = notification.expiresAt, expiresAt <= now { return .skip("expired") }
-        guard let deviceID = delivery.deviceID, let device = devices[deviceID] else { return .skip("device_missing") }
-        guard device.isActive, device.userID == notification.userID else { return .skip("device_inactive") }
+        guard let notification = notifications[delivery.notificationID] else { return .skip("notification_missing", type: nil) }
+        let type = notification.type
+        if notification.deletedAt != nil { return .skip("notification_deleted", type: type) }
+        if notification.readAt != nil { return .skip("already_read", type: type) }
+        if let expiresAt = notification.expiresAt, expiresAt <= now { return .skip("expired", type: type) }
+        guard let deviceID = delivery.deviceID, let device = devices[deviceID] else { return .skip("device_missing", type: type) }
+        guard device.isActive, device.userID == notification.userID else { return .skip("device_inactive", type: type) }
         let message = PushMessage(
             deliveryID: delivery.id, notificationID: notification.id, userID: notification.userID, deviceID: device.id,
             type: notification.type, severity: notification.severity, provider: device.provider, platform: device.platform,
@@ -309,14 +314,23 @@ public final class DeliveryWorker: Service, Sendable {
 
     func attempt(_ delivery: DeliveryRecord, _ prepared: Prepared) async -> Outcome {
         switch prepared {
-        case .skip(let reason):
-            return Outcome(deliveryID: delivery.id, status: .skipped, reason: reason)
+        case .skip(let reason, let type):
+            var outcome = Outcome(deliveryID: delivery.id, status: .skipped, reason: reason)
+            outcome.type = type
+            return outcome
         case .send(let message, let createdAt):
             return await send(message, delivery: delivery, createdAt: createdAt)
         }
     }
 
     func send(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
+        var outcome = await sendUnlabelled(message, delivery: delivery, createdAt: createdAt)
+        outcome.type = message.type
+        outcome.provider = message.provider.rawValue
+        return outcome
+    }
+
+    private func sendUnlabelled(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
         guard let sender = senders[message.provider] else {
             return Outcome(deliveryID: delivery.id, status: .dead, reason: "no_sender_for_provider")
         }
@@ -383,6 +397,8 @@ public final class DeliveryWorker: Service, Sendable {
                 "push outcomes failed to record", metadata: ["deliveries": "\(batch.count)", "error": "\(String(reflecting: error))"])
             return
         }
-        for outcome in batch { statistics.record(outcome: outcome.counted, reason: outcome.reason, latencyMs: outcome.latency) }
+        for outcome in batch {
+            statistics.record(outcome: outcome.counted, reason: outcome.reason, latencyMs: outcome.latency, type: outcome.type, provider: outcome.provider)
+        }
     }
 }

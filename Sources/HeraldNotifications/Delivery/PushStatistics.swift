@@ -11,6 +11,8 @@ public final class PushStatistics: Sendable {
 
     public struct Snapshot: Sendable, Equatable {
         public var outcomes: [String: Int] = [:]
+        /// Outcomes by notification type and provider (`unknown` where not known).
+        public var outcomesByType: [TypedOutcome: Int] = [:]
         public var reasons: [String: Int] = [:]
         /// Cumulative counts per bucket of `latencyBucketsMs` (Prometheus `le` semantics).
         public var latencyBuckets: [Int] = Array(repeating: 0, count: PushStatistics.latencyBucketsMs.count)
@@ -25,9 +27,26 @@ public final class PushStatistics: Sendable {
 
     public var snapshot: Snapshot { state.withLock { $0 } }
 
-    func record(outcome: String, reason: String?, latencyMs: Int?) {
+    /// One label set of `herald_push_outcomes_by_type_total`.
+    public struct TypedOutcome: Sendable, Hashable, Comparable {
+        public var type: String
+        public var provider: String
+        public var outcome: String
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.type, lhs.provider, lhs.outcome) < (rhs.type, rhs.provider, rhs.outcome) }
+    }
+
+    /// Why typed outcomes are capped too: types are declared in the configuration (bounded
+    /// names), but a deployment may declare many; past 500 label sets a new one counts as
+    /// `other`.
+    static let maxTypedOutcomes = 500
+
+    func record(outcome: String, reason: String?, latencyMs: Int?, type: String? = nil, provider: String? = nil) {
         state.withLock { s in
             s.outcomes[outcome, default: 0] += 1
+            var key = TypedOutcome(type: type.map(Self.label) ?? "unknown", provider: provider.map(Self.label) ?? "unknown", outcome: outcome)
+            if s.outcomesByType[key] == nil && s.outcomesByType.count >= Self.maxTypedOutcomes { key.type = "other" }
+            s.outcomesByType[key, default: 0] += 1
             if let reason {
                 let key = Self.label(reason)
                 if s.reasons[key] != nil || s.reasons.count < 100 { s.reasons[key, default: 0] += 1 }

@@ -360,11 +360,16 @@ public final class RealtimeHub: Sendable {
             return Array(room.values)
         }
         let frames = BroadcastFrames()
+        var handedToANonAcker = false
         for (index, member) in members.enumerated() {
             member.deliver(event, sharing: frames)
+            if event.ackToken != nil && !member.acknowledgesDeliveries { handedToANonAcker = true }
             if index % Self.fanOutSlice == Self.fanOutSlice - 1 { await Task.yield() }
         }
         if !members.isEmpty { counters.add(.deliveries, members.count) }
+        // A client that said it never acknowledges (seed 004's apps) has the delivery once it
+        // is emitted to it: acknowledged here on its behalf, so no push follows while its app is open.
+        if handedToANonAcker, let token = event.ackToken { await acknowledge(token) }
     }
 
     // MARK: Replay

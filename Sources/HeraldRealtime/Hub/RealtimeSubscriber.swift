@@ -9,6 +9,10 @@ public protocol RealtimeSubscriber: AnyObject, Sendable {
     /// A client's connection (counted in `connectionCount` and the connections gauge), not a
     /// server-side follower of rooms such as the trip tracker.
     var isClientConnection: Bool { get }
+    /// Whether the client acknowledges deliveries that ask for it (`DeliveryAcks`); one that
+    /// said it does not is sent them without an ack request, and a delivery counts as
+    /// acknowledged once handed to it.
+    var acknowledgesDeliveries: Bool { get }
     /// Hands an event to the connection's outbound queue. Must never block or suspend: a
     /// broadcast calls it for every member in turn.
     func deliver(_ event: RealtimeEvent)
@@ -50,6 +54,7 @@ public final class BroadcastFrames: @unchecked Sendable {
 
 extension RealtimeSubscriber {
     public var isClientConnection: Bool { true }
+    public var acknowledgesDeliveries: Bool { true }
 
     /// Hands an event of a broadcast over, reusing frames other members already built.
     public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {

@@ -10,6 +10,8 @@ public final class NativeConnection: RealtimeSubscriber {
     public let connectionID: UInt64
     public let identity: Identity
     public var userID: String? { identity.userID }
+    /// False when the client connected with `?acks=false` (see `DeliveryAcks`).
+    public let acknowledgesDeliveries: Bool
     let queue: OutboundQueue
     private let state: Mutex<State>
 
@@ -21,7 +23,8 @@ public final class NativeConnection: RealtimeSubscriber {
         var pendingAcks: Set<String> = []
     }
 
-    init(connectionID: UInt64, identity: Identity, outboundLimit: Int, messagesPerSecond: Int, now: Date) {
+    init(connectionID: UInt64, identity: Identity, outboundLimit: Int, messagesPerSecond: Int, now: Date, acknowledgesDeliveries: Bool = true) {
+        self.acknowledgesDeliveries = acknowledgesDeliveries
         self.connectionID = connectionID
         self.identity = identity
         queue = OutboundQueue(limitBytes: outboundLimit)
@@ -39,7 +42,7 @@ public final class NativeConnection: RealtimeSubscriber {
     public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
         let (admitted, ackToken) = state.withLock { state -> (Bool, String?) in
             guard !state.closed, state.tracker.admit(event) == .send else { return (false, nil) }
-            guard let token = event.ackToken, state.pendingAcks.count < 1024 else { return (true, nil) }
+            guard let token = event.ackToken, acknowledgesDeliveries, state.pendingAcks.count < 1024 else { return (true, nil) }
             state.pendingAcks.insert(token)
             return (true, token)
         }

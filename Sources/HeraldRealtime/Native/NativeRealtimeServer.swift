@@ -63,11 +63,12 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     /// The receiver of an authenticated WebSocket: registers the connection, puts it in its
     /// user's room and says `connected`, then handles its messages in order.
-    public func accept(identity: Identity, transport: any WebSocketTransport) -> any WebSocketReceiver {
+    /// `acknowledgesDeliveries`: false for a client that connected with `?acks=false`.
+    public func accept(identity: Identity, transport: any WebSocketTransport, acknowledgesDeliveries: Bool = true) -> any WebSocketReceiver {
         let connection = NativeConnection(
             connectionID: counter.wrappingAdd(1, ordering: .relaxed).newValue | (1 << 61), identity: identity,
             outboundLimit: configuration.outboundLimitBytes, messagesPerSecond: configuration.messagesPerSecond,
-            now: hub.clock.now())
+            now: hub.clock.now(), acknowledgesDeliveries: acknowledgesDeliveries)
         connections.withLock { $0[connection.connectionID] = connection }
         hub.register(connection)
         let socket = NativeWebSocket(server: self, connection: connection, transport: transport)
@@ -250,15 +251,32 @@ public final class NativeRealtimeServer: Service, Sendable {
         if channelValue == nil, let aliased = policy.channel(aliasedIn: message) { channelValue = .string(aliased) }
         guard let channel = await authorized(channelValue, connection) else { return }
         guard let last = lastEventSeq(message["last_event_id"], connection) else { return }
+        await sendStateSync(channel, after: last ?? 0, clientState: message["client_state"], connection)
+    }
+
+    /// Subscribes a connection to `channel` and sends its `state_sync` with `reason:
+    /// "connect"` and no missed events (the client named no last event). The domain calls it
+    /// when a connection opens, for the channels the user is part of (an app that lost its
+    /// trip id finds its live trip); the caller has decided the user may follow `channel`. A
+    /// client that then sends `reconnect` gets its own `state_sync` after this one, the one
+    /// without `reason`, with the events it missed.
+    public func syncState(of channel: String, to connection: NativeConnection) async {
+        await sendStateSync(channel, after: nil, clientState: nil, connection, extra: ["reason": "connect", "recovered": false])
+    }
+
+    private func sendStateSync(
+        _ channel: String, after last: Int64?, clientState: JSONValue?, _ connection: NativeConnection, extra: [String: JSONValue] = [:]
+    ) async {
         do {
-            let (events, recovered, latest) = try await join(channel, after: last ?? 0, connection)
+            let (events, recovered, latest) = try await join(channel, after: last, connection)
             var reply: [String: JSONValue] = [
                 "type": "state_sync", "channel": .string(channel), "current_state": .null, "recovered": .bool(recovered),
                 "latest_event_id": latest > 0 ? .string("evt_\(latest)") : .null,
             ]
+            reply.merge(extra) { _, new in new }
             let prefix = channel.split(separator: ":", maxSplits: 1).first.map(String.init) ?? channel
             if let provider = providers.withLock({ $0[prefix] }) {
-                for (key, value) in try await provider(connection.identity, channel, message["client_state"]) where key != "type" {
+                for (key, value) in try await provider(connection.identity, channel, clientState) where key != "type" {
                     reply[key] = value
                 }
             }

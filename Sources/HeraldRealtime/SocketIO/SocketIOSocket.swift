@@ -42,6 +42,9 @@ public final class SocketIOSocket: RoomFollower {
     let offsets: Bool
     /// The auth payload of the CONNECT packet (`{}` when none was sent).
     public let handshakeAuth: SocketValue
+    /// False when the client said in its handshake that it does not acknowledge deliveries
+    /// (`auth: {acks: false}`, or `?acks=false` in the connection's query): see `DeliveryAcks`.
+    public let acknowledgesDeliveries: Bool
     /// Where the rooms are written as they change, so the session survives its node (nil when
     /// recovery is off).
     let sessions: RecoverableSessionStore?
@@ -50,6 +53,7 @@ public final class SocketIOSocket: RoomFollower {
         connectionID: UInt64, id: String, pid: String, namespace: String, identity: Identity?, recovered: Bool,
         session: EngineSession, hub: RealtimeHub, offsets: Bool, auth: SocketValue?, sessions: RecoverableSessionStore? = nil
     ) {
+        self.acknowledgesDeliveries = DeliveryAcks.acknowledges(auth: auth, query: session.handshakeQuery)
         self.sessions = sessions
         self.offsets = offsets
         self.handshakeAuth = auth ?? .object([:])
@@ -185,7 +189,7 @@ public final class SocketIOSocket: RoomFollower {
         let frame: String? = state.withLock { state in
             guard state.connected, state.tracker.admit(event) == .send else { return nil }
             var ackID: Int?
-            if let token = event.ackToken, state.deliveryAcks.count < Self.maxDeliveryAcks {
+            if let token = event.ackToken, acknowledgesDeliveries, state.deliveryAcks.count < Self.maxDeliveryAcks {
                 ackID = state.nextAckID
                 state.nextAckID += 1
                 state.deliveryAcks[ackID!] = token

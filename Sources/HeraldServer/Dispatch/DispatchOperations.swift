@@ -19,6 +19,7 @@ extension DispatchRoutes {
         "user_id": Schema.string(), "name": Schema.string(), "truck_type": Schema.string(),
         "approval_status": Schema.enumeration(["pending", "approved", "rejected", "suspended"]), "online": ["type": "boolean"],
         "avg_rating": ["type": ["number", "null"]], "total_jobs": Schema.integer(), "location": ["type": ["object", "null"]],
+        "photo_url": ["type": ["string", "null"]],
     ])
     static let driverOnly = APIOperation.Access.authenticated(roles: ["driver"])
     static let operatorOnly = APIOperation.Access.authenticated(roles: ["operator", "service"])
@@ -39,7 +40,9 @@ extension DispatchRoutes {
             tag: "dispatch", access: driverOnly,
             requestBody: Schema.object(
                 ["name": Schema.text(maxLength: 100), "truck_type": Schema.text(maxLength: 64), "phone": Schema.text(maxLength: 32),
-                 "vehicle_description": Schema.text(maxLength: 200), "license_plate": Schema.text(maxLength: 20)], required: ["name", "truck_type"]),
+                 "vehicle_description": Schema.text(maxLength: 200), "license_plate": Schema.text(maxLength: 20),
+                 "photo_url": Schema.string("https URL of the driver's photo, shown to their riders and customers", maxLength: 2048, pattern: "^https://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*(/[A-Za-z0-9._~%/-]*)?$")],
+                required: ["name", "truck_type"]),
             response: driverSchema, errors: [422: "Invalid fields"], otherSuccessStatus: 201),
         APIOperation(
             "POST", "/api/v1/drivers/online", summary: "Go online or offline", tag: "dispatch", access: driverOnly,
@@ -127,12 +130,14 @@ extension DispatchRoutes {
         let latitude: JSONValue = ["type": "number", "minimum": -90, "maximum": 90]
         let longitude: JSONValue = ["type": "number", "minimum": -180, "maximum": 180]
         let accuracy: JSONValue = ["type": "number", "minimum": 0, "maximum": 100_000]
-        let speed: JSONValue = ["type": "number", "minimum": 0, "maximum": 150]
+        // iOS reports an unknown course or speed as -1 (any negative: unknown).
+        let speed: JSONValue = ["type": "number", "maximum": 150, "description": "m/s; a negative value (iOS's -1) means unknown"]
+        let heading: JSONValue = ["type": "number", "maximum": 360, "description": "degrees from north; a negative value (iOS's -1) means unknown"]
         let flag: JSONValue = ["type": "boolean"]
         guard case .object(var schema) = Schema.object(
             [
                 "lat": latitude, "lng": longitude, "latitude": latitude, "longitude": longitude,
-                "accuracy": accuracy, "accuracy_meters": accuracy, "heading": ["type": "number", "minimum": 0, "maximum": 360],
+                "accuracy": accuracy, "accuracy_meters": accuracy, "heading": heading, "course": heading,
                 "speed": speed, "speed_mps": speed, "timestamp": Schema.string(format: "date-time"),
                 "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
                 "altitude_meters": ["type": "number", "minimum": -1_000, "maximum": 20_000],

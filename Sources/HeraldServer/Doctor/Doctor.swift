@@ -59,9 +59,19 @@ public enum Doctor {
     }
 
     static func authentication(_ config: HeraldConfig, clock: any HeraldClock) async -> DoctorFinding {
+        if let url = config.auth.jwksURL {
+            let remote = RemoteJWKS(url: url, minRefetch: .seconds(config.auth.jwksMinRefetchSeconds), logger: Logger(label: "herald.doctor"))
+            let fetched = await remote.refresh()
+            let count = remote.keyCount ?? 0
+            await remote.close()
+            return fetched
+                ? DoctorFinding(.ok, "auth", "tokens checked against \(count) key(s) from \(url)")
+                : DoctorFinding(.failed, "auth", "auth.jwks_url: no usable JWKS could be fetched from \(url)")
+        }
         if let file = config.auth.jwksFile {
             do {
-                _ = try await HeraldApplication.makeVerifier(config.auth, secret: config.auth.jwtSecret ?? "unused-by-jwks-check", clock: clock)
+                _ = try await HeraldApplication.makeVerifier(
+                    config.auth, secret: config.auth.jwtSecret ?? "unused-by-jwks-check", clock: clock, logger: Logger(label: "herald.doctor"))
                 return DoctorFinding(.ok, "auth", "tokens checked against the JWKS in \(file)")
             } catch let error as ConfigurationError {
                 return DoctorFinding(.failed, "auth", error.problems.map { "\($0.field) \($0.message)" }.joined(separator: "; "))
@@ -72,7 +82,7 @@ public enum Doctor {
         if config.auth.jwtSecret != nil { return DoctorFinding(.ok, "auth", "HS256 tokens with the configured secret") }
         return DoctorFinding(
             .warning, "auth",
-            "no auth.jwt_secret or auth.jwks_file: the development secret in \(config.dataDir) signs tokens (fine on a laptop, not in production)")
+            "no auth.jwt_secret, auth.jwks_file or auth.jwks_url: the development secret in \(config.dataDir) signs tokens (fine on a laptop, not in production)")
     }
 
     static func database(_ config: HeraldConfig, logger: Logger, deadline: Duration) async -> DoctorFinding {

@@ -1,5 +1,6 @@
 import HeraldAuth
 import HeraldCore
+import HTTPTypes
 import Hummingbird
 
 /// Verifies the bearer token, if any, and records the outcome on the context.
@@ -34,15 +35,48 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 }
 
-/// Answers 401 for a request whose token was present but refused, on any route, so a client
-/// with a broken token learns it at once instead of being treated as anonymous.
+/// Answers 401 for a request whose token was present but refused, so a client with a
+/// broken token learns it at once instead of being treated as anonymous — except on the
+/// routes anyone may call (stops, departures, routes, planning, alerts).
+///
+/// Why public routes serve such a request as anonymous: a transit app keeps showing stops
+/// and departures while its token has lapsed (a phone that slept past `exp`, a refresh that
+/// failed offline); answering 401 there would blank the app until the identity provider is
+/// reachable again. The request gets what anyone gets, under the anonymous rate limits
+/// (the limiter already counted it against the client's address), and the answer says the
+/// token was set aside in `Herald-Token-Ignored` (the reason: `expired`, `bad_signature`, …),
+/// so the app can refresh it in the background.
 struct CredentialCheckMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
+    static let ignoredHeader = HTTPField.Name("Herald-Token-Ignored")!
+
+    /// `METHOD /path` (the router's path pattern) of every route open to anyone.
+    let publicRoutes: Set<String>
+
+    init(operations: [APIOperation]) {
+        publicRoutes = Set(
+            operations.compactMap { operation in
+                if case .public_ = operation.access { return "\(operation.method) \(operation.path)" }
+                return nil
+            })
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if case .failed(let failure) = context.authentication {
+        guard case .failed(let failure) = context.authentication else {
+            return try await next(request, context)
+        }
+        guard publicRoutes.contains("\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)") else {
             throw APIError.unauthorized(failure.message)
         }
-        return try await next(request, context)
+        var anonymous = context
+        anonymous.authentication = .anonymous
+        do {
+            var response = try await next(request, anonymous)
+            response.headers[Self.ignoredHeader] = failure.reason
+            return response
+        } catch var error as APIError {
+            error.headers[Self.ignoredHeader.rawName] = failure.reason
+            throw error
+        }
     }
 }

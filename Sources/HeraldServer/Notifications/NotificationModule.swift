@@ -104,6 +104,11 @@ public struct NotificationModule: Sendable {
         for outcome in ["sent", "retry", "failed", "dead", "skipped"] {
             text += "herald_push_outcomes_total{outcome=\"\(outcome)\"} \(stats.outcomes[outcome] ?? 0)\n"
         }
+        text += "# HELP herald_push_outcomes_by_type_total Push delivery attempts on this node by notification type, provider and outcome.\n"
+        text += "# TYPE herald_push_outcomes_by_type_total counter\n"
+        for (key, count) in stats.outcomesByType.sorted(by: { $0.key < $1.key }) {
+            text += "herald_push_outcomes_by_type_total{type=\"\(key.type)\",provider=\"\(key.provider)\",outcome=\"\(key.outcome)\"} \(count)\n"
+        }
         text += "# HELP herald_push_reasons_total Push failures and retries by provider reason.\n# TYPE herald_push_reasons_total counter\n"
         for (reason, count) in stats.reasons.sorted(by: { $0.key < $1.key }) {
             text += "herald_push_reasons_total{reason=\"\(reason)\"} \(count)\n"

@@ -264,6 +264,7 @@ public final class RealtimeGateway: Sendable {
             return .refuse(.error(401, code: "UNAUTHORIZED", message: error.message))
         }
         let native = self.native
-        return .accept { transport in native.accept(identity: identity, transport: transport) }
+        let acks = DeliveryAcks.acknowledges(auth: nil, query: query)
+        return .accept { transport in native.accept(identity: identity, transport: transport, acknowledgesDeliveries: acks) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldNotifications
 import HeraldStorage
 import Hummingbird
 
@@ -9,6 +10,8 @@ import Hummingbird
 struct MeRoutes {
     let database: any Database
     let clock: any HeraldClock
+    /// The zone shown for a user who never sent one (the one their quiet hours run in).
+    let timeZones: DefaultTimeZone
 
     struct MeView: Encodable {
         let id: String
@@ -28,12 +31,12 @@ struct MeRoutes {
             case updatedAt = "updated_at"
         }
 
-        init(_ record: UserRecord, role: Role) {
+        init(_ record: UserRecord, role: Role, timeZones: DefaultTimeZone) {
             id = record.id
             self.role = role.rawValue
             displayName = record.displayName
             locale = record.locale
-            timeZone = record.timeZone
+            timeZone = timeZones.identifier(chosen: record.timeZoneChosen ? record.timeZone : nil)
             phone = record.phone
             createdAt = Timestamp.string(epochMilliseconds: record.createdAt)
             updatedAt = Timestamp.string(epochMilliseconds: record.updatedAt)
@@ -47,7 +50,7 @@ struct MeRoutes {
                 try await UserDirectory.find(db, id: identity.userID)
             }
             guard let record else { throw APIError.notFound("The user does not exist.") }
-            return try Envelope.response(MeView(record, role: identity.role), context: context, clock: clock)
+            return try Envelope.response(MeView(record, role: identity.role, timeZones: timeZones), context: context, clock: clock)
         }
         api.put("/me") { request, context in
             let identity = try context.requireIdentity()
@@ -57,7 +60,7 @@ struct MeRoutes {
                 try await UserDirectory.update(db, id: identity.userID, changes: changes, now: now)
             }
             guard let record else { throw APIError.notFound("The user does not exist.") }
-            return try Envelope.response(MeView(record, role: identity.role), context: context, clock: clock)
+            return try Envelope.response(MeView(record, role: identity.role, timeZones: timeZones), context: context, clock: clock)
         }
     }
 

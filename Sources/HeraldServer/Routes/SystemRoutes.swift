@@ -11,6 +11,8 @@ struct SystemRoutes {
     let metrics: HeraldMetrics
     let realtime: RealtimeGateway
     let notifications: NotificationModule
+    let dispatch: DispatchModule
+    let trips: TripsModule
     let transit: TransitModule
 
     func addRoutes(to router: Router<HeraldRequestContext>) {
@@ -39,7 +41,10 @@ struct SystemRoutes {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.render() + realtime.renderMetrics() + notifications.renderMetrics() + transit.renderMetrics()))
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: metrics.render() + realtime.renderMetrics() + notifications.renderMetrics() + dispatch.renderMetrics()
+                            + trips.renderMetrics() + transit.renderMetrics()))
             )
         }
     }

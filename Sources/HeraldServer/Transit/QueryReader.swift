@@ -53,6 +53,18 @@ struct QueryReader {
         return value
     }
 
+    /// `route_type` as apps send it: a mode (`bus`, `metro`, `light_rail`), or a GTFS route
+    /// type, basic or extended, which stands for its mode (`700` and `3` both mean buses,
+    /// as the planner's `modes` fold them). A type no mode covers (a taxi, `1500`) matches
+    /// only itself.
+    mutating func routeType(_ name: String) -> RouteTypeFilter? {
+        guard let text = raw(name), !text.isEmpty else { return nil }
+        if let mode = TransitMode(query: text) { return .mode(mode) }
+        if let number = Int(text), (0...1702).contains(number) { return .exactly(number) }
+        validator.fail(name, "must be a mode (" + TransitMode.allCases.map(\.rawValue).joined(separator: ", ") + ", or metro, train, light_rail, …) or a GTFS route type from 0 to 1702")
+        return nil
+    }
+
     /// An id-like text of 1–200 bytes.
     mutating func identifier(_ name: String) -> String? {
         guard let text = raw(name) else { return nil }
@@ -94,5 +106,18 @@ enum ConditionalGet {
 
     static func notModified(_ etag: String, cacheControl: String) -> Response {
         Response(status: .notModified, headers: [.eTag: etag, .cacheControl: cacheControl])
+    }
+}
+
+/// Which routes `/routes?route_type=` keeps.
+enum RouteTypeFilter: Equatable {
+    case mode(TransitMode)
+    case exactly(Int)
+
+    func matches(_ type: Int) -> Bool {
+        switch self {
+        case .mode(let mode): TransitMode(routeType: type) == mode
+        case .exactly(let wanted): type == wanted
+        }
     }
 }

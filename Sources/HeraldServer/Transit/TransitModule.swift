@@ -16,6 +16,7 @@ public struct TransitModule: Sendable {
     public let imports: TransitImportRunner
     public let alerts: AlertPusher
     let registry: DeviceRegistry
+    let preferences: PreferenceEditor
     let services: [any Service]
     let clock: any HeraldClock
 
@@ -28,6 +29,8 @@ public struct TransitModule: Sendable {
         if let refresh = service.refreshLoop(ready: ready) { services.append(refresh) }
         services += service.pollLoops(ready: ready)
         let alerts = AlertPusher(transit: service, notifications: notifications.service, nodeID: realtime.nodeID, logger: logger)
+        // Riders who never sent a time zone are where the served feed's agency is.
+        notifications.service.timeZones.useFallback { [service] in service.snapshot.feeds.first?.timetable.zone.identifier }
         if config.transit.alerts.push {
             services.append(alerts.loop(ready: ready))
             if let digests = alerts.digestLoop(ready: ready) { services.append(digests) }
@@ -37,6 +40,7 @@ public struct TransitModule: Sendable {
         self.service = service
         self.imports = imports
         self.registry = notifications.registry
+        self.preferences = PreferenceEditor(service: notifications.service)
         self.services = services
         self.clock = clock
     }
@@ -52,7 +56,7 @@ public struct TransitModule: Sendable {
     }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
-        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, clock: clock).addRoutes(to: api)
+        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, preferences: preferences, clock: clock).addRoutes(to: api)
     }
 
     /// The transit counters in Prometheus text format.

@@ -13,6 +13,12 @@ extension TransitRoutes {
         "location_type": Schema.integer("0 stop/platform, 1 station"), "wheelchair_boarding": Schema.integer("0 unknown, 1 possible, 2 not possible"),
         "parent_station": nullableString, "platform_code": nullableString, "distance_meters": ["type": "number"],
     ])
+    static let nearbySchema: JSONValue = {
+        guard case .object(var schema) = stopSchema, case .object(var properties)? = schema["properties"] else { return stopSchema }
+        properties["platforms"] = ["type": "array", "items": stopSchema, "description": "a station's platforms, nearest first; empty for a stop"]
+        schema["properties"] = .object(properties)
+        return .object(schema)
+    }()
     static let routeSchema = Schema.object([
         "route_id": Schema.string(), "route_short_name": nullableString, "route_long_name": nullableString,
         "route_type": Schema.integer("GTFS route_type: 0 tram, 1 metro, 2 rail, 3 bus, 4 ferry, …"), "route_color": nullableString,
@@ -52,6 +58,21 @@ extension TransitRoutes {
         "service_start_date": ["type": ["string", "null"], "format": "date"], "service_end_date": ["type": ["string", "null"], "format": "date"],
         "feeds": ["type": "array", "description": "every feed served, in this shape"],
     ])
+    static let settingsSchema: JSONValue = {
+        let localTime: JSONValue = ["type": ["string", "null"], "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:00)?$", "description": "HH:MM local time"]
+        guard case .object(var schema) = Schema.object([
+            "tz": Schema.string("IANA time zone; until set, notifications.default_time_zone or the feed's agency_timezone", minLength: 1, maxLength: 64),
+            "quiet_hours_enabled": ["type": "boolean"], "quiet_start": localTime, "quiet_end": localTime,
+            "severity_min": Schema.enumeration(["minor", "major", "cancelled"]), "time_sensitive_ok": ["type": "boolean"],
+            "per_favorite_overrides": [
+                "type": "object", "description": "favourite id → its switch",
+                "additionalProperties": Schema.object(["notifications_enabled": ["type": "boolean"]], required: ["notifications_enabled"]),
+            ],
+        ])
+        else { return [:] }
+        schema["additionalProperties"] = false
+        return .object(schema)
+    }()
     static let anyone = APIOperation.Access.public_
     static let signedIn = APIOperation.Access.authenticated(roles: ["customer", "driver", "operator", "service"])
     static let backend = APIOperation.Access.authenticated(roles: ["service", "operator"])
@@ -66,8 +87,10 @@ extension TransitRoutes {
 
     static let operations: [APIOperation] = [
         APIOperation(
-            "GET", "/api/v1/stops/nearby", summary: "Stops and stations near a point, nearest first", description: stopRate, tag: "transit", access: anyone,
-            response: Schema.object(["stops": ["type": "array", "items": stopSchema], "count": Schema.integer()]),
+            "GET", "/api/v1/stops/nearby", summary: "Stations (with their platforms inside) and stops outside any station near a point, nearest first",
+            description: "A station counts once, as near as its nearest platform, and lists all its platforms with their distances. " + stopRate,
+            tag: "transit", access: anyone,
+            response: Schema.object(["stops": ["type": "array", "items": nearbySchema], "count": Schema.integer()]),
             errors: [422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
             parameters: [
                 query("lat", ["type": "number", "minimum": -90, "maximum": 90], required: true),
@@ -103,7 +126,13 @@ extension TransitRoutes {
             ]),
             errors: [304: "Not modified", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
             parameters: [
-                query("route_type", ["type": "integer", "minimum": 0, "maximum": 1702]),
+                query("route_type", [
+                    "anyOf": [
+                        Schema.enumeration(TransitMode.queryWords),
+                        ["type": "string", "pattern": "^(1[0-6][0-9]{2}|170[0-2]|[0-9]{1,3})$"],
+                    ],
+                    "description": "a mode (bus, subway or metro, rail or train, tram or light_rail, ferry, …) or a GTFS route type, basic or extended (700 = every bus route)",
+                ]),
                 query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]), query("offset", ["type": "integer", "minimum": 0, "maximum": 2_147_483_647, "default": 0]),
             ]),
         APIOperation(
@@ -135,8 +164,9 @@ extension TransitRoutes {
             response: alertSchema, successStatus: 201, acceptsIdempotencyKey: true,
             errors: [422: "Invalid fields (`VALIDATION_FAILED`)"], otherSuccessStatus: 200),
         APIOperation(
-            "POST", "/api/v1/alerts/{id}/opened", summary: "The caller opened an alert push (read receipt; its notifications are marked read)",
-            tag: "transit", access: signedIn, successStatus: 204, errors: [404: "The caller was never sent this alert (`ALERT_NOT_FOUND`)"]),
+            "POST", "/api/v1/alerts/{id}/opened", summary: "The caller opened an alert (read receipt; its pushes' notifications are marked read)",
+            description: "Also for an alert opened from the in-app list or a digest, which has nothing to mark.",
+            tag: "transit", access: signedIn, successStatus: 204, errors: [404: "No such alert (`ALERT_NOT_FOUND`)"]),
         APIOperation(
             "POST", "/api/v1/alerts/{id}/mute", summary: "MUTE_24H: silence the alert's routes (else its stops) for the caller",
             description: "The routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites. Alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends.",
@@ -172,6 +202,15 @@ extension TransitRoutes {
         APIOperation(
             "DELETE", "/api/v1/favorites/{id}", summary: "Remove a favourite", tag: "transit", access: signedIn, successStatus: 204,
             errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)"]),
+        APIOperation(
+            "GET", "/api/v1/user/settings", summary: "The caller's alert settings in seed 003's shape (its notification preferences and favourite switches)",
+            tag: "transit", access: signedIn, response: settingsSchema),
+        APIOperation(
+            "PUT", "/api/v1/user/settings", summary: "Change the caller's alert settings (only the fields sent)", tag: "transit", access: signedIn,
+            requestBody: settingsSchema, response: settingsSchema, errors: [422: "Invalid fields, named as sent (`VALIDATION_FAILED`)"]),
+        APIOperation(
+            "PATCH", "/api/v1/user/settings", summary: "Change the caller's alert settings (only the fields sent)", tag: "transit", access: signedIn,
+            requestBody: settingsSchema, response: settingsSchema, errors: [422: "Invalid fields, named as sent (`VALIDATION_FAILED`)"]),
         APIOperation(
             "POST", "/api/v1/user/device", summary: "Register an iPhone for push (seed 003's alias of /push/register)", tag: "transit", access: signedIn,
             requestBody: Schema.object(

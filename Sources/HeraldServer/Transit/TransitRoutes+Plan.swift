@@ -58,7 +58,15 @@ extension TransitRoutes {
                 "preferences": Schema.object([
                     "max_walking_distance": ["type": "integer", "minimum": 0, "description": "metres; at most transit.planner.max_walking_meters_limit"],
                     "wheelchair_accessible": ["type": "boolean"],
-                    "modes": ["type": "array", "minItems": 1, "maxItems": 10, "items": Schema.enumeration(TransitMode.allCases.map(\.rawValue))],
+                    "modes": [
+                        "type": "array", "minItems": 1, "maxItems": 10,
+                        "items": [
+                            "type": ["string", "integer"],
+                            "description": .string(
+                                "a mode (" + TransitMode.allCases.map(\.rawValue).joined(separator: ", ")
+                                    + "), a synonym (metro, train, light_rail, streetcar, coach, boat) or a GTFS route type (700)"),
+                        ],
+                    ],
                     "max_transfers": ["type": "integer", "minimum": 0],
                 ]),
                 "max_itineraries": ["type": "integer", "minimum": 1],

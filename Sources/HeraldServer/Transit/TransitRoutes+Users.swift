@@ -68,16 +68,7 @@ extension TransitRoutes {
                 device = try await registry.register(userID: identity.userID, body: registration, userAgent: request.headers[.userAgent]).device
             } catch var error as APIError {
                 // Errors name the seed's field.
-                if case .object(var details)? = error.details, case .array(let fields)? = details["fields"] {
-                    details["fields"] = .array(
-                        fields.map { field in
-                            guard case .object(var object) = field, object["field"] == "token" else { return field }
-                            object["field"] = "apns_token"
-                            return .object(object)
-                        })
-                    error.details = .object(details)
-                    error.message = error.message.replacingOccurrences(of: "token:", with: "apns_token:")
-                }
+                error.renameFields(["token": "apns_token"])
                 throw error
             }
             return try respond(

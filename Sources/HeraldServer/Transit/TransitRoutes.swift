@@ -15,6 +15,8 @@ struct TransitRoutes {
     let imports: TransitImportRunner
     let alerts: AlertPusher
     let registry: DeviceRegistry
+    /// The notification preferences `/user/settings` renames.
+    let preferences: PreferenceEditor
     let clock: any HeraldClock
 
     func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], meta: [String: JSONValue] = [:], _ context: HeraldRequestContext) throws -> Response {
@@ -28,6 +30,7 @@ struct TransitRoutes {
         addAlertActionRoutes(to: api)
         addFeedRoutes(to: api)
         addUserRoutes(to: api)
+        addSettingsRoutes(to: api)
         addBackendRoutes(to: api)
         addPlanRoutes(to: api)
     }
@@ -65,14 +68,15 @@ struct TransitRoutes {
             let limit = q.integer("limit", 1...50, default: 20)
             try q.validate()
             let snapshot = try loaded()
-            var found: [(feed: LoadedFeed, stop: Int32, meters: Double)] = []
+            // Stations once, with their platforms inside (`NearbyPlaces`).
+            var found: [(feed: LoadedFeed, place: NearbyPlaces.Place)] = []
             for feed in snapshot.feeds {
-                for (stop, meters) in feed.timetable.grid.nearby(latitude: lat!, longitude: lon!, radiusMeters: Double(radius), limit: limit) {
-                    found.append((feed, stop, meters))
+                for place in NearbyPlaces.find(in: feed.timetable, latitude: lat!, longitude: lon!, radiusMeters: Double(radius), limit: limit) {
+                    found.append((feed, place))
                 }
             }
-            found.sort { $0.meters < $1.meters }
-            let stops = found.prefix(limit).map { TransitJSON.stop($0.feed, $0.stop, distance: $0.meters) }
+            found.sort { $0.place.meters < $1.place.meters }
+            let stops = found.prefix(limit).map { TransitJSON.nearbyPlace($0.feed, $0.place) }
             return try respond(["stops": .array(Array(stops)), "count": .number(Double(stops.count))], context)
         }
         api.get("/stops/{id}") { request, context in
@@ -136,7 +140,7 @@ struct TransitRoutes {
     func addRouteRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/routes") { request, context in
             var q = QueryReader(request)
-            let type = q.integer("route_type", 0...1702)
+            let filter = q.routeType("route_type")
             let limit = q.integer("limit", 1...500, default: 100)
             let offset = q.integer("offset", 0...Int(Int32.max), default: 0)
             try q.validate()
@@ -146,7 +150,7 @@ struct TransitRoutes {
             var all: [(LoadedFeed, Int32)] = []
             for feed in snapshot.feeds {
                 let routes = feed.timetable.feed.routes
-                let indices = routes.indices.filter { type == nil || routes[$0].type == type }
+                let indices = routes.indices.filter { filter?.matches(routes[$0].type) ?? true }
                     .sorted { (routes[$0].sortOrder ?? Int.max, routes[$0].shortName ?? routes[$0].longName ?? "", routes[$0].id) < (routes[$1].sortOrder ?? Int.max, routes[$1].shortName ?? routes[$1].longName ?? "", routes[$1].id) }
                 all += indices.map { (feed, Int32($0)) }
             }

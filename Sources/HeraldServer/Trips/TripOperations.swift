@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTrips
 
 /// OpenAPI descriptions of the trips routes.
 extension TripRoutes {
@@ -40,6 +41,22 @@ extension TripRoutes {
     ])
     static let rider = APIOperation.Access.authenticated(roles: ["customer"])
     static let riderOrOperator = APIOperation.Access.authenticated(roles: ["customer", "operator", "service"])
+    static let tripSummarySchema = Schema.object([
+        "trip_id": Schema.string(), "request_id": Schema.string(), "state": Schema.enumeration(TripState.allCases.map(\.rawValue)),
+        "pickup": ["type": "object"], "dropoff": ["type": "object"], "ride_type": Schema.string(), "fare": ["type": "object"],
+        "created_at": Schema.string(format: "date-time"), "completed_at": ["type": ["string", "null"], "format": "date-time"],
+        "cancelled_at": ["type": ["string", "null"], "format": "date-time"],
+    ])
+    static let offeredRequestSchema = Schema.object([
+        "request_id": Schema.string(), "state": Schema.enumeration(["SEARCHING", "MATCHED", "CANCELLED", "EXPIRED"]),
+        "ride_type": Schema.string(), "passenger_count": Schema.integer(), "pickup": ["type": "object"], "dropoff": ["type": "object"],
+        "fare_estimate": ["type": "object"], "route": ["type": "object"], "distance_meters": ["type": ["integer", "null"]],
+        "expires_at": Schema.string(format: "date-time"), "trip_id": ["type": ["string", "null"]],
+        "offer": Schema.object([
+            "round": Schema.integer(), "offered_at": Schema.string(format: "date-time"),
+            "outcome": Schema.string("open, won, or why it closed for you (lost, cancelled, expired)"),
+        ]),
+    ])
     static let driverOnly = APIOperation.Access.authenticated(roles: ["driver"])
     static let parties = APIOperation.Access.authenticated(roles: ["customer", "driver", "operator", "service"])
     static let id: [JSONValue] = [["name": "id", "in": "path", "required": true, "schema": ["type": "string"]]]
@@ -65,8 +82,30 @@ extension TripRoutes {
             return booking
         }(),
         APIOperation(
-            "GET", "/api/v1/ride-requests/{id}", summary: "A ride request", tag: "trips", access: riderOrOperator, response: requestSchema,
-            errors: [404: "No such request of yours (`RIDE_REQUEST_NOT_FOUND`)"], parameters: id),
+            "GET", "/api/v1/ride-requests/{id}", summary: "A ride request (a driver sees the offer made to them)",
+            description: "A driver it was offered to gets the offer's view: pickup, dropoff, fare estimate, its state and `offer.outcome` (open, won, lost, cancelled, expired); nothing of the rider.",
+            tag: "trips", access: .authenticated(roles: ["customer", "operator", "service", "driver"]), response: ["anyOf": [requestSchema, offeredRequestSchema]],
+            errors: [404: "No such request of yours, or never offered to you (`RIDE_REQUEST_NOT_FOUND`)"], parameters: id),
+        APIOperation(
+            "GET", "/api/v1/ride-requests", summary: "The caller's ride requests, newest first (everyone's for operators)", tag: "trips",
+            access: riderOrOperator,
+            response: Schema.object([
+                "ride_requests": ["type": "array", "items": requestSchema], "total": Schema.integer(), "offset": Schema.integer(), "limit": Schema.integer(),
+            ]),
+            errors: [422: "A bad parameter (`VALIDATION_FAILED`)"], parameters: DispatchRoutes.pageParameters),
+        APIOperation(
+            "GET", "/api/v1/trips", summary: "The caller's trips, newest first: a rider's rides, a driver's drives (everyone's for operators)", tag: "trips",
+            access: .authenticated(roles: ["customer", "driver", "operator", "service"]),
+            response: Schema.object([
+                "trips": ["type": "array", "items": tripSummarySchema], "total": Schema.integer(), "offset": Schema.integer(), "limit": Schema.integer(),
+            ]),
+            errors: [422: "A bad parameter (`VALIDATION_FAILED`)"],
+            parameters: DispatchRoutes.pageParameters + [
+                ["name": "state", "in": "query", "schema": Schema.enumeration(TripState.allCases.map(\.rawValue))]
+            ]),
+        APIOperation(
+            "GET", "/api/v1/drivers/me/ride-offers", summary: "The ride requests offered to the caller that they may still accept, newest first",
+            tag: "trips", access: driverOnly, response: Schema.object(["offers": ["type": "array", "items": offeredRequestSchema]])),
         APIOperation(
             "POST", "/api/v1/ride-requests/{id}/cancel", summary: "Cancel a ride request (a matched one cancels its trip)", tag: "trips",
             access: riderOrOperator, requestBody: Schema.object(["reason": Schema.text(maxLength: 500)]), response: requestSchema,

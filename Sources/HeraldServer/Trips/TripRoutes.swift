@@ -53,8 +53,45 @@ struct TripRoutes {
             }
         }
         api.get("/ride-requests/{id}") { _, context in
+            let identity = try context.require(.customer, .operator, .service, .driver)
+            let id = try context.parameters.require("id")
+            if identity.role == .driver {
+                let (request, offer) = try await trips.offeredRequest(id, driverID: identity.userID)
+                return try respond(TripJSON.offeredRequest(request, offer), context)
+            }
+            return try respond(TripJSON.request(try await trips.request(id, for: identity)), context)
+        }
+        api.get("/ride-requests") { request, context in
             let identity = try context.require(.customer, .operator, .service)
-            return try respond(TripJSON.request(try await trips.request(try context.parameters.require("id"), for: identity)), context)
+            let (offset, limit) = try DispatchRoutes.offsetLimit(request)
+            let page = try await trips.requestHistory(for: identity, offset: offset, limit: limit)
+            return try respond(
+                [
+                    "ride_requests": .array(page.requests.map { TripJSON.request($0) }), "total": .number(Double(page.total)),
+                    "offset": .number(Double(offset)), "limit": .number(Double(limit)),
+                ], headers: [.cacheControl: "private, no-cache"], context)
+        }
+        api.get("/trips") { request, context in
+            let identity = try context.requireIdentity()
+            let (offset, limit) = try DispatchRoutes.offsetLimit(request)
+            var v = FieldValidator()
+            var state: TripState?
+            if let text = request.uri.queryParameters["state"] {
+                state = TripState(rawValue: String(text).uppercased())
+                if state == nil { v.fail("state", "must be one of \(TripState.allCases.map(\.rawValue).joined(separator: ", "))") }
+            }
+            try v.validate()
+            let page = try await trips.history(for: identity, state: state, offset: offset, limit: limit)
+            return try respond(
+                [
+                    "trips": .array(page.trips.map(TripJSON.summary)), "total": .number(Double(page.total)), "offset": .number(Double(offset)),
+                    "limit": .number(Double(limit)),
+                ], headers: [.cacheControl: "private, no-cache"], context)
+        }
+        api.get("/drivers/me/ride-offers") { _, context in
+            let identity = try context.require(.driver)
+            let offers = try await trips.openOffers(driverID: identity.userID)
+            return try respond(["offers": .array(offers.map { TripJSON.offeredRequest($0.0, $0.1) })], headers: [.cacheControl: "private, no-cache"], context)
         }
         api.post("/ride-requests/{id}/cancel") { request, context in
             let identity = try context.require(.customer, .operator, .service)

@@ -27,6 +27,20 @@ public struct TripsModule: Sendable {
 
     static var operations: [APIOperation] { TripRoutes.operations }
 
+    /// Ride requests, offers, accepts and fraud flags on this node, in Prometheus text format.
+    func renderMetrics() -> String {
+        let s = service.statistics.snapshot
+        var text = "# HELP herald_trips_ride_requests_total Ride requests booked.\n# TYPE herald_trips_ride_requests_total counter\n"
+        text += "herald_trips_ride_requests_total \(s.requests)\n"
+        text += "# HELP herald_trips_ride_offers_total Drivers offered a ride (one per driver per round).\n# TYPE herald_trips_ride_offers_total counter\n"
+        text += "herald_trips_ride_offers_total \(s.rideOffers)\n"
+        text += s.accepts.render("herald_trips_ride_accepts_total", help: "Ride accepts by outcome.", label: "outcome", labels: ["won", "lost"])
+        text += s.requestsUnmatched.render(
+            "herald_trips_ride_requests_unmatched_total", help: "Ride requests that ended without a driver.", label: "reason", labels: ["expired", "cancelled"])
+        text += s.flags.render("herald_trips_fraud_flags_total", help: "Fraud warnings raised on trips, by code.", label: "code", labels: [])
+        return text
+    }
+
     func addRoutes(to api: RouterGroup<HeraldRequestContext>, rateLimits: RateLimitGate) {
         TripRoutes(trips: service, clock: clock, rateLimits: rateLimits).addRoutes(to: api)
     }

@@ -110,8 +110,12 @@ public struct AlertPushPolicy: Sendable, Equatable {
         let severity = alerts.map(\.severity).max { rank[$0]! < rank[$1]! } ?? .info
         let headers = alerts.map { $0.header ?? Self.fallbackHeader(effect: $0.effect, line: nil) }
         let title = alerts.count == 1 ? headers[0] : "\(alerts.count) service alerts"
+        // The seed's tap handler reads `alert_id` and nothing else: the most severe alert
+        // (the first by id among equals) is the one it records as opened.
+        let lead = alerts.max { rank[$0.severity]! < rank[$1.severity]! || (rank[$0.severity]! == rank[$1.severity]! && $0.id > $1.id) }!
         var data: [String: JSONValue] = [
-            "alert_ids": .array(alerts.map { .string($0.id) }), "digest": true, "severity": .string(Self.pushSeverity(severity)),
+            "alert_id": .string(lead.id), "alert_ids": .array(alerts.map { .string($0.id) }), "digest": true,
+            "severity": .string(Self.pushSeverity(severity)),
             "deep_link": .string(alerts.count == 1 ? link(alerts[0].id) : deepLink.replacingOccurrences(of: "{alert_id}", with: "")),
         ]
         if localized {

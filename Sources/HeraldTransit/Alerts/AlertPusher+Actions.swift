@@ -8,12 +8,20 @@ import HeraldStorage
 /// (the SERVICE_ALERT category's MUTE_24H action).
 extension AlertPusher {
     /// Marks the user's pushes of the alert opened and their notifications read; returns the
-    /// notification ids. Throws `ALERT_NOT_FOUND` when the user was never sent the alert.
+    /// notification ids.
+    ///
+    /// An alert the user was never pushed (opened from the app's list, or from a digest
+    /// that named several) has nothing to mark and answers the same: the app sends this
+    /// for every alert it shows. Only an alert Herald never had is `ALERT_NOT_FOUND`.
     public func opened(userID: String, alertID: String) async throws -> [String] {
         let now = nowMs
-        let ids = try await transit.database.transaction { [pushes] db -> [String] in
-            guard try await pushes.markOpened(db, alertID: alertID, userID: userID, now: now) else { throw TransitError.alertNotFound(alertID) }
+        let ids = try await transit.database.transaction { [pushes] db -> [String]? in
+            guard try await pushes.markOpened(db, alertID: alertID, userID: userID, now: now) else { return nil }
             return try await pushes.notifications(db, alertID: alertID, userID: userID)
+        }
+        guard let ids else {
+            guard try await knownAlert(alertID) != nil else { throw TransitError.alertNotFound(alertID) }
+            return []
         }
         _ = try await NotificationInbox(service: notifications).markRead(userID: userID, ids: ids)
         return ids

@@ -82,8 +82,12 @@ public struct TripPlanRequest: Sendable, Equatable {
             case .array(let values)? where (1...TransitMode.allCases.count).contains(values.count):
                 var chosen: Set<TransitMode> = []
                 for value in values {
-                    guard let text = value.stringValue, let mode = TransitMode(rawValue: text.lowercased()) else {
-                        inner.fail("preferences.modes", "must list modes of " + TransitMode.allCases.map(\.rawValue).joined(separator: ", "))
+                    // A mode's name, a synonym (`metro`, `train`) or a GTFS route type (`700`), as `/routes?route_type=` reads them.
+                    let query = value.stringValue ?? value.doubleValue.flatMap { $0.rounded() == $0 && abs($0) < 1e6 ? String(Int($0)) : nil }
+                    guard let query, let mode = TransitMode(query: query) else {
+                        inner.fail(
+                            "preferences.modes",
+                            "must list modes of " + TransitMode.allCases.map(\.rawValue).joined(separator: ", ") + " (or synonyms such as metro, train, light_rail, or GTFS route types)")
                         break
                     }
                     chosen.insert(mode)

@@ -23,6 +23,14 @@ public struct RideRequestStore: Sendable {
         ).run()
     }
 
+    /// A page of a rider's requests (nil: everyone's), newest first, with the total.
+    public func history(_ db: any SQLDatabase, riderID: String?, offset: Int, limit: Int) async throws -> (requests: [RideRequestRecord], total: Int) {
+        var filter = SQLQueryString(" WHERE 1 = 1")
+        if let riderID { filter.appendInterpolation(unsafeRaw: " AND rider_id = "); filter.appendInterpolation(bind: riderID) }
+        let (rows, total) = try await db.page(RideRequestRecord.self, from: "ride_requests", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
+        return (rows, total)
+    }
+
     public func find(_ db: any SQLDatabase, id: String) async throws -> RideRequestRecord? {
         try await db.raw("SELECT * FROM ride_requests WHERE id = \(bind: id)").first(decoding: RideRequestRecord.self)
     }
@@ -92,6 +100,35 @@ public struct RideRequestStore: Sendable {
             query.appendInterpolation(unsafeRaw: " ON CONFLICT (request_id, driver_id) DO NOTHING")
             try await db.raw(query).run()
         }
+    }
+
+    /// The offer of a request made to a driver (nil: never offered to them).
+    public func offer(_ db: any SQLDatabase, requestID: String, driverID: String) async throws -> RideOfferRecord? {
+        try await db.raw(
+            """
+            SELECT request_id, driver_id, round, distance_m, offered_at, outcome FROM ride_offers
+            WHERE request_id = \(bind: requestID) AND driver_id = \(bind: driverID)
+            """
+        ).first(decoding: RideOfferRecord.self)
+    }
+
+    /// The requests offered to a driver that are still open to them: undecided, still
+    /// searching, not expired. Newest first.
+    public func openOffers(_ db: any SQLDatabase, driverID: String, now: Int64, limit: Int) async throws -> [(RideRequestRecord, RideOfferRecord)] {
+        let offers = try await db.raw(
+            """
+            SELECT o.request_id, o.driver_id, o.round, o.distance_m, o.offered_at, o.outcome FROM ride_offers o
+            JOIN ride_requests r ON r.id = o.request_id
+            WHERE o.driver_id = \(bind: driverID) AND o.outcome IS NULL AND r.state = \(bind: RideRequestState.searching.rawValue)
+                AND r.expires_at > \(bind: now)
+            ORDER BY o.offered_at DESC, o.request_id LIMIT \(bind: limit)
+            """
+        ).all(decoding: RideOfferRecord.self)
+        var result: [(RideRequestRecord, RideOfferRecord)] = []
+        for offer in offers {
+            if let request = try await find(db, id: offer.requestID) { result.append((request, offer)) }
+        }
+        return result
     }
 
     public func offeredDrivers(_ db: any SQLDatabase, requestID: String) async throws -> [String] {

@@ -171,5 +171,13 @@ public enum TripMigrations {
                 """,
             ]
         ),
+        Migration(
+            version: 3, name: "trip history",
+            statements: [
+                // Each user's trips and requests, newest first (`GET /trips`, `GET /ride-requests`).
+                "CREATE INDEX trips_rider_created ON trips (rider_id, created_at)",
+                "CREATE INDEX trips_driver_created ON trips (driver_id, created_at)",
+            ]
+        ),
     ])
 }

@@ -34,6 +34,26 @@ public struct TripStore: Sendable {
         ).first(decoding: TripRecord.self)
     }
 
+    /// Whose trips a history page lists.
+    public enum Party: Sendable {
+        case rider(String)
+        case driver(String)
+        case anyone
+    }
+
+    /// A page of trips, newest first, with the total.
+    public func history(_ db: any SQLDatabase, of party: Party, state: TripState?, offset: Int, limit: Int) async throws -> (trips: [TripRecord], total: Int) {
+        var filter = SQLQueryString(" WHERE 1 = 1")
+        switch party {
+        case .rider(let id): filter.appendInterpolation(unsafeRaw: " AND rider_id = "); filter.appendInterpolation(bind: id)
+        case .driver(let id): filter.appendInterpolation(unsafeRaw: " AND driver_id = "); filter.appendInterpolation(bind: id)
+        case .anyone: break
+        }
+        if let state { filter.appendInterpolation(unsafeRaw: " AND state = "); filter.appendInterpolation(bind: state.rawValue) }
+        let (rows, total) = try await db.page(TripRecord.self, from: "trips", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
+        return (rows, total)
+    }
+
     /// Trips not over that the user rides or drives.
     public func activeTripIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
         try await db.raw(
