@@ -162,8 +162,19 @@ public final class TransitService: Sendable {
                     state.withLock { $0.loadProblems["realtime:" + row.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode") }
                 }
             }
-            let stale = nowMs - state.withLock { $0.overlaysBuiltAt } > 60_000
-            if stale { changedFeeds.formUnion(snapshot.feeds.map(\.name)) }
+            let now = nowMs
+            let staleAfter = Int64(config.staleAfterSeconds) * 1000
+            let (builtAt, lapsed) = state.withLock { state -> (Int64, Set<String>) in
+                // Feeds with a source that went stale since the last build: its predictions go now.
+                let lapsed = state.sources.values.filter { source in
+                    let time = source.feedTimestamp.map { $0 * 1000 } ?? source.receivedAt
+                    return !RealtimeFreshness.isStale(time, now: state.overlaysBuiltAt, staleAfterMs: staleAfter)
+                        && RealtimeFreshness.isStale(time, now: now, staleAfterMs: staleAfter)
+                }
+                return (state.overlaysBuiltAt, Set(lapsed.map(\.feed)))
+            }
+            changedFeeds.formUnion(lapsed)
+            if now - builtAt > 60_000 { changedFeeds.formUnion(snapshot.feeds.map(\.name)) }
             if !changedFeeds.isEmpty {
                 await rebuildOverlays(changedFeeds)
                 alertIntake()
@@ -273,13 +284,22 @@ public final class TransitService: Sendable {
         let now = nowMs
         let after = state.withLock { state -> TransitSnapshot in
             var feeds = state.snapshot.feeds
+            let staleAfter = Int64(config.staleAfterSeconds) * 1000
             for index in feeds.indices where names.contains(feeds[index].name) {
                 let name = feeds[index].name
-                let sources = state.sources.filter { $0.value.feed == name }.sorted { $0.key < $1.key }.map(\.value)
-                feeds[index].overlay = RealtimeOverlay(feeds: sources.map(\.decoded), timetable: feeds[index].timetable, now: now / 1000)
+                let sources = state.sources.filter { $0.value.feed == name }.sorted { $0.key < $1.key }
+                var times: [String: Int64] = [:]
+                var layers: [RealtimeFeed] = []
+                for (source, value) in sources {
+                    let time = value.feedTimestamp.map { $0 * 1000 } ?? value.receivedAt
+                    times[source] = time
+                    // A stale source's predictions and positions are old news: only its alerts
+                    // (which carry their own periods) are kept.
+                    layers.append(RealtimeFreshness.isStale(time, now: now, staleAfterMs: staleAfter) ? value.decoded.alertsOnly : value.decoded)
+                }
+                feeds[index].overlay = RealtimeOverlay(feeds: layers, timetable: feeds[index].timetable, now: now / 1000)
                 let configured = config.realtime.contains { config.feedName(of: $0) == name }
-                let newest = sources.map { $0.feedTimestamp.map { $0 * 1000 } ?? $0.receivedAt }.max()
-                feeds[index].realtime = RealtimeFreshness(expected: configured || !sources.isEmpty, dataTime: newest)
+                feeds[index].realtime = RealtimeFreshness(expected: configured || !sources.isEmpty, dataTime: times.values.max(), sources: times)
             }
             state.snapshot = TransitSnapshot(feeds: feeds)
             state.overlaysBuiltAt = now

@@ -25,20 +25,44 @@ public struct LoadedFeed: Sendable {
     }
 }
 
-/// How fresh a feed's realtime data is.
+/// How fresh a feed's realtime data is, source by source.
+///
+/// Why per source: a feed often has several (trip updates from one URL, vehicle positions
+/// from another, a backend posting alerts). Judged by the newest of them, a dead source
+/// hid behind a live one and its old predictions kept being applied; now each source is
+/// judged by its own data time, a stale one's predictions are left out of the overlay
+/// (`TransitService.rebuildOverlays`), and the feed counts as stale while any source is.
 public struct RealtimeFreshness: Sendable, Equatable {
     /// Whether realtime is expected (a source is configured or has posted).
     public var expected: Bool
     /// The newest data's time (its header timestamp, else when it arrived), epoch ms.
     public var dataTime: Int64?
+    /// Each source's data time, epoch ms.
+    public var sources: [String: Int64]
+
+    public init(expected: Bool, dataTime: Int64?, sources: [String: Int64] = [:]) {
+        self.expected = expected
+        self.dataTime = dataTime
+        self.sources = sources
+    }
 
     public static let none = RealtimeFreshness(expected: false, dataTime: nil)
 
-    /// Stale: realtime is expected and none is younger than `staleAfterMs`.
+    /// The sources whose data is older than `staleAfterMs`, by name.
+    public func staleSources(now: Int64, staleAfterMs: Int64) -> [String] {
+        sources.filter { Self.isStale($0.value, now: now, staleAfterMs: staleAfterMs) }.keys.sorted()
+    }
+
+    /// Stale: realtime is expected and there is none, or some source's is older than `staleAfterMs`.
     public func isStale(now: Int64, staleAfterMs: Int64) -> Bool {
         guard expected else { return false }
         guard let dataTime else { return true }
-        return now - dataTime > staleAfterMs
+        if sources.isEmpty { return Self.isStale(dataTime, now: now, staleAfterMs: staleAfterMs) }
+        return !staleSources(now: now, staleAfterMs: staleAfterMs).isEmpty
+    }
+
+    public static func isStale(_ dataTime: Int64, now: Int64, staleAfterMs: Int64) -> Bool {
+        now - dataTime > staleAfterMs
     }
 }
 

@@ -210,11 +210,12 @@ import Testing
             try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "v1", end: Self.now + 3 * 86_400)])
             try await Self.run(s)
             #expect(try await Self.sent(s).map(\.userID) == ["ann", "cat"])
-            // Cat mutes the shuttle for a day (MUTE_24H): the next change of it passes her by.
+            // Cat mutes the alert for a day (MUTE_24H): its next version passes her by.
             let cat = try await s.token("cat")
             let muted = try await s.request(.post, "/api/v1/alerts/stba/mute", token: cat)
             #expect(muted.status == 201)
-            #expect(muted.data?["muted"]?[0]?["kind"] == "route" && muted.data?["muted"]?[0]?["id"] == "STBA")
+            #expect(muted.data?["muted"]?[0]?["kind"] == "alert" && muted.data?["muted"]?[0]?["id"] == "stba")
+            #expect(try await s.request(.post, "/api/v1/alerts/stba/mute", token: cat, json: ["scope": "everything"]).status == 422)
             #expect(try await s.request(.get, "/api/v1/alerts/mutes", token: cat).data?["mutes"]?.arrayValue?.count == 1)
             #expect(try await s.request(.post, "/api/v1/alerts/nope/mute", token: cat).errorCode == "ALERT_NOT_FOUND")
             #expect(try await s.request(.post, "/api/v1/alerts/stba/mute", token: cat, json: ["hours": 0]).status == 422)
@@ -236,6 +237,36 @@ import Testing
             let later = try await s.token("cat")
             #expect(try await s.request(.delete, "/api/v1/alerts/stba/mute", token: later).status == 204)
             #expect(try await s.request(.delete, "/api/v1/alerts/stba/mute", token: later).errorCode == "ALERT_NOT_FOUND")
+        }
+    }
+
+    /// MUTE_24H silences the alert, not the line (issue 39): another alert about the same
+    /// route still arrives. A rider who mutes the route (`scope: routes`) hears no more of it
+    /// for the day, except a cancellation.
+    @Test func muteSilencesTheAlertAndARouteMuteLetsCancellationsThrough() async throws {
+        try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning), configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            for user in ["cat", "dan"] { try await Self.favorite(s, user, "STAGECOACH") }
+            var alerts = [Self.alert("stba-delay", route: "STBA", header: "Late")]
+            try await Self.postAlerts(s, alerts)
+            try await Self.run(s)
+            #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/mute", token: try await s.token("cat")).status == 201)
+            let routeMute = try await s.request(.post, "/api/v1/alerts/stba-delay/mute", token: try await s.token("dan"), json: ["scope": "routes"])
+            #expect(routeMute.data?["muted"]?[0]?["kind"] == "route" && routeMute.data?["muted"]?[0]?["id"] == "STBA")
+            // A later version of the muted alert, and another delay on the same route.
+            alerts = [Self.alert("stba-delay", route: "STBA", header: "Later"), Self.alert("stba-detour", route: "STBA", header: "Detour")]
+            try await Self.postAlerts(s, alerts, at: Self.now + 60)
+            try await Self.run(s)
+            func recipients(_ id: String) async throws -> [String] {
+                try await Self.sent(s).filter { $0.json["alert_id"]?.stringValue == id }.map(\.userID).sorted()
+            }
+            #expect(try await recipients("stba-delay") == ["cat", "dan"], "the first version only")
+            #expect(try await recipients("stba-detour") == ["cat"], "cat muted one alert, dan the route")
+            // A cancellation on the muted route still reaches Dan.
+            alerts.append(Self.alert("stba-cancel", route: "STBA", severity: .severe, effect: .noService, header: "No shuttle"))
+            try await Self.postAlerts(s, alerts, at: Self.now + 120)
+            try await Self.run(s)
+            #expect(try await recipients("stba-cancel") == ["cat", "dan"])
         }
     }
 

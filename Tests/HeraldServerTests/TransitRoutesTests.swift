@@ -253,6 +253,41 @@ import HeraldTransit
         }
     }
 
+    /// A feed with two realtime sources: when the trip updates stop while the vehicle
+    /// positions go on, the dead source's predictions are dropped and the answers say stale
+    /// (judged by the newest source, its old delays kept being shown: issue 39).
+    @Test func aDeadRealtimeSourceIsJudgedAloneAndItsPredictionsDropped() async throws {
+        let clock = ManualClock(sampleMorning)
+        try await TestServer.run(.sqlite, clock: clock) { s in
+            _ = try await s.importSample()
+            let svc = try await s.token("backend", .service)
+            let now = Int64(sampleMorning.timeIntervalSince1970)
+            func vehicles(at time: Int64) async throws {
+                let message = FeedMessages.message(
+                    [FeedMessages.vehicle("bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: time)],
+                    timestamp: time)
+                #expect(try await s.postProtobuf("/api/v1/transit/realtime?source=vehicles", message, token: svc).status == 200)
+            }
+            let trips = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 420, false)])], timestamp: now - 30)
+            #expect(try await s.postProtobuf("/api/v1/transit/realtime?source=trip-updates", trips, token: svc).status == 200)
+            try await vehicles(at: now)
+            let fresh = try await s.request(.get, "/api/v1/stops/BEATTY_AIRPORT/departures?limit=1")
+            #expect(fresh.data?["departures"]?[0]?["delay_seconds"] == 420 && fresh.data?["stale"] == false)
+            // 100 s on, the trip updates are 130 s old (stale after 120 s); the vehicles keep coming.
+            clock.advance(by: 100)
+            try await vehicles(at: now + 100)
+            let board = try await s.request(.get, "/api/v1/stops/BEATTY_AIRPORT/departures?limit=5")
+            let rows = board.data?["departures"]?.arrayValue ?? []
+            // Today's AB1 (08:00) is no longer held on the board as 7 minutes late: the dead source's
+            // delay is dropped (the next days' runs remain).
+            #expect(!rows.isEmpty && !rows.contains { $0["service_date"] == "2007-06-05" || $0["delay_seconds"] == 420 }, "\(rows)")
+            #expect(board.data?["stale"] == true, "a dead source does not hide behind a live one")
+            #expect(board.data?["last_updated"] == "2007-06-05T08:06:40-07:00")
+            let freshness = try #require(s.runtime.transit.service.snapshot.feeds.first?.realtime)
+            #expect(freshness.staleSources(now: (now + 100) * 1000, staleAfterMs: 120_000) == ["trip-updates"])
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func favoritesBelongToTheirUser(engine: TestEngine) async throws {
         try await TestServer.run(engine, clock: ManualClock(sampleMorning)) { s in

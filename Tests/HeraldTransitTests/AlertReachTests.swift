@@ -130,6 +130,24 @@ import HeraldTransit
         let stopMuted = AlertAudience(reach: try Self.reach, favorites: [F(userID: "gus", stopID: "WY", notificationsEnabled: true)], mutes: ["gus": .init(stops: ["WY"])])
         #expect(stopMuted.users.isEmpty && stopMuted.muted == ["gus"])
     }
+
+    /// MUTE_24H mutes the alert it came with; route and stop mutes let a critical alert
+    /// through, a favourite's own switch does not.
+    @Test func anAlertMuteHoldsOnlyThatAlertAndCriticalAlertsPassRouteAndStopMutes() throws {
+        let favorites = [
+            F(userID: "ann", stopID: "TH", notificationsEnabled: true), F(userID: "bob", stopID: "TH", notificationsEnabled: true),
+            F(userID: "cat", stopID: "WY", notificationsEnabled: true), F(userID: "dan", stopID: "WY", notificationsEnabled: false),
+        ]
+        let mutes: [String: AlertAudience.Mutes] = [
+            "ann": .init(alerts: ["delay-1"]), "bob": .init(routes: ["T1", "B1"]), "cat": .init(stops: ["WY"]),
+        ]
+        let delay = AlertAudience(reach: try Self.reach, favorites: favorites, mutes: mutes, alertID: "delay-1")
+        #expect(delay.users.isEmpty && delay.muted == ["ann", "bob", "cat", "dan"])
+        let another = AlertAudience(reach: try Self.reach, favorites: favorites, mutes: mutes, alertID: "delay-2")
+        #expect(another.users == ["ann": ["TH"]])
+        let cancellation = AlertAudience(reach: try Self.reach, favorites: favorites, mutes: mutes, alertID: "cancel-1", critical: true)
+        #expect(cancellation.users == ["ann": ["TH"], "bob": ["TH"], "cat": ["WY"]] && cancellation.muted == ["dan"])
+    }
 }
 
 extension AlertAudience.Mutes {

@@ -18,6 +18,14 @@ public struct RealtimeFeed: Sendable, Equatable {
     public init() {}
 
     public var entityCount: Int { tripUpdates.count + vehicles.count + alerts.count }
+
+    /// The message without its trip updates and vehicle positions (a stale source's).
+    public var alertsOnly: RealtimeFeed {
+        var copy = self
+        copy.tripUpdates = []
+        copy.vehicles = []
+        return copy
+    }
 }
 
 /// Which trip (instance) an update is about.

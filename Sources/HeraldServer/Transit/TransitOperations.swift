@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldGTFS
+import HeraldTransit
 
 /// OpenAPI descriptions of the transit routes (seed 003 §2).
 extension TransitRoutes {
@@ -44,7 +45,7 @@ extension TransitRoutes {
         "sort_order": Schema.integer(), "notifications_enabled": ["type": "boolean"],
     ])
     static let muteSchema = Schema.object([
-        "kind": Schema.enumeration(["route", "stop"]), "id": Schema.string(), "until": time,
+        "kind": Schema.enumeration(AlertMuteKind.allCases.map(\.rawValue)), "id": Schema.string("the alert's, route's or stop's id"), "until": time,
     ])
     static let importSchema = Schema.object([
         "id": Schema.string("imp_…"), "feed": Schema.string(), "status": Schema.enumeration(["running", "succeeded", "unchanged", "failed"]),
@@ -168,9 +169,13 @@ extension TransitRoutes {
             description: "Also for an alert opened from the in-app list or a digest, which has nothing to mark.",
             tag: "transit", access: signedIn, successStatus: 204, errors: [404: "No such alert (`ALERT_NOT_FOUND`)"]),
         APIOperation(
-            "POST", "/api/v1/alerts/{id}/mute", summary: "MUTE_24H: silence the alert's routes (else its stops) for the caller",
-            description: "The routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites. Alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends.",
-            tag: "transit", access: signedIn, requestBody: Schema.object(["hours": ["type": "integer", "minimum": 1, "maximum": 720, "default": 24]]),
+            "POST", "/api/v1/alerts/{id}/mute", summary: "MUTE_24H: silence this alert (and its later versions) for the caller, or its routes",
+            description: "scope alert (the default): this alert and its later versions. scope routes: the routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites; alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends, except critical ones (cancellations).",
+            tag: "transit", access: signedIn,
+            requestBody: Schema.object([
+                "hours": ["type": "integer", "minimum": 1, "maximum": 720, "default": 24],
+                "scope": Schema.enumeration(AlertMuteScope.allCases.map(\.rawValue)),
+            ]),
             response: Schema.object(["alert_id": Schema.string(), "muted": ["type": "array", "items": muteSchema]]), successStatus: 201,
             errors: [404: "No alert has this id (`ALERT_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(

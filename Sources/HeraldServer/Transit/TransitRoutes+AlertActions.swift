@@ -20,14 +20,18 @@ extension TransitRoutes {
             let identity = try context.requireIdentity()
             let id = try Self.alertID(context)
             var hours: Int?
+            var scope = AlertMuteScope.alert
             if request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.contentType] != nil) {
                 let body = try await request.jsonObject(context: context)
                 var r = FieldReader(body)
-                r.refuseUnknown(["hours"])
+                r.refuseUnknown(["hours", "scope"])
                 hours = r.integer("hours", range: 1...720)
+                if let text = r.string("scope", maxLength: 16) {
+                    if let chosen = AlertMuteScope(rawValue: text) { scope = chosen } else { r.fail("scope", "must be alert or routes") }
+                }
                 try r.validate()
             }
-            let muted = try await alerts.mute(userID: identity.userID, alertID: id, hours: hours)
+            let muted = try await alerts.mute(userID: identity.userID, alertID: id, hours: hours, scope: scope)
             return try respond(["alert_id": .string(id), "muted": .array(muted.map(muteJSON))], status: .created, context)
         }
         api.delete("/alerts/{id}/mute") { _, context in

@@ -27,13 +27,19 @@ extension AlertPusher {
         return ids
     }
 
-    /// Mutes what the alert is about for `hours` (default `mute_hours`): the routes it names
+    /// Mutes for `hours` (default `mute_hours`) what `scope` says (`AlertMuteScope`): this
+    /// alert and its later versions (the default), or what it is about: the routes it names
     /// (a trip counts as its route); else the stops it names; else (an agency- or
     /// route-type-wide alert) the routes through which it reaches the user's favourites.
-    public func mute(userID: String, alertID: String, hours: Int?) async throws -> [AlertMuteRecord] {
+    public func mute(userID: String, alertID: String, hours: Int?, scope: AlertMuteScope = .alert) async throws -> [AlertMuteRecord] {
         guard let alert = try await knownAlert(alertID) else { throw TransitError.alertNotFound(alertID) }
         let now = nowMs
         let until = now + Int64(hours ?? config.muteHours) * 3_600_000
+        if scope == .alert {
+            let record = AlertMuteRecord(userID: userID, kind: .alert, entityID: alertID, until: until, alertID: alertID, createdAt: now)
+            try await transit.database.transaction { [mutes] db in try await mutes.upsert(db, record) }
+            return [record]
+        }
         let snapshot = transit.snapshot
         var routes: Set<String> = Set(alert.entities.compactMap { $0.routeID ?? $0.trip?.routeID })
         for entity in alert.entities {

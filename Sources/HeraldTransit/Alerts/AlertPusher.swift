@@ -220,13 +220,14 @@ public final class AlertPusher: Sendable {
             var byUser: [String: AlertAudience.Mutes] = [:]
             for mute in try await mutes.active(db, userIDs: users, now: now) {
                 switch mute.kind {
+                case .alert: byUser[mute.userID, default: .init()].alerts.insert(mute.entityID)
                 case .route: byUser[mute.userID, default: .init()].routes.insert(mute.entityID)
                 case .stop: byUser[mute.userID, default: .init()].stops.insert(mute.entityID)
                 }
             }
             return (favorites, byUser)
         }
-        let audience = AlertAudience(reach: reach, favorites: favorites, mutes: userMutes)
+        let audience = AlertAudience(reach: reach, favorites: favorites, mutes: userMutes, alertID: alert.id, critical: alert.severity == .critical)
         return Target(users: audience.users, line: line, routeID: routeID, stopIDs: stopIDs)
     }
 

@@ -1,10 +1,24 @@
 import HeraldStorage
 import SQLKit
 
-/// What a timed mute silences: a route or a stop.
+/// What a timed mute silences: one alert (all its versions), a route or a stop.
 public enum AlertMuteKind: String, Sendable, Codable, CaseIterable {
+    case alert
     case route
     case stop
+}
+
+/// What `POST /alerts/{id}/mute` silences.
+///
+/// Why `alert` is the default: MUTE_24H on a delay notice means "not this again", not "nothing
+/// about my line for a day"; muting the routes hid a cancellation on them an hour later.
+public enum AlertMuteScope: String, Sendable, CaseIterable {
+    /// This alert and its later versions.
+    case alert
+    /// The routes it names (a trip counts as its route), else its stops, else the routes
+    /// through which it reaches the user's favourites. Cancellations (critical alerts) still
+    /// arrive.
+    case routes
 }
 
 /// A user's timed mute of a route or stop (the SERVICE_ALERT category's MUTE_24H action):
