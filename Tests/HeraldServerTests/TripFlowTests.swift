@@ -527,12 +527,17 @@ import Testing
             #expect(try await s.request(.get, "/api/v1/ride-requests", token: try await s.token("someone-else")).data?["total"] == 0)
             #expect(try await s.request(.get, "/api/v1/trips", token: try await s.token("ops", .operator)).data?["total"] == 1)
 
-            // A native connection is told its live trip's state without asking, and follows it.
+            // A native connection is told its live trip's state without asking, and follows it from
+            // the event the answer names (nothing before it again, nothing after it missed).
+            try await s.runtime.realtime.hub.publish("eta_update", payload: ["eta_seconds": 300], to: "trip:\(tripID)")
             try await withNativeClient(s, token: rider) { app in
                 let sync = await app.next(type: "state_sync")
                 #expect(sync?["channel"]?.stringValue == "trip:\(tripID)" && sync?["current_state"] == "ACCEPTED" && sync?["reason"] == "connect")
+                let latest = try #require(sync?["latest_event_id"]?.stringValue)
                 try await s.runtime.realtime.hub.publish("eta_update", payload: ["eta_seconds": 120], to: "trip:\(tripID)")
+                app.send(["type": "subscribe", "channel": .string("trip:\(tripID)"), "last_event_id": .string(latest)])
                 #expect(await app.next(type: "eta_update")?["payload"]?["eta_seconds"] == 120)
+                #expect(await app.next(type: "eta_update", timeout: .milliseconds(300)) == nil, "nothing twice")
             }
         }
     }

@@ -254,21 +254,25 @@ public final class NativeRealtimeServer: Service, Sendable {
         await sendStateSync(channel, after: last ?? 0, clientState: message["client_state"], connection)
     }
 
-    /// Subscribes a connection to `channel` and sends its `state_sync` with `reason:
-    /// "connect"` and no missed events (the client named no last event). The domain calls it
-    /// when a connection opens, for the channels the user is part of (an app that lost its
-    /// trip id finds its live trip); the caller has decided the user may follow `channel`. A
-    /// client that then sends `reconnect` gets its own `state_sync` after this one, the one
-    /// without `reason`, with the events it missed.
+    /// Sends a connection `channel`'s `state_sync` with `reason: "connect"`, no missed events
+    /// and `latest_event_id`, without subscribing it. The domain calls it when a connection
+    /// opens, for the channels the user is part of (an app that lost its trip id finds its
+    /// live trip); the caller has decided the user may follow `channel`.
+    ///
+    /// Why not subscribed: native clients choose their channels, and one that resubscribes
+    /// with its own `last_event_id` would get twice what a server-made subscription had
+    /// already sent it. The app subscribes (or sends `reconnect`) from `latest_event_id`, and
+    /// misses nothing.
     public func syncState(of channel: String, to connection: NativeConnection) async {
-        await sendStateSync(channel, after: nil, clientState: nil, connection, extra: ["reason": "connect", "recovered": false])
+        await sendStateSync(channel, after: nil, clientState: nil, connection, subscribing: false, extra: ["reason": "connect", "recovered": false])
     }
 
     private func sendStateSync(
-        _ channel: String, after last: Int64?, clientState: JSONValue?, _ connection: NativeConnection, extra: [String: JSONValue] = [:]
+        _ channel: String, after last: Int64?, clientState: JSONValue?, _ connection: NativeConnection, subscribing: Bool = true,
+        extra: [String: JSONValue] = [:]
     ) async {
         do {
-            let (events, recovered, latest) = try await join(channel, after: last, connection)
+            let (events, recovered, latest) = subscribing ? try await join(channel, after: last, connection) : ([], false, try await hub.lastSeq(room: channel))
             var reply: [String: JSONValue] = [
                 "type": "state_sync", "channel": .string(channel), "current_state": .null, "recovered": .bool(recovered),
                 "latest_event_id": latest > 0 ? .string("evt_\(latest)") : .null,
@@ -285,9 +289,9 @@ public final class NativeRealtimeServer: Service, Sendable {
             text.removeLast()
             text += ",\"missed_events\":[" + events.map { NativeConnection.frame($0) }.joined(separator: ",") + "]}"
             connection.send(text)
-            connection.completeReplay(channel)
+            if subscribing { connection.completeReplay(channel) }
         } catch {
-            connection.completeReplay(channel)
+            if subscribing { connection.completeReplay(channel) }
             logger.error("reconnect failed", metadata: ["error": "\(String(reflecting: error))"])
             connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
         }
