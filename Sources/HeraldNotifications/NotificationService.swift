@@ -262,10 +262,12 @@ public final class NotificationService: Sendable {
             logger.warning("presence lookup failed; routing as offline", metadata: ["error": "\(String(reflecting: error))"])
             online = []
         }
+        // Once per send, not per recipient: the default zone may be read from the served feed.
+        let unseen = defaultSettings
         return zip(drafts, users).map { draft, users in
             let type = catalog[draft.type]!
             let plans = users.map { user in
-                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? defaultSettings, online: online.contains(user), at: now)
+                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? unseen, online: online.contains(user), at: now)
             }
             return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
         }
