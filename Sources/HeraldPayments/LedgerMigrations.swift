@@ -1,6 +1,8 @@
 import HeraldStorage
 
-/// The `ledger` payment provider's book. Append new migrations; never edit one that has shipped.
+/// HeraldPayments' tables: the `ledger` provider's book, and the customer each user has at a
+/// card provider. Append new migrations; never edit one that has shipped (nor rename the
+/// module, `ledger`, which every database has recorded).
 public enum LedgerMigrations {
     public static let set = MigrationSet(module: "ledger", migrations: [
         Migration(
@@ -35,6 +37,24 @@ public enum LedgerMigrations {
                 )
                 """,
                 "CREATE INDEX ledger_entries_reference ON ledger_entries (reference, created_at)",
+            ]
+        ),
+        Migration(
+            version: 2, name: "payment customers",
+            statements: [
+                // The provider's customer for each Herald user (Stripe `cus_…`): a saved card is
+                // attached to it, and only a card attached to a customer can be charged again
+                // (a re-authorisation, an off-session hold). One per user and provider, so two
+                // nodes creating one at once keep the same (`PaymentCustomerStore`).
+                """
+                CREATE TABLE payment_customers (
+                    provider TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (provider, user_id)
+                )
+                """,
             ]
         ),
     ])

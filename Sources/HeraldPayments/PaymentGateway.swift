@@ -38,6 +38,8 @@ extension PaymentGateway {
 /// What to authorise at booking.
 public struct HoldRequest: Sendable, Equatable {
     public var jobID: String
+    /// The Herald user who pays (the job's customer). Stripe charges the card on that user's
+    /// Stripe Customer, which it needs to charge a card more than once.
     public var customerID: String
     public var amountMinor: Int64
     /// ISO 4217, upper case (`USD`).

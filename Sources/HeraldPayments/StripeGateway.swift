@@ -17,6 +17,15 @@ import NIOHTTP1
 /// less with `amount_to_capture`. Either way the intent's metadata gets `adjusted` and
 /// `reason`, as seed 001 keeps them.
 ///
+/// Why a Stripe Customer per user: Stripe lets a card be used once unless it is attached to
+/// a Customer ("previously used without being attached to a Customer … may not be used
+/// again"), and refuses `off_session` payments without one. A re-authorisation after a refused
+/// increment and a hold taken off session for a job booked ahead both use the card again, so
+/// every PaymentIntent carries the user's `customer` (created once, kept in
+/// `PaymentCustomerDirectory`), the card is attached to it before its first PaymentIntent, and
+/// an authorisation the customer is present for also asks `setup_future_usage=off_session`,
+/// so Stripe sets the card up (and takes any authentication) for the later charges then.
+///
 /// Errors never carry Stripe's own `message`: for a bad key Stripe echoes part of the key,
 /// and for other errors the text is written for developers, not for Herald's clients. The
 /// message is Herald's, with Stripe's code (sanitised) added where it helps support.
@@ -28,6 +37,7 @@ public struct StripeGateway: PaymentGateway {
     private let apiVersion: String?
     private let timeout: Duration
     private let client: HTTPClient
+    private let customers: any PaymentCustomerDirectory
     private let logger: Logger
 
     /// A PaymentIntent is a few KiB; anything near this is not Stripe talking.
@@ -38,9 +48,11 @@ public struct StripeGateway: PaymentGateway {
     ///   - apiVersion: pinned so a Stripe account upgrade cannot change the answers' shape;
     ///     nil uses the account's default version.
     ///   - timeout: for each request as a whole, answer body included.
+    ///   - customers: where each user's Stripe Customer is kept; shared by every node (the
+    ///     server gives `PaymentCustomerStore`), so a user has one customer owning their cards.
     public init(
         baseURL: String, secretKey: String, apiVersion: String? = "2024-06-20", timeout: Duration = .seconds(10),
-        client: HTTPClient = .shared, logger: Logger
+        client: HTTPClient = .shared, customers: any PaymentCustomerDirectory, logger: Logger
     ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -49,23 +61,36 @@ public struct StripeGateway: PaymentGateway {
         self.apiVersion = apiVersion
         self.timeout = timeout
         self.client = client
+        self.customers = customers
         self.logger = logger
     }
 
     public func authorize(_ request: HoldRequest) async throws -> HoldState {
-        guard let paymentMethod = request.paymentMethodID, !paymentMethod.isEmpty else {
+        guard let requested = request.paymentMethodID, !requested.isEmpty else {
             throw PaymentError(.invalid, "A payment method is required.")
         }
         guard request.amountMinor > 0 else { throw PaymentError(.invalid, "The amount must be positive.") }
         guard request.currency.count == 3, request.currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw PaymentError(.invalid, "The currency must be a three-letter ISO 4217 code.")
         }
+        // Checked before the customer and the card are prepared, not only at the last call.
+        try Self.checkIdempotencyKey(request.idempotencyKey)
+        let stripeCustomer = try await self.customer(for: request.customerID)
+        let paymentMethod = try await attach(requested, to: stripeCustomer, idempotencyKey: request.idempotencyKey + ":attach")
         var form = StripeForm()
         form.add("amount", request.amountMinor)
         form.add("currency", request.currency.lowercased())
         form.add("capture_method", "manual")
         form.add("confirm", "true")
-        if request.offSession { form.add("off_session", "true") }
+        form.add("customer", stripeCustomer)
+        if request.offSession {
+            form.add("off_session", "true")
+        } else {
+            // The customer is in the app now: Stripe sets the card up for the off-session
+            // charges that may follow (a hold taken later, a re-authorisation), asking for any
+            // authentication while it still can.
+            form.add("setup_future_usage", "off_session")
+        }
         form.add("payment_method", paymentMethod)
         // Cards only: with automatic payment methods Stripe would demand a return_url for
         // redirect-based methods that a dispatch booking cannot complete.
@@ -77,6 +102,107 @@ public struct StripeGateway: PaymentGateway {
         let intent = try await post("/v1/payment_intents", form, idempotencyKey: request.idempotencyKey, operation: "authorize")
         return try authorization(intent, currency: request.currency.uppercased())
     }
+
+    // MARK: - The customer and the card
+
+    /// The user's Stripe Customer: the one saved, else one created now and saved.
+    ///
+    /// Created with an idempotency key derived from the user, so a retry, or another node
+    /// creating the same user's customer at the same time, gets the same customer from Stripe
+    /// (for as long as Stripe keeps keys, 24 hours); the directory keeps the first one saved
+    /// whatever happens, so the user's cards always end up on one customer.
+    private func customer(for userID: String) async throws -> String {
+        guard !userID.isEmpty else { throw PaymentError(.invalid, "The payment has no customer to keep the card for.") }
+        if let saved = try await directory({ try await customers.customer(provider: provider, userID: userID) }) { return saved }
+        var form = StripeForm()
+        form.add("metadata[herald_user_id]", userID)
+        let request = try postRequest("/v1/customers", form, idempotencyKey: try Self.customerKey(userID))
+        let created = try await send(request, operation: "create_customer", as: StripeCustomer.self)
+        guard Self.isStripeID(created.id) else {
+            throw PaymentError(.unavailable, "The payment provider's answer could not be read.")
+        }
+        return try await directory({ try await customers.save(provider: provider, userID: userID, customerID: created.id) })
+    }
+
+    /// `herald-customer:{user id}`, the same for every creation of one user's customer.
+    static func customerKey(_ userID: String) throws -> String {
+        let key = "herald-customer:" + StripeForm.percentEncode(userID)
+        guard key.utf8.count <= 255 else { throw PaymentError(.invalid, "The customer's id is too long for the payment provider.") }
+        return key
+    }
+
+    /// Runs a call to the customer directory (the database): a failure there is a payment that
+    /// could not be made yet, retried like an unreachable provider; its detail goes to the log.
+    private func directory<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PaymentError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning("reading or saving the payment customer failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw PaymentError(.unavailable, "The payment could not be prepared; try again shortly.")
+        }
+    }
+
+    /// Makes sure the card is attached to `customer`; answers the PaymentMethod to charge.
+    ///
+    /// Why the card is read first: Stripe says whom it belongs to. One already on this customer
+    /// is used as it is (Stripe refuses to attach a card twice, even to the same customer); one
+    /// on nobody is attached now, before any PaymentIntent uses it, since a card used once
+    /// without a customer can never be saved; one on another customer is refused here, as
+    /// Stripe would refuse the payment. An attach Stripe refuses as a request is read again:
+    /// another booking of the same user may have attached it meanwhile.
+    ///
+    /// The answer is the id Stripe gives the attached card: the same as asked for, except for
+    /// Stripe's test-mode shorthands (`pm_card_visa`), which attach as a new PaymentMethod.
+    private func attach(_ paymentMethod: String, to customer: String, idempotencyKey: String) async throws -> String {
+        let path = try Self.paymentMethodPath(paymentMethod)
+        let card = try await retrievePaymentMethod(path)
+        if card.customer == customer { return card.id }
+        if card.customer != nil { throw Self.savedElsewhere(nil) }
+        var form = StripeForm()
+        form.add("customer", customer)
+        let request = try postRequest(path + "/attach", form, idempotencyKey: idempotencyKey)
+        switch try await answer(request, operation: "attach_payment_method", as: StripePaymentMethod.self) {
+        case .object(let attached):
+            guard attached.customer == nil || attached.customer == customer else { throw Self.savedElsewhere(nil) }
+            return attached.id
+        case .refused(let error, let status, let detail):
+            // A refusal about the customer (one deleted at Stripe) is passed on as it is.
+            guard status == 400, detail?.type == "invalid_request_error", detail?.param != "customer" else { throw error }
+            let now = try await retrievePaymentMethod(path)
+            if now.customer == customer { return now.id }
+            if now.customer != nil { throw Self.savedElsewhere(error.providerCode) }
+            throw PaymentError(
+                .declined, "The card was used before without being saved and cannot be used again; add it again.",
+                providerCode: error.providerCode)
+        }
+    }
+
+    private func retrievePaymentMethod(_ path: String) async throws -> StripePaymentMethod {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .GET
+        return try await send(request, operation: "retrieve_payment_method", as: StripePaymentMethod.self)
+    }
+
+    private static func savedElsewhere(_ code: String?) -> PaymentError {
+        PaymentError(.declined, "The card is saved to another customer's account; use a different card.", providerCode: code)
+    }
+
+    /// `/v1/payment_methods/{id}`, refusing ids that could change the path.
+    private static func paymentMethodPath(_ id: String) throws -> String {
+        guard isStripeID(id) else { throw PaymentError(.invalid, "The payment method is not a Stripe PaymentMethod id.") }
+        return "/v1/payment_methods/\(id)"
+    }
+
+    /// A Stripe object id (`pm_…`, `cus_…`, `pi_…`): safe in a path and in a form.
+    private static func isStripeID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 255 && id.utf8.allSatisfy({ isWordByte($0, upperCase: true) })
+    }
+
+    // MARK: - Holds
 
     /// A new authorisation's outcome: the hold, or why the card gave none.
     private func authorization(_ intent: StripePaymentIntent, currency: String) throws -> HoldState {
@@ -137,17 +263,28 @@ public struct StripeGateway: PaymentGateway {
     private func retrieve(_ path: String) async throws -> StripePaymentIntent {
         var request = HTTPClientRequest(url: baseURL + path + "?expand%5B%5D=latest_charge")
         request.method = .GET
-        return try await send(request, operation: "retrieve")
+        return try await send(request, operation: "retrieve", as: StripePaymentIntent.self)
     }
 
     /// A new authorisation for `amountMinor` on the same card, customer and metadata (plus
     /// `replaces`), then the old one released. Each call has its own key derived from the
     /// change's, so a retry after any failure replays what was done and finishes the rest.
+    ///
+    /// The card is charged a second time, which Stripe allows only for a card attached to the
+    /// intent's customer: `authorize` attached it. A hold authorised before Herald kept
+    /// customers has none; its user's customer is found (or created) and the card attached now,
+    /// which Stripe refuses if the card was already used without one (a clear decline).
     private func reauthorize(
         _ current: StripePaymentIntent, to amountMinor: Int64, reason: String, currency: String, idempotencyKey: String
     ) async throws -> HoldState {
-        guard let paymentMethod = current.paymentMethod, !paymentMethod.isEmpty else {
+        guard var paymentMethod = current.paymentMethod, !paymentMethod.isEmpty else {
             throw PaymentError(.invalid, "The card cannot take a higher amount and its payment method is unknown.")
+        }
+        var customer: String? = current.customer.flatMap { $0.isEmpty ? nil : $0 }
+        if customer == nil, let userID = current.metadata?["customer_id"], !userID.isEmpty {
+            let found = try await self.customer(for: userID)
+            paymentMethod = try await attach(paymentMethod, to: found, idempotencyKey: idempotencyKey + ":attach")
+            customer = found
         }
         var form = StripeForm()
         form.add("amount", amountMinor)
@@ -155,7 +292,7 @@ public struct StripeGateway: PaymentGateway {
         form.add("capture_method", "manual")
         form.add("confirm", "true")
         form.add("payment_method", paymentMethod)
-        if let customer = current.customer, !customer.isEmpty { form.add("customer", customer) }
+        if let customer { form.add("customer", customer) }
         form.add("payment_method_types[]", "card")
         form.add("payment_method_options[card][request_incremental_authorization]", "if_available")
         let replaced: Set<String> = ["adjusted", "reason", "replaces"]
@@ -235,28 +372,48 @@ public struct StripeGateway: PaymentGateway {
 
     /// `/v1/payment_intents/{reference}[/{action}]`, refusing references that could change the path.
     private static func path(_ reference: String, _ action: String?) throws -> String {
-        guard !reference.isEmpty, reference.count <= 255,
-            reference.utf8.allSatisfy({ isWordByte($0, upperCase: true) })
-        else { throw PaymentError(.invalid, "The payment reference is not a Stripe PaymentIntent id.") }
+        guard isStripeID(reference) else { throw PaymentError(.invalid, "The payment reference is not a Stripe PaymentIntent id.") }
         return "/v1/payment_intents/\(reference)" + (action.map { "/\($0)" } ?? "")
     }
 
     // MARK: - HTTP
 
     private func post(_ path: String, _ form: StripeForm, idempotencyKey: String, operation: String) async throws -> StripePaymentIntent {
-        // Stripe allows up to 255 characters; control characters would break the header.
-        guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255,
-            idempotencyKey.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-        else { throw PaymentError(.invalid, "The idempotency key is missing or malformed.") }
+        try await send(try postRequest(path, form, idempotencyKey: idempotencyKey), operation: operation, as: StripePaymentIntent.self)
+    }
+
+    /// Stripe allows keys of up to 255 characters; control characters would break the header.
+    private static func checkIdempotencyKey(_ key: String) throws {
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw PaymentError(.invalid, "The idempotency key is missing or malformed.")
+        }
+    }
+
+    private func postRequest(_ path: String, _ form: StripeForm, idempotencyKey: String) throws -> HTTPClientRequest {
+        try Self.checkIdempotencyKey(idempotencyKey)
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Idempotency-Key", value: idempotencyKey)
         request.body = .bytes(ByteBuffer(string: form.encoded))
-        return try await send(request, operation: operation)
+        return request
     }
 
-    private func send(_ request: HTTPClientRequest, operation: String) async throws -> StripePaymentIntent {
+    /// Stripe's answer: the object, or the refusal as the error to throw (`classify`), with
+    /// what Stripe said for the callers that look closer (`attach`).
+    private enum Answer<Object> {
+        case object(Object)
+        case refused(PaymentError, status: Int, detail: StripeErrorEnvelope.Detail?)
+    }
+
+    private func send<Object: StripeObject>(_ request: HTTPClientRequest, operation: String, as type: Object.Type) async throws -> Object {
+        switch try await answer(request, operation: operation, as: type) {
+        case .object(let object): return object
+        case .refused(let error, _, _): throw error
+        }
+    }
+
+    private func answer<Object: StripeObject>(_ request: HTTPClientRequest, operation: String, as type: Object.Type) async throws -> Answer<Object> {
         var request = request
         request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
         request.headers.add(name: "Accept", value: "application/json")
@@ -268,12 +425,14 @@ public struct StripeGateway: PaymentGateway {
         if let requestID = headers.first(name: "request-id") { logger[metadataKey: "stripe.request_id"] = loggable(requestID) }
 
         if (200..<300).contains(status) {
-            guard let intent = try? JSONDecoder().decode(StripePaymentIntent.self, from: body) else {
-                logger.warning("Stripe answered success with a body that is not a PaymentIntent", metadata: ["stripe.http_status": "\(status)"])
+            guard let object = try? JSONDecoder().decode(Object.self, from: body) else {
+                logger.warning(
+                    "Stripe answered success with a body that is not the object asked for",
+                    metadata: ["stripe.http_status": "\(status)", "stripe.object": "\(Object.objectName)"])
                 throw PaymentError(.unavailable, "The payment provider's answer could not be read.")
             }
-            logger.debug("Stripe answered", metadata: ["stripe.intent": loggable(intent.id), "stripe.status": loggable(intent.status)])
-            return intent
+            logger.debug("Stripe answered", metadata: ["stripe.id": loggable(object.id), "stripe.status": loggable(object.loggedStatus)])
+            return .object(object)
         }
 
         let detail = (try? JSONDecoder().decode(StripeErrorEnvelope.self, from: body))?.error
@@ -291,7 +450,7 @@ public struct StripeGateway: PaymentGateway {
         case _ where error.kind == .unavailable: logger.warning("Stripe is unavailable", metadata: metadata)
         default: logger.notice("Stripe refused the request", metadata: metadata)
         }
-        throw error
+        return .refused(error, status: status, detail: detail)
     }
 
     /// Sends `request` and reads its answer, all within `timeout`.
@@ -394,8 +553,17 @@ public struct StripeGateway: PaymentGateway {
     }
 }
 
+/// An object Stripe answers with.
+protocol StripeObject: Decodable, Sendable {
+    var id: String { get }
+    /// Its state, for the debug log (a PaymentIntent's status).
+    var loggedStatus: String? { get }
+    /// What it is, for the log when an answer is not one.
+    static var objectName: String { get }
+}
+
 /// The fields of a PaymentIntent that Herald reads.
-struct StripePaymentIntent: Decodable, Sendable {
+struct StripePaymentIntent: StripeObject {
     var id: String
     var status: String
     var amount: Int64
@@ -406,6 +574,9 @@ struct StripePaymentIntent: Decodable, Sendable {
     var metadata: [String: String]?
     /// `available` or `unavailable` when `latest_charge` was expanded, else nil.
     var incrementalAuthorization: String?
+
+    var loggedStatus: String? { status }
+    static var objectName: String { "payment_intent" }
 
     enum CodingKeys: String, CodingKey {
         case id, status, amount, customer, metadata
@@ -442,6 +613,31 @@ struct StripePaymentIntent: Decodable, Sendable {
         metadata = try? container.decodeIfPresent([String: String].self, forKey: .metadata)
         let charge = try? container.decodeIfPresent(Charge.self, forKey: .latestCharge)
         incrementalAuthorization = charge?.paymentMethodDetails?.card?.incrementalAuthorization?.status
+    }
+}
+
+/// The Customer Herald creates for a user (`cus_…`); only its id is read.
+struct StripeCustomer: StripeObject {
+    var id: String
+    var loggedStatus: String? { nil }
+    static var objectName: String { "customer" }
+}
+
+/// A PaymentMethod (`pm_…`) and the customer it is attached to, if any.
+struct StripePaymentMethod: StripeObject {
+    var id: String
+    var customer: String?
+
+    var loggedStatus: String? { nil }
+    static var objectName: String { "payment_method" }
+
+    enum CodingKeys: String, CodingKey { case id, customer }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        // An id unless expanded, which Herald never asks for.
+        customer = try? container.decodeIfPresent(String.self, forKey: .customer)
     }
 }
 

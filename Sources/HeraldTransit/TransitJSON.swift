@@ -147,9 +147,16 @@ public enum TransitJSON {
         ]
     }
 
-    public static func favorite(_ record: FavoriteRecord, stopName: String?, zone: AgencyTimeZone?) -> JSONValue {
-        [
-            "id": .string(record.id), "stop_id": .string(record.stopID), "stop_name": text(stopName), "label": text(record.label),
+    /// The design's favourite (`id`, `stop_id`, `stop_name`, `label`, `created_at`,
+    /// `sort_order`) with `kind`, and `route_id`/`route_name` for a route favourite or
+    /// `route_ids` for a stop narrowed to routes. `name` is the stop's or the route's.
+    public static func favorite(_ record: FavoriteRecord, name: String?, zone: AgencyTimeZone?) -> JSONValue {
+        let isRoute = record.kind == .route
+        return [
+            "id": .string(record.id), "kind": .string(record.kind.rawValue),
+            "stop_id": isRoute ? .null : .string(record.stopID), "stop_name": isRoute ? .null : text(name),
+            "route_id": text(record.routeID), "route_name": isRoute ? text(name) : .null,
+            "route_ids": record.routeIDs.map { .array($0.map(JSONValue.string)) } ?? .null, "label": text(record.label),
             "created_at": .string(zone?.iso8601(record.createdAt / 1000) ?? Timestamp.string(epochMilliseconds: record.createdAt)),
             "sort_order": integer(record.sortOrder), "notifications_enabled": .bool(record.notificationsEnabled),
         ]

@@ -2,50 +2,113 @@ import HeraldCore
 import HeraldStorage
 import HeraldGTFS
 
-/// A signed-in user's favourite stops (seed 003 §2.5), in their order.
+/// A signed-in user's favourite stops and routes (the transit design's favourites, plus whole
+/// routes and stops narrowed to routes), in their order.
 extension TransitService {
     /// Most favourites one user keeps.
     public static let maxFavorites = 100
+    /// Most routes a stop favourite is narrowed to.
+    public static let maxFavoriteRoutes = 50
 
-    /// The user's favourites with each stop's name from the feed serving now (nil for a stop
-    /// a newer feed no longer has: the favourite stays, the app shows it greyed out).
+    /// The user's favourites, each with its stop's or route's name from the feed serving now
+    /// (nil for one a newer feed no longer has: the favourite stays, the app greys it out).
     public func favorites(userID: String) async throws -> [(record: FavoriteRecord, stopName: String?)] {
         let records = try await database.withConnection { [favoriteStore] db in try await favoriteStore.list(db, userID: userID) }
         let current = snapshot
-        return records.map { ($0, current.stop($0.stopID).flatMap { feed, stop in feed.timetable.feed.stops[Int(stop)].name }) }
+        return records.map { ($0, Self.name(of: $0, in: current)) }
     }
 
-    /// Adds a stop at the end of the user's list.
+    /// The favourite's stop name, or for a route favourite the route's short name (else long).
+    static func name(of record: FavoriteRecord, in current: TransitSnapshot) -> String? {
+        if let routeID = record.routeID {
+            return current.route(routeID).flatMap { feed, route in
+                let r = feed.timetable.feed.routes[Int(route)]
+                return r.shortName ?? r.longName
+            }
+        }
+        return current.stop(record.stopID).flatMap { feed, stop in feed.timetable.feed.stops[Int(stop)].name }
+    }
+
+    /// What a favourite is of: a stop (its alerts through every route, or through `routes`
+    /// only) or a whole route.
+    public enum FavoritePlace: Sendable, Equatable {
+        case stop(String, routes: [String]?)
+        case route(String)
+    }
+
+    /// Adds a stop or route at the end of the user's list.
     public func addFavorite(userID: String, stopID: String, label: String?, notificationsEnabled: Bool) async throws -> (FavoriteRecord, String?) {
+        try await addFavorite(userID: userID, place: .stop(stopID, routes: nil), label: label, notificationsEnabled: notificationsEnabled)
+    }
+
+    public func addFavorite(userID: String, place: FavoritePlace, label: String?, notificationsEnabled: Bool) async throws -> (FavoriteRecord, String?) {
         let current = snapshot
         guard !current.isEmpty else { throw TransitError.noTimetable }
-        guard let (feed, stop) = current.stop(stopID) else { throw TransitError.stopNotFound(stopID) }
         let now = nowMs
-        let record = try await database.transaction { [favoriteStore] db -> FavoriteRecord in
-            if let existing = try await favoriteStore.findByStop(db, userID: userID, stopID: stopID) { throw TransitError.favoriteExists(existing.id) }
+        var candidate = FavoriteRecord(
+            id: Identifier.make("fav", length: 16), userID: userID, stopID: "", label: label, sortOrder: 0, notificationsEnabled: notificationsEnabled,
+            createdAt: now, updatedAt: now)
+        switch place {
+        case .stop(let stopID, let routes):
+            guard current.stop(stopID) != nil else { throw TransitError.stopNotFound(stopID) }
+            candidate.stopID = stopID
+            candidate.routeIDs = try routes.map { try Self.checkRoutes($0, at: stopID, in: current) }
+        case .route(let routeID):
+            guard current.route(routeID) != nil else { throw TransitError.routeNotFound(routeID) }
+            candidate.routeID = routeID
+        }
+        let record = try await database.transaction { [favoriteStore, candidate] db -> FavoriteRecord in
+            if let existing = try await favoriteStore.findSame(db, as: candidate) { throw TransitError.favoriteExists(existing.id) }
             let count = try await favoriteStore.count(db, userID: userID)
             guard count < Self.maxFavorites else { throw TransitError.favoritesFull(Self.maxFavorites) }
-            let candidate = FavoriteRecord(
-                id: Identifier.make("fav", length: 16), userID: userID, stopID: stopID, label: label, sortOrder: count,
-                notificationsEnabled: notificationsEnabled, createdAt: now, updatedAt: now)
-            // A concurrent add of the same stop loses on the unique index.
+            var candidate = candidate
+            candidate.sortOrder = count
+            // A concurrent add of the same stop or route loses on the unique index.
             guard let inserted = try await favoriteStore.insert(db, candidate) else {
-                let existing = try await favoriteStore.findByStop(db, userID: userID, stopID: stopID)
+                let existing = try await favoriteStore.findSame(db, as: candidate)
                 throw TransitError.favoriteExists(existing?.id ?? "")
             }
             return inserted
         }
-        return (record, feed.timetable.feed.stops[Int(stop)].name)
+        return (record, Self.name(of: record, in: current))
+    }
+
+    /// The routes a stop favourite is narrowed to, each one that serves the stop (sorted,
+    /// without repeats); a route that does not is a field error, not a silent no-op.
+    static func checkRoutes(_ routes: [String], at stopID: String, in current: TransitSnapshot) throws -> [String] {
+        let unique = Array(Set(routes)).sorted()
+        var errors = FieldValidator()
+        if unique.isEmpty { errors.fail("route_ids", "give at least one route, or null for every route") }
+        for route in unique {
+            let serves = current.feeds.contains { feed in
+                feed.timetable.routesByID[route] != nil
+                    && AlertReach(entities: [.init(routeID: route)], timetable: feed.timetable).stops[stopID] != nil
+            }
+            if !serves { errors.fail("route_ids", "route \(route.prefix(200)) does not serve stop \(stopID.prefix(200))") }
+        }
+        try errors.validate()
+        return unique
     }
 
     /// Changes a favourite's label, switch or place; a new `sortOrder` moves it there and
     /// renumbers the list 0, 1, 2, ….
+    /// `routeIDs` narrows a stop favourite (`.some(nil)`: every route again).
     public func updateFavorite(
-        userID: String, id: String, label: String??, notificationsEnabled: Bool?, sortOrder: Int?
+        userID: String, id: String, label: String??, notificationsEnabled: Bool?, sortOrder: Int?, routeIDs: [String]?? = nil
     ) async throws -> (FavoriteRecord, String?) {
         let now = nowMs
+        let current = snapshot
         let record = try await database.transaction { [favoriteStore] db -> FavoriteRecord in
             guard var record = try await favoriteStore.find(db, id: id, userID: userID) else { throw TransitError.favoriteNotFound }
+            if let routeIDs {
+                guard record.kind == .stop else {
+                    var errors = FieldValidator()
+                    errors.fail("route_ids", "only a stop favourite is narrowed to routes")
+                    try errors.validate()
+                    return record
+                }
+                record.routeIDs = try routeIDs.map { try Self.checkRoutes($0, at: record.stopID, in: current) }
+            }
             if let label { record.label = label }
             if let notificationsEnabled { record.notificationsEnabled = notificationsEnabled }
             record.updatedAt = now
@@ -60,7 +123,7 @@ extension TransitService {
             }
             return record
         }
-        return (record, snapshot.stop(record.stopID).flatMap { feed, stop in feed.timetable.feed.stops[Int(stop)].name })
+        return (record, Self.name(of: record, in: current))
     }
 
     /// Removes a favourite and closes the gap in the order.

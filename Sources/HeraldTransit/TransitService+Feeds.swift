@@ -34,6 +34,13 @@ extension TransitService {
         try await database.withConnection { [feedStore] db in try await feedStore.importRecord(db, id: id) }
     }
 
+    /// The offline database of the version a feed serves (`OfflineDatabase`).
+    public func offlineFile(_ name: String) async throws -> (version: FeedVersionRecord, bytes: Data)? {
+        guard let feed = snapshot.feed(name), feed.version.offlineSHA256 != nil else { return nil }
+        guard let bytes = try await feedStore.readOfflineFile(database, versionID: feed.version.id) else { return nil }
+        return (feed.version, bytes)
+    }
+
     /// The zip of the version a feed serves, for apps that cache the timetable offline.
     public func feedFile(_ name: String) async throws -> (version: FeedVersionRecord, zip: Data)? {
         guard let feed = snapshot.feed(name) else { return nil }

@@ -10,6 +10,9 @@ public struct LoadedFeed: Sendable {
     public let planner: JourneyPlanner?
     /// The version's fares (fare_attributes.txt, fare_rules.txt), for planned itineraries.
     public let fares: FareTable
+    /// The version's GTFS Fares v2 (fare_products.txt, fare_leg_rules.txt, …): used instead
+    /// of `fares` when the feed has fare leg rules.
+    public let faresV2: FaresV2
 
     public init(
         name: String, version: FeedVersionRecord, timetable: Timetable, planner: JourneyPlanner? = nil, overlay: RealtimeOverlay = .empty,
@@ -20,6 +23,7 @@ public struct LoadedFeed: Sendable {
         self.timetable = timetable
         self.planner = planner
         fares = FareTable(feed: timetable.feed)
+        faresV2 = FaresV2(timetable: timetable)
         self.overlay = overlay
         self.realtime = realtime
     }

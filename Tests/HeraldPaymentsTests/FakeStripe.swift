@@ -8,14 +8,16 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// A small Stripe PaymentIntents server on 127.0.0.1, for driving `StripeGateway` over a real
-/// socket.
+/// A small Stripe server (PaymentIntents, Customers, PaymentMethods) on 127.0.0.1, for driving
+/// `StripeGateway` over a real socket.
 ///
 /// Why a strict fake rather than a recorder: it keeps Stripe's state rules (only an intent
-/// awaiting capture can be raised, captured or released), its idempotency (a key replays the
-/// first answer), and it refuses requests Stripe would refuse or Herald must never send
-/// (no Bearer key, no form body, a POST without an idempotency key), so a gateway that gets
-/// the wire format wrong fails its tests instead of passing against a lenient mock.
+/// awaiting capture can be raised, captured or released; a card used without a customer is
+/// spent, a card on one customer is refused for another, `off_session` needs a customer),
+/// its idempotency (a key replays the first answer), and it refuses requests Stripe would
+/// refuse or Herald must never send (no Bearer key, no form body, a POST without an
+/// idempotency key), so a gateway that gets the wire format wrong fails its tests instead of
+/// passing against a lenient mock.
 struct FakeStripe: Sendable {
     let state: FakeStripeState
     let port: Int
@@ -114,6 +116,25 @@ struct FakeStripe: Sendable {
         request.method = .GET
         request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
         if let version = state.apiVersion { request.headers.add(name: "Stripe-Version", value: version) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(Patience.seconds)))
+        let body = try await response.body.collect(upTo: 1024 * 1024)
+        return (Int(response.status.code), try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))
+    }
+}
+
+extension FakeStripe {
+    /// POST `path` with a form body over HTTP, as a Stripe client would, parsed (for testing
+    /// the fake's own rules).
+    func post(
+        _ path: String, _ form: String, secretKey: String, idempotencyKey: String = UUID().uuidString
+    ) async throws -> (status: Int, json: JSONValue?) {
+        var request = HTTPClientRequest(url: "\(baseURL)\(path)")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(secretKey)")
+        if let version = state.apiVersion { request.headers.add(name: "Stripe-Version", value: version) }
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Idempotency-Key", value: idempotencyKey)
+        request.body = .bytes(ByteBuffer(string: form))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(Patience.seconds)))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         return (Int(response.status.code), try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))
@@ -225,6 +246,31 @@ struct FakeIntent: Sendable {
     }
 }
 
+/// A Customer as the fake keeps it.
+struct FakeCustomer: Sendable {
+    var id: String
+    var metadata: [String: String]
+
+    var json: JSONValue {
+        ["id": .string(id), "object": "customer", "metadata": .object(metadata.mapValues(JSONValue.string))]
+    }
+}
+
+/// A PaymentMethod as the fake keeps it. Any `pm_…` id exists (as Stripe's test cards do);
+/// the fake remembers only what happened to it.
+struct FakePaymentMethod: Sendable {
+    var id: String
+    /// The customer it is attached to.
+    var customer: String?
+    /// Confirmed in a PaymentIntent while attached to no customer: Stripe refuses it from then
+    /// on, for payments and for attaching.
+    var spent = false
+
+    var json: JSONValue {
+        ["id": .string(id), "object": "payment_method", "type": "card", "customer": customer.map(JSONValue.string) ?? .null]
+    }
+}
+
 /// The fake's state and Stripe's rules.
 actor FakeStripeState {
     nonisolated let secretKey: String
@@ -239,6 +285,9 @@ actor FakeStripeState {
 
     private(set) var requests: [RecordedRequest] = []
     private(set) var intents: [String: FakeIntent] = [:]
+    private(set) var customers: [String: FakeCustomer] = [:]
+    /// Only the payment methods something happened to (attached, or spent).
+    private(set) var paymentMethods: [String: FakePaymentMethod] = [:]
     /// Wire-format faults the fake saw (it also refused those requests); tests expect none.
     private(set) var violations: [String] = []
 
@@ -387,7 +436,26 @@ actor FakeStripeState {
 
     private func route(_ request: RecordedRequest) -> FakeReply {
         let parts = request.path.split(separator: "/").map(String.init)
-        guard parts.count >= 2, parts[0] == "v1", parts[1] == "payment_intents" else { return unknownURL(request) }
+        guard parts.count >= 2, parts[0] == "v1" else { return unknownURL(request) }
+        switch parts[1] {
+        case "payment_intents": return routeIntents(request, parts)
+        case "customers":
+            switch (request.method, parts.count) {
+            case ("POST", 2): return createCustomer(request)
+            case ("GET", 3): return customers[parts[2]].map { .json(200, $0.json) } ?? missingCustomer(parts[2])
+            default: return unknownURL(request)
+            }
+        case "payment_methods":
+            switch (request.method, parts.count) {
+            case ("GET", 3): return paymentMethod(parts[2]).map { .json(200, $0.json) } ?? missingPaymentMethod(parts[2])
+            case ("POST", 4) where parts[3] == "attach": return attach(parts[2], request)
+            default: return unknownURL(request)
+            }
+        default: return unknownURL(request)
+        }
+    }
+
+    private func routeIntents(_ request: RecordedRequest, _ parts: [String]) -> FakeReply {
         switch (request.method, parts.count) {
         case ("POST", 2): return create(request)
         case ("GET", 3): return intents[parts[2]].map { .json(200, $0.json(expandingCharge: request.expands("latest_charge"))) } ?? missing(parts[2])
@@ -411,12 +479,105 @@ actor FakeStripeState {
         }
     }
 
+    // MARK: Customers and PaymentMethods
+
+    private func createCustomer(_ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["description", "email", "name"]) { return unknown }
+        let customer = FakeCustomer(id: String(format: "cus_fake%06d", nextID), metadata: Self.metadata(request))
+        nextID += 1
+        customers[customer.id] = customer
+        return .json(200, customer.json)
+    }
+
+    /// Any `pm_…` id is a card (as Stripe's test cards are); nil for anything else.
+    private func paymentMethod(_ id: String) -> FakePaymentMethod? {
+        guard id.hasPrefix("pm_") else { return nil }
+        return paymentMethods[id] ?? FakePaymentMethod(id: id)
+    }
+
+    /// `POST /v1/payment_methods/{id}/attach`. Stripe refuses a card already attached, to this
+    /// customer or another, with the same invalid-request error (no code), and a spent card
+    /// with the text below; the fake refuses both alike, so the gateway cannot lean on either.
+    private func attach(_ id: String, _ request: RecordedRequest) -> FakeReply {
+        if let unknown = unknownParameter(request, allowed: ["customer", "expand[]"]) { return unknown }
+        guard var method = paymentMethod(id) else { return missingPaymentMethod(id) }
+        guard let customer = request.field("customer"), !customer.isEmpty else {
+            return .error(400, type: "invalid_request_error", code: "parameter_missing", param: "customer", message: "Missing required param: customer.")
+        }
+        guard customers[customer] != nil else { return missingCustomer(customer) }
+        if method.spent { return Self.spentCard() }
+        if method.customer != nil {
+            return .error(400, type: "invalid_request_error", message: "The payment method you provided has already been attached to a customer.")
+        }
+        method.customer = customer
+        paymentMethods[id] = method
+        return .json(200, method.json)
+    }
+
+    /// Stripe's words for a card confirmed once without a customer, or detached since.
+    static let spentCardMessage =
+        "This PaymentMethod was previously used without being attached to a Customer or was detached from a Customer, and may not be used again."
+
+    private static func spentCard() -> FakeReply {
+        .error(400, type: "invalid_request_error", param: "payment_method", message: spentCardMessage)
+    }
+
+    private func missingCustomer(_ id: String) -> FakeReply {
+        .error(400, type: "invalid_request_error", code: "resource_missing", param: "customer", message: "No such customer: '\(id)'")
+    }
+
+    private func missingPaymentMethod(_ id: String) -> FakeReply {
+        .error(404, type: "invalid_request_error", code: "resource_missing", param: "payment_method", message: "No such PaymentMethod: '\(id)'")
+    }
+
+    private static func metadata(_ request: RecordedRequest) -> [String: String] {
+        (request.form ?? []).reduce(into: [String: String]()) { out, field in
+            if field.name.hasPrefix("metadata["), field.name.hasSuffix("]") {
+                out[String(field.name.dropFirst("metadata[".count).dropLast())] = field.value
+            }
+        }
+    }
+
     // MARK: PaymentIntents
+
+    /// What Stripe refuses about the customer and the card before it confirms anything: an
+    /// unknown customer, `off_session` without a customer (an off-session payment charges a
+    /// saved card, which only a customer has), a spent card, and a card attached to a
+    /// customer used with another one (or none). The texts are the fake's, after Stripe's.
+    private func refusal(customer: String?, paymentMethod: String?, offSession: Bool) -> FakeReply? {
+        if let customer, customers[customer] == nil { return missingCustomer(customer) }
+        if offSession, customer == nil {
+            return .error(
+                400, type: "invalid_request_error", code: "parameter_missing", param: "customer",
+                message: "A PaymentIntent confirmed off session needs a customer whose saved payment method it charges.")
+        }
+        guard let paymentMethod, let method = self.paymentMethod(paymentMethod) else { return nil }
+        if method.spent { return Self.spentCard() }
+        if let owner = method.customer, owner != customer {
+            return .error(
+                400, type: "invalid_request_error", param: "payment_method",
+                message: "The provided PaymentMethod is attached to another Customer than the one given (or none was given).")
+        }
+        return nil
+    }
+
+    /// After a confirmation: a card on no customer is spent, unless the intent saved it for
+    /// later (`setup_future_usage` with a customer), which attaches it once it is authorised.
+    private func confirmed(_ intent: FakeIntent, savesCard: Bool) {
+        guard let id = intent.paymentMethod, var method = paymentMethod(id), method.customer == nil else { return }
+        if savesCard, let customer = intent.customer, ["requires_capture", "succeeded"].contains(intent.status) {
+            method.customer = customer
+        } else {
+            method.spent = true
+        }
+        paymentMethods[id] = method
+    }
 
     private func create(_ request: RecordedRequest) -> FakeReply {
         if let unknown = unknownParameter(request, allowed: [
             "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
             "payment_method_options[card][request_incremental_authorization]", "description", "customer", "off_session",
+            "setup_future_usage",
         ]) { return unknown }
         guard let amount = request.field("amount").flatMap(Int64.init), amount > 0 else {
             return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Invalid integer.")
@@ -437,11 +598,11 @@ actor FakeStripeState {
         if confirm, paymentMethod == nil {
             return .error(400, type: "invalid_request_error", code: "parameter_missing", param: "payment_method", message: "Missing payment method.")
         }
-        let metadata = (request.form ?? []).reduce(into: [String: String]()) { out, field in
-            if field.name.hasPrefix("metadata["), field.name.hasSuffix("]") {
-                out[String(field.name.dropFirst("metadata[".count).dropLast())] = field.value
-            }
+        if let setup = request.field("setup_future_usage"), !["on_session", "off_session"].contains(setup) {
+            return .error(400, type: "invalid_request_error", code: "parameter_invalid_string", param: "setup_future_usage", message: "Invalid value.")
         }
+        if let refused = refusal(customer: request.field("customer"), paymentMethod: paymentMethod, offSession: offSession) { return refused }
+        let metadata = Self.metadata(request)
         var intent = FakeIntent(
             id: String(format: "pi_fake%06d", nextID), status: "requires_confirmation", amount: amount, currency: currency,
             captureMethod: manual ? "manual" : "automatic", paymentMethod: paymentMethod, customer: request.field("customer"),
@@ -453,22 +614,22 @@ actor FakeStripeState {
             intents[intent.id] = intent
             return .json(200, intent.json)
         }
+        let reply: FakeReply
         switch paymentMethod {
         case Self.declinedCard:
             intent.status = "requires_payment_method"
-            intents[intent.id] = intent
-            return .error(
+            reply = .error(
                 402, type: "card_error", code: "card_declined", declineCode: "insufficient_funds",
                 message: "Your card has insufficient funds.", paymentIntent: intent.json)
         case Self.authenticationCard where offSession:
             // Off session the customer cannot authenticate: Stripe refuses instead of asking.
             intent.status = "requires_payment_method"
-            intents[intent.id] = intent
-            return .error(
+            reply = .error(
                 402, type: "card_error", code: "authentication_required", declineCode: "authentication_required",
                 message: "Your card was declined. This transaction requires authentication.", paymentIntent: intent.json)
         case Self.authenticationCard:
             intent.status = "requires_action"
+            reply = .json(200, intent.json)
         default:
             intent.chargeID = String(format: "ch_fake%06d", nextID)
             if manual {
@@ -478,9 +639,11 @@ actor FakeStripeState {
                 intent.status = "succeeded"
                 intent.amountReceived = amount
             }
+            reply = .json(200, intent.json)
         }
         intents[intent.id] = intent
-        return .json(200, intent.json)
+        confirmed(intent, savesCard: request.field("setup_future_usage") != nil)
+        return reply
     }
 
     private func increment(_ intent: inout FakeIntent, _ request: RecordedRequest) -> FakeReply {

@@ -1,7 +1,9 @@
 import Foundation
 import HeraldCore
 import HeraldServer
+import HeraldStorage
 import HeraldTestSupport
+import SQLKit
 import Testing
 
 /// The whole job payment flow through the real application with `payments.provider: stripe`,
@@ -43,6 +45,17 @@ struct StripeFlowTests {
                 config.payments.stripe.secretKey = Self.key
                 config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
             }) { s in try await body(fake, s) }
+        }
+    }
+
+    /// `payment_customers` as the server saved it: user to Stripe customer.
+    static func savedCustomers(_ s: TestSession) async throws -> [String: String] {
+        try await s.runtime.database.withConnection { db in
+            try await db.raw("SELECT user_id, customer_id FROM payment_customers WHERE provider = 'stripe'").all()
+                .reduce(into: [String: String]()) { out, row in
+                    let user = try row.decode(column: "user_id", as: String.self)
+                    out[user] = try row.decode(column: "customer_id", as: String.self)
+                }
         }
     }
 
@@ -94,21 +107,30 @@ struct StripeFlowTests {
                 post.path.replacingOccurrences(of: reference, with: "{1}").replacingOccurrences(of: secondReference, with: "{2}")
             }
             #expect(calls == [
-                "/v1/payment_intents",  // the refused card
+                "/v1/customers",  // ann's, once
+                "/v1/payment_methods/pm_card_chargeDeclinedInsufficientFunds/attach", "/v1/payment_intents",  // the refused card
+                "/v1/payment_methods/pm_card_visa/attach",
                 "/v1/payment_intents", "/v1/payment_intents/{1}/increment_authorization", "/v1/payment_intents/{1}/increment_authorization",
                 "/v1/payment_intents/{1}",  // adjusted=true, reason=volume_increase
                 "/v1/payment_intents/{1}/capture",
-                "/v1/payment_intents", "/v1/payment_intents/{2}/capture",
+                "/v1/payment_intents", "/v1/payment_intents/{2}/capture",  // the card is ann's already: no attach
             ])
             #expect(posts.allSatisfy { $0.header("Idempotency-Key") != nil && $0.header("Authorization") == "Bearer \(Self.key)" })
-            #expect(posts[1].field("capture_method") == "manual" && posts[1].field("amount") == "23400" && posts[1].field("currency") == "usd")
-            #expect(posts[1].field("metadata[job_id]") == jobID && posts[1].field("payment_method") == "pm_card_visa")
-            #expect(posts[3].field("amount") == "32150" && posts[5].field("amount_to_capture") == "32150")
-            #expect(posts[4].field("metadata[adjusted]") == "true" && posts[4].field("metadata[reason]") == "volume_increase")
-            #expect(posts[7].field("amount_to_capture") == "5000")
+            try #require(posts.count == 11)
+            let customer = try #require(await fake.state.customers.values.first?.id)
+            #expect(posts[0].field("metadata[herald_user_id]") == "ann" && posts[3].field("customer") == customer)
+            #expect(posts[4].field("capture_method") == "manual" && posts[4].field("amount") == "23400" && posts[4].field("currency") == "usd")
+            #expect(posts[4].field("metadata[job_id]") == jobID && posts[4].field("payment_method") == "pm_card_visa")
+            #expect(posts[4].field("customer") == customer && posts[9].field("customer") == customer)
+            #expect(posts[4].field("setup_future_usage") == "off_session")
+            #expect(posts[6].field("amount") == "32150" && posts[8].field("amount_to_capture") == "32150")
+            #expect(posts[7].field("metadata[adjusted]") == "true" && posts[7].field("metadata[reason]") == "volume_increase")
+            #expect(posts[10].field("amount_to_capture") == "5000")
             // The raise tried again after the card's refusal carried a new key (Stripe would
             // replay the refusal for the old one).
-            #expect(posts[2].header("Idempotency-Key") != posts[3].header("Idempotency-Key"))
+            #expect(posts[5].header("Idempotency-Key") != posts[6].header("Idempotency-Key"))
+            #expect(try await Self.savedCustomers(s) == ["ann": customer])
+            #expect(await fake.state.violations.isEmpty)
         }
     }
 
@@ -128,6 +150,10 @@ struct StripeFlowTests {
             #expect(second != first)
             #expect(await fake.state.intents[first]?.status == "canceled")
             #expect(await fake.state.intents[second]?.metadata["replaces"] == first)
+            // Charged a second time: possible only because the card was saved to ann's customer.
+            let customer = try #require(await fake.state.intents[first]?.customer)
+            #expect(await fake.state.intents[second]?.customer == customer)
+            #expect(await fake.state.paymentMethods[FakeStripeState.noIncrementCard]?.customer == customer)
             for step in ["started", "completed"] {
                 #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/status", token: driver, json: ["status": .string(step)]).status == 200)
             }
@@ -171,10 +197,20 @@ struct StripeFlowTests {
                 return statuses == ["authorized", "cancelled"]
             }
             #expect(statuses == ["authorized", "cancelled"])
+            // Per customer: their Stripe customer, their card saved to it, the hold off session
+            // on that customer (Stripe refuses off-session payments without one).
             let posts = await fake.state.posts
-            #expect(posts.map(\.path) == ["/v1/payment_intents", "/v1/payment_intents"])
-            #expect(posts.allSatisfy { $0.field("off_session") == "true" && $0.field("capture_method") == "manual" })
-            #expect(Set(posts.compactMap { $0.field("metadata[job_id]") }) == Set(ids))
+            let intents = posts.filter { $0.path == "/v1/payment_intents" }
+            #expect(posts.count == 6 && intents.count == 2)
+            #expect(intents.allSatisfy { $0.field("off_session") == "true" && $0.field("capture_method") == "manual" })
+            #expect(intents.allSatisfy { $0.field("setup_future_usage") == nil })
+            #expect(Set(intents.compactMap { $0.field("metadata[job_id]") }) == Set(ids))
+            let saved = try await Self.savedCustomers(s)
+            #expect(saved.keys.sorted() == ["ann", "bob"])
+            for intent in intents {
+                #expect(intent.field("customer") == intent.field("metadata[customer_id]").flatMap { saved[$0] })
+            }
+            #expect(await fake.state.paymentMethods["pm_card_visa"]?.customer == saved["ann"])
 
             // The refused job: cancelled by the system, its hold never taken, both parties told.
             let eveNow = try await s.token("eve", .driver)  // the first expired in the four days

@@ -15,9 +15,10 @@ struct StripeGatewayTests {
 
     static func gateway(
         // Generous: the whole suite runs in parallel on two cores (tests of the timeout itself pass their own).
-        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = Patience.limit, logs: LogCapture = LogCapture()
+        _ fake: FakeStripe, key: String = secretKey, timeout: Duration = Patience.limit, logs: LogCapture = LogCapture(),
+        customers: any PaymentCustomerDirectory = MemoryCustomerDirectory()
     ) -> StripeGateway {
-        StripeGateway(baseURL: fake.baseURL, secretKey: key, timeout: timeout, logger: logs.logger)
+        StripeGateway(baseURL: fake.baseURL, secretKey: key, timeout: timeout, customers: customers, logger: logs.logger)
     }
 
     static func booking(
@@ -54,18 +55,21 @@ struct StripeGatewayTests {
 
             let posts = await fake.state.posts
             #expect(posts.map(\.path) == [
+                // The user's customer, the card saved to it, then the hold.
+                "/v1/customers",
+                "/v1/payment_methods/pm_card_visa/attach",
                 "/v1/payment_intents",
                 "/v1/payment_intents/\(hold.reference)/increment_authorization",
                 "/v1/payment_intents/\(hold.reference)",
                 "/v1/payment_intents/\(hold.reference)/capture",
             ])
-            #expect(posts.count == 4)
-            if posts.count == 4 {
-                #expect(posts[1].field("amount") == "2000")
+            #expect(posts.count == 6)
+            if posts.count == 6 {
+                #expect(posts[3].field("amount") == "2000")
                 // The seed's metadata, written once the raise went through.
-                #expect(posts[2].form?.map(\.name) == ["metadata[adjusted]", "metadata[reason]"])
-                #expect(posts[2].field("metadata[adjusted]") == "true" && posts[2].field("metadata[reason]") == "volume_increase")
-                #expect(posts[3].field("amount_to_capture") == "1800")
+                #expect(posts[4].form?.map(\.name) == ["metadata[adjusted]", "metadata[reason]"])
+                #expect(posts[4].field("metadata[adjusted]") == "true" && posts[4].field("metadata[reason]") == "volume_increase")
+                #expect(posts[5].field("amount_to_capture") == "1800")
             }
             #expect(intent?["metadata"]?["adjusted"] == "true" && intent?["metadata"]?["reason"] == "volume_increase")
         }
@@ -79,9 +83,10 @@ struct StripeGatewayTests {
             #expect(lowered.authorizedMinor == 2000)
             #expect(lowered.amountMinor == 1200)
             #expect(lowered.status == .authorized)
-            // Nothing on the card changes: the one call writes the metadata.
+            // Nothing on the card changes: the one call writes the metadata (after the customer,
+            // the card read and attached, and the hold).
             let requests = await fake.state.requests
-            #expect(requests.count == 2 && requests.last?.path == "/v1/payment_intents/\(hold.reference)")
+            #expect(requests.count == 5 && requests.last?.path == "/v1/payment_intents/\(hold.reference)")
             #expect(await fake.state.intents[hold.reference]?.metadata["reason"] == "volume_decrease")
             #expect(await fake.state.intents[hold.reference]?.amount == 2000)
 
@@ -203,16 +208,22 @@ struct StripeGatewayTests {
             #expect(old?.status == "canceled" && old?.amountCapturable == 0)
             #expect(new.status == "requires_capture" && new.amountCapturable == 3100 && new.captureMethod == "manual")
             #expect(new.paymentMethod == FakeStripeState.noIncrementCard)
+            // The card is charged again: on the same customer, to which it was saved at booking.
+            #expect(new.customer != nil && new.customer == old?.customer)
+            #expect(await fake.state.paymentMethods[FakeStripeState.noIncrementCard]?.customer == new.customer)
             #expect(new.metadata == ["job_id": "job_1", "customer_id": "cust_1", "adjusted": "true", "reason": "volume_increase", "replaces": hold.reference])
             let requests = await fake.state.requests
             #expect(requests.map { "\($0.method) \($0.path)" } == [
+                "POST /v1/customers",
+                "GET /v1/payment_methods/\(FakeStripeState.noIncrementCard)",
+                "POST /v1/payment_methods/\(FakeStripeState.noIncrementCard)/attach",
                 "POST /v1/payment_intents",
                 "POST /v1/payment_intents/\(hold.reference)/increment_authorization",
                 "GET /v1/payment_intents/\(hold.reference)",
                 "POST /v1/payment_intents",
                 "POST /v1/payment_intents/\(hold.reference)/cancel",
             ])
-            #expect(requests[2].expands("latest_charge"))
+            #expect(requests.count == 8 && requests[5].expands("latest_charge"))
             // The same change again (a retry after a lost answer) is the same new hold.
             let again = try await gateway.changeAmount(hold, to: 3100, reason: "volume_increase", idempotencyKey: "raise-1")
             #expect(again == raised)
@@ -232,7 +243,8 @@ struct StripeGatewayTests {
             let hold = try await gateway.authorize(Self.booking(2000))
             await #expect(throws: PaymentError.self) { try await gateway.changeAmount(hold, to: 3000, idempotencyKey: "raise-1") }
             #expect(await fake.state.intentCount == 1)
-            #expect(await fake.state.requests.allSatisfy { $0.method == "POST" })
+            // The intent was never read back to decide on a new authorisation.
+            #expect(await fake.state.requests.allSatisfy { $0.method == "POST" || !$0.path.hasPrefix("/v1/payment_intents") })
         }
     }
 
@@ -265,7 +277,7 @@ struct StripeGatewayTests {
                 let error = await #expect(throws: PaymentError.self) { try await attempt() }
                 #expect(error?.kind == .invalid)
             }
-            #expect(await fake.state.requests.count == 1)
+            #expect(await fake.state.requests.count == 4)  // the booking's: customer, card read and attached, hold
         }
     }
 
@@ -289,7 +301,8 @@ struct StripeGatewayTests {
             let first = try await gateway.authorize(Self.booking(1500, key: "authorize-job-7"))
             let again = try await gateway.authorize(Self.booking(1500, key: "authorize-job-7"))
             #expect(again == first)
-            #expect(await fake.state.posts.count == 2)
+            // The first: customer, attach, intent; the retry finds the card saved and replays the intent.
+            #expect(await fake.state.posts.count == 4)
             #expect(await fake.state.intentCount == 1)
 
             // The same key for a different booking is a bug in the caller, not a new hold.
@@ -319,7 +332,8 @@ struct StripeGatewayTests {
             let hold = try await gateway.authorize(Self.booking(key: "authorize-retry"))
             #expect(hold.status == .authorized)
             #expect(await fake.state.intentCount == 1)
-            #expect(await fake.state.posts.count == 6)
+            // Each refusal met the first call (creating the customer); then customer, attach, intent.
+            #expect(await fake.state.posts.count == 8)
         }
     }
 
@@ -338,16 +352,16 @@ struct StripeGatewayTests {
     @Test func aStalledStripeCostsOnlyTheTimeout() async throws {
         try await FakeStripe.run(secretKey: Self.secretKey) { fake in
             let gateway = Self.gateway(fake, timeout: .seconds(1))
-            // The request is held until released below, after the gateway gave up: only the
-            // gateway's timeout can end the call (no bound on the elapsed time: a loaded machine
-            // delays the timer by seconds).
+            // The request (the booking's first: creating the user's customer) is held until
+            // released below, after the gateway gave up: only the gateway's timeout can end the
+            // call (no bound on the elapsed time: a loaded machine delays the timer by seconds).
             await fake.state.stallNextUntilReleased()
             let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking(key: "authorize-stalled")) }
             #expect(error?.kind == .unavailable)
             #expect(error?.message == "The payment provider did not answer in time.")
 
-            // Stripe finishes the stalled request; the retry with the same key then gets its
-            // answer rather than a second hold.
+            // Stripe finishes the stalled request; the retry with the same keys then gets its
+            // answer rather than a second customer, and one hold.
             // (Under a loaded machine the stalled request can reach the fake after the client
             // gave up on it: wait for it to arrive, then to finish.)
             fake.state.releaseStalls()
@@ -358,6 +372,7 @@ struct StripeGatewayTests {
             let hold = try await Self.gateway(fake).authorize(Self.booking(key: "authorize-stalled"))
             #expect(hold.status == .authorized)
             #expect(await fake.state.intentCount == 1)
+            #expect(await fake.state.customers.count == 1)
         }
     }
 
@@ -373,7 +388,9 @@ struct StripeGatewayTests {
     }
 
     @Test func anUnreachableStripeIsUnavailable() async throws {
-        let gateway = StripeGateway(baseURL: "http://127.0.0.1:1", secretKey: Self.secretKey, timeout: .seconds(2), logger: LogCapture().logger)
+        let gateway = StripeGateway(
+            baseURL: "http://127.0.0.1:1", secretKey: Self.secretKey, timeout: .seconds(2), customers: MemoryCustomerDirectory(),
+            logger: LogCapture().logger)
         let error = await #expect(throws: PaymentError.self) { try await gateway.authorize(Self.booking()) }
         #expect(error?.kind == .unavailable)
     }
@@ -407,20 +424,32 @@ struct StripeGatewayTests {
             let first = try await gateway.authorize(Self.booking(1500, key: "authorize-a", jobID: awkwardJob, customerID: "cust/42=b"))
             let raised = try await gateway.changeAmount(first, to: 1700, idempotencyKey: "raise-a")
             _ = try await gateway.capture(raised, amountMinor: 1600, idempotencyKey: "capture-a")
-            let second = try await gateway.authorize(Self.booking(800, key: "authorize-b"))
+            // Another user, so another card (a card saved to one customer is refused for another).
+            let second = try await gateway.authorize(Self.booking(800, key: "authorize-b", paymentMethod: "pm_card_mastercard"))
             _ = try await gateway.cancel(second, idempotencyKey: "cancel-b")
 
             let state = fake.state
             #expect(await state.violations.isEmpty)
             let posts = await state.posts
-            #expect(posts.map { $0.header("Idempotency-Key") } == ["authorize-a", "raise-a", "raise-a:metadata", "capture-a", "authorize-b", "cancel-b"])
+            #expect(posts.map { $0.header("Idempotency-Key") } == [
+                "herald-customer:cust%2F42%3Db", "authorize-a:attach", "authorize-a", "raise-a", "raise-a:metadata", "capture-a",
+                "herald-customer:cust_1", "authorize-b:attach", "authorize-b", "cancel-b",
+            ])
             for post in posts {
                 #expect(post.header("Authorization") == "Bearer \(Self.secretKey)")
                 #expect(post.header("Stripe-Version") == "2024-06-20")
                 #expect(post.header("Content-Type") == "application/x-www-form-urlencoded")
                 #expect(post.form != nil)
             }
-            let create = try #require(posts.first)
+            let newCustomer = try #require(posts.first)
+            #expect(newCustomer.path == "/v1/customers" && newCustomer.field("metadata[herald_user_id]") == "cust/42=b")
+            let customers = await state.customers
+            let customer = try #require(customers.values.first(where: { $0.metadata["herald_user_id"] == "cust/42=b" })?.id)
+            #expect(posts[1].path == "/v1/payment_methods/pm_card_visa/attach" && posts[1].form?.map(\.name) == ["customer"])
+            #expect(posts[1].field("customer") == customer)
+            let create = try #require(posts.first(where: { $0.path == "/v1/payment_intents" }))
+            #expect(create.field("customer") == customer)
+            #expect(create.field("setup_future_usage") == "off_session" && create.field("off_session") == nil)
             #expect(create.field("amount") == "1500")
             #expect(create.field("currency") == "usd")
             #expect(create.field("capture_method") == "manual")
@@ -471,8 +500,12 @@ struct StripeGatewayTests {
             // Generous: under the full parallel suite a first request can take seconds, and a
             // late answer would read as `unavailable`. Only the stall below times out, through a
             // gateway (same key, same log) with a short timeout.
-            let gateway = Self.gateway(fake, logs: logs)
-            let impatient = Self.gateway(fake, timeout: .seconds(1), logs: logs)
+            let customers = MemoryCustomerDirectory()
+            let gateway = Self.gateway(fake, logs: logs, customers: customers)
+            let impatient = Self.gateway(fake, timeout: .seconds(1), logs: logs, customers: customers)
+            // The user's customer first, so the refusals below meet the calls for one booking
+            // each, never a creation still held by the stall.
+            _ = try await gateway.authorize(Self.booking(key: "k0"))
             var errors: [PaymentError] = []
             func record(_ operation: () async throws -> HoldState) async {
                 do { _ = try await operation() } catch let error as PaymentError { errors.append(error) } catch {

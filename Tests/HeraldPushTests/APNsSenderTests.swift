@@ -251,7 +251,8 @@ final class Script: Sendable {
         message.data = ["loc_key": "DRIVER_CLOSE", "loc_args": ["Alex", "4"], "trip_id": "tr_1"]
         let payload = try JSONSerialization.jsonObject(with: APNsPayload.encode(message)) as? [String: Any]
         let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
-        #expect(alert?["loc-key"] as? String == "DRIVER_CLOSE" && alert?["body"] == nil)
+        // The key, and the plain text beside it for a build of the app without the key.
+        #expect(alert?["loc-key"] as? String == "DRIVER_CLOSE" && alert?["body"] as? String == message.body)
         #expect(payload?["loc_key"] == nil && payload?["trip_id"] as? String == "tr_1")
         message.silent = true
         let silent = try JSONSerialization.jsonObject(with: APNsPayload.encode(message)) as? [String: Any]
@@ -294,10 +295,10 @@ final class Script: Sendable {
         if message.silent {
             aps["content-available"] = 1
         } else {
-            if alert["title-loc-key"] == nil { alert["title"] = .string(message.title) }
-            if alert["loc-key"] == nil, let body { alert["body"] = .string(body) }
+            alert["title"] = .string(message.title)
+            if let body { alert["body"] = .string(body) }
             aps["alert"] = .object(alert)
-            aps["sound"] = "default"
+            if message.interruptionLevel != "passive" { aps["sound"] = "default" }
             aps["badge"] = .number(Double(message.badge))
             aps["mutable-content"] = 1
             if let category = message.category { aps["category"] = .string(category) }
@@ -308,6 +309,23 @@ final class Script: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(JSONValue.object(custom))
+    }
+
+    /// An alert's later version inside its cooldown is sent passive: it replaces what the
+    /// phone shows without a sound. Loc keys never stand alone: the text goes beside them.
+    @Test func aPassivePushIsQuietAndLocKeysKeepThePlainText() throws {
+        var message = APNsFixture.message()
+        message.interruptionLevel = "passive"
+        message.data = ["loc_key": "ALERT_BODY_DELAY_SHORT", "loc_args": ["10", "signal failure"], "title_loc_key": "ALERT_TITLE_DELAY"]
+        let payload = try JSONDecoder().decode(JSONValue.self, from: APNsPayload.encode(message))
+        let aps = payload["aps"]
+        #expect(aps?["sound"] == nil)
+        #expect(aps?["interruption-level"] == "passive")
+        #expect(aps?["alert"]?["loc-key"] == "ALERT_BODY_DELAY_SHORT" && aps?["alert"]?["title-loc-key"] == "ALERT_TITLE_DELAY")
+        #expect(aps?["alert"]?["title"] == .string(message.title) && aps?["alert"]?["body"] == message.body.map(JSONValue.string))
+        message.interruptionLevel = "active"
+        let loud = try JSONDecoder().decode(JSONValue.self, from: APNsPayload.encode(message))
+        #expect(loud["aps"]?["sound"] == "default")
     }
 
     @Test func thePayloadIsByteForByteWhatJSONEncoderWrote() throws {
@@ -325,6 +343,9 @@ final class Script: Sendable {
         var localized = APNsFixture.message()
         localized.data = ["loc_key": "RIDE_BODY", "loc_args": ["Alex", "4"], "title_loc_key": "RIDE_TITLE", "ride": "r_1"]
         messages.append(localized)
+        var passive = APNsFixture.message()
+        passive.interruptionLevel = "passive"
+        messages.append(passive)
         var silent = APNsFixture.message()
         silent.silent = true
         silent.threadID = "trip:tr_9"

@@ -75,6 +75,10 @@ import Testing
         #expect(body["message"]?["android"]?["priority"] == .string(android))
         #expect(body["message"]?["apns"]?["headers"]?["apns-priority"] == .string(apns))
         #expect(body["message"]?["webpush"]?["headers"]?["Urgency"] == .string(web))
+        // Passive plays no sound on iPhone and is low priority on Android.
+        let quiet = level == "passive"
+        #expect((body["message"]?["apns"]?["payload"]?["aps"]?["sound"] == nil) == quiet)
+        #expect((body["message"]?["android"]?["notification"]?["notification_priority"] == "PRIORITY_LOW") == quiet)
     }
 
     /// FCM's `data` takes strings only: non-strings become JSON text the app can decode.

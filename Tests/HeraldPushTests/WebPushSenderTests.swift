@@ -263,6 +263,18 @@ import Testing
         #expect(Set(json.keys) == ["notification", "data", "notification_id", "type", "badge"])
     }
 
+    /// A passive push (an alert's quiet later version) asks the service worker for a silent
+    /// notification.
+    @Test func aPassivePushIsSilent() throws {
+        var message = Self.message(endpoint: "https://push.example/x", subscription: WebPushTestSubscription())
+        message.interruptionLevel = "passive"
+        let json = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: message)) as? [String: Any])
+        #expect((json["notification"] as? [String: Any])?["silent"] as? Bool == true)
+        message.interruptionLevel = "active"
+        let loud = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: message)) as? [String: Any])
+        #expect((loud["notification"] as? [String: Any])?["silent"] == nil)
+    }
+
     /// One Web Push message holds 3993 bytes; a notification's data may hold 16 KiB.
     @Test func anOversizedPayloadKeepsWhatTheUserSees() throws {
         let subscription = WebPushTestSubscription()

@@ -140,6 +140,9 @@ import Testing
             #expect(second.map(\.userID).sorted() == ["ann", "ann", "bob", "bob", "eve", "eve"])
             #expect(Set(second.map(\.collapseKey)) == ["stba-delay"])
             #expect(try await Self.pushDeliveries(s) == ["ann": 2, "bob": 2, "eve": 2])
+            // Inside the cooldown the change is quiet: passive (no sound), marked an update.
+            let changed = second.filter { $0.createdAt > ann.createdAt || $0.json["update"] != nil }
+            #expect(changed.count == 3 && changed.allSatisfy { $0.interruptionLevel == "passive" && $0.json["update"] == true })
             // Running again (a retry, another node) changes nothing.
             try await Self.run(s)
             #expect(try await Self.sent(s).count == 6)
@@ -158,6 +161,97 @@ import Testing
             #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened", token: catToken).status == 204)
             #expect(try await s.request(.post, "/api/v1/alerts/no-such-alert/opened", token: catToken).errorCode == "ALERT_NOT_FOUND")
             #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened").status == 401)
+        }
+    }
+
+    /// The cooldown's escalation rule through the server: a later version at the same
+    /// severity is quiet, a cancellation sounds, and after the window a change sounds again.
+    @Test func aCancellationInsideTheCooldownSoundsAndTheWindowEnds() async throws {
+        let clock = ManualClock(sampleMorning)
+        try await TestServer.run(.sqlite, clock: clock, configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            try await Self.favorite(s, "ann", "STAGECOACH")
+            // A phone to hear it: a version that reached only the inbox starts no window.
+            try await Self.device(s, "ann")
+            func levels() async throws -> [String?] { try await Self.sent(s).map(\.interruptionLevel) }
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "Delayed")])
+            try await Self.run(s)
+            // (The clock moves between versions, so the notifications sort by when they were made.)
+            clock.advance(by: 10)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "Delayed more")], at: Self.now + 10)
+            try await Self.run(s)
+            let two = try await levels()
+            #expect(two == ["time-sensitive", "passive"])
+            clock.advance(by: 10)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", severity: .severe, effect: .noService, header: "Cancelled")], at: Self.now + 20)
+            try await Self.run(s)
+            let three = try await levels()
+            #expect(three == ["time-sensitive", "passive", "time-sensitive"])
+            // Back to a delay, still inside the window of the loudest push: quiet.
+            clock.advance(by: 10)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "Running again, delayed")], at: Self.now + 30)
+            try await Self.run(s)
+            let four = try await levels()
+            #expect(four.last == "passive")
+            // Thirty-one minutes after the cancellation, a change sounds again.
+            clock.advance(by: 31 * 60)
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA", header: "Delays easing")], at: Self.now + 31 * 60)
+            try await Self.run(s)
+            let five = try await levels()
+            #expect(five.count == 5 && five.last == "time-sensitive")
+        }
+    }
+
+    /// Route favourites and stops narrowed to routes, through the API and the matcher.
+    @Test func favouriteRoutesAndStopsNarrowedToRoutes() async throws {
+        try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning), configure: Self.quiet) { s in
+            _ = try await s.importSample()
+            let ann = try await s.token("ann")
+            let bob = try await s.token("bob")
+            let cat = try await s.token("cat")
+            // Ann follows route AB wherever she is; Bob Beatty Airport for the STBA shuttle only;
+            // Cat Beatty Airport for every route.
+            let route = try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "label": "Commute"])
+            #expect(route.status == 201)
+            #expect(route.data?["kind"] == "route" && route.data?["route_id"] == "AB" && route.data?["stop_id"] == .null)
+            #expect(route.data?["route_name"] == "10")  // its short name
+            let narrowed = try await s.request(.post, "/api/v1/favorites", token: bob, json: ["stop_id": "BEATTY_AIRPORT", "route_ids": ["STBA"]])
+            #expect(narrowed.status == 201 && narrowed.data?["kind"] == "stop" && narrowed.data?["route_ids"] == ["STBA"])
+            try await Self.favorite(s, "cat", "BEATTY_AIRPORT")
+            // The same route twice, both kinds at once, a route not serving the stop, unknown ids.
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB"]).errorCode == "FAVORITE_EXISTS")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "stop_id": "AMV"]).errorCode == "VALIDATION_FAILED")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["label": "x"]).errorCode == "VALIDATION_FAILED")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "route_ids": ["AB"]]).errorCode == "VALIDATION_FAILED")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": ["AAMV"]]).errorCode == "VALIDATION_FAILED")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": []]).errorCode == "VALIDATION_FAILED")
+            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "NOPE"]).errorCode == "ROUTE_NOT_FOUND")
+            #expect(try await s.request(.get, "/api/v1/favorites", token: ann).data?["favorites"]?[0]?["kind"] == "route")
+
+            func recipients(_ id: String) async throws -> [String] { try await Self.sent(s).filter { $0.json["alert_id"] == .string(id) }.map(\.userID).sorted() }
+            // A trip of route AB (Airport → Bullfrog): Ann by her route, Cat by her stop, not Bob.
+            try await Self.postAlerts(s, [Self.alert("ab1", trip: "AB1")])
+            try await Self.run(s)
+            #expect(try await recipients("ab1") == ["ann", "cat"])
+            // The shuttle: Bob and Cat, not Ann.
+            try await Self.postAlerts(s, [Self.alert("stba", route: "STBA")], at: Self.now + 10)
+            try await Self.run(s)
+            #expect(try await recipients("stba") == ["bob", "cat"])
+            // The airport itself: every favourite of the stop hears, narrowed or not; a route does not.
+            try await Self.postAlerts(s, [Self.alert("lift", stop: "BEATTY_AIRPORT")], at: Self.now + 20)
+            try await Self.run(s)
+            #expect(try await recipients("lift") == ["bob", "cat"])
+            // Bob widens his favourite to every route (null), Cat narrows hers; a route favourite cannot be narrowed.
+            let bobs = try #require(narrowed.data?["id"]?.stringValue)
+            let widened = try await s.request(.patch, "/api/v1/favorites/\(bobs)", token: bob, json: ["route_ids": .null])
+            #expect(widened.status == 200 && widened.data?["route_ids"] == .null)
+            let annsRoute = try #require(route.data?["id"]?.stringValue)
+            #expect(try await s.request(.patch, "/api/v1/favorites/\(annsRoute)", token: ann, json: ["route_ids": ["AB"]]).errorCode == "VALIDATION_FAILED")
+            let cats = try #require(try await s.request(.get, "/api/v1/favorites", token: cat).data?["favorites"]?[0]?["id"]?.stringValue)
+            #expect(try await s.request(.patch, "/api/v1/favorites/\(cats)", token: cat, json: ["route_ids": ["AB"]]).data?["route_ids"] == ["AB"])
+            try await Self.postAlerts(s, [Self.alert("stba-2", route: "STBA")], at: Self.now + 30)
+            try await Self.run(s)
+            #expect(try await recipients("stba-2") == ["bob"])
         }
     }
 

@@ -15,7 +15,7 @@ import HeraldTransit
 @Suite struct TransitRoutesTests {
     @Test(arguments: TestEngine.allCases)
     func servesTheSampleFeed(engine: TestEngine) async throws {
-        try await TestServer.run(engine, clock: ManualClock(sampleMorning)) { s in
+        try await TestServer.run(engine, clock: ManualClock(sampleMorning), configure: { $0.server.publicURL = "https://transit.example.com/herald" }) { s in
             #expect(try await s.request(.get, "/api/v1/stops/nearby?lat=36.9&lon=-116.7").errorCode == "TIMETABLE_NOT_LOADED")
             let outcome = try await s.importSample()
             #expect(outcome.record.status == .succeeded)
@@ -82,15 +82,67 @@ import HeraldTransit
             let version = try await s.request(.get, "/api/v1/gtfs/version")
             #expect(version.data?["feed"] == "default")
             #expect(version.data?["timezone"] == "America/Los_Angeles")
+            #expect(version.data?["gtfs_zip_url"] == "https://transit.example.com/herald/api/v1/gtfs/feeds/default/download")
             let download = try await s.request(.get, "/api/v1/gtfs/feeds/default/download")
             #expect(download.status == 200)
             #expect(download.header("Content-Type") == "application/zip")
             let sha = SHA256.hash(data: download.body).map { String(format: "%02x", $0) }.joined()
-            #expect(version.data?["checksum_sha256"]?.stringValue == sha)
-            #expect(version.data?["file_size_bytes"]?.doubleValue == Double(download.body.count))
+            #expect(version.data?["gtfs_zip_sha256"]?.stringValue == sha)
+            #expect(version.data?["gtfs_zip_size_bytes"]?.doubleValue == Double(download.body.count))
+            // The design's download: the offline database, at an absolute URL.
+            #expect(version.data?["download_url"] == "https://transit.example.com/herald/api/v1/gtfs/feeds/default/offline.db")
+            let offline = try await s.request(.get, "/api/v1/gtfs/feeds/default/offline.db")
+            #expect(offline.status == 200 && offline.header("Content-Type") == "application/vnd.sqlite3")
+            #expect(version.data?["checksum_sha256"]?.stringValue == SHA256.hash(data: offline.body).map { String(format: "%02x", $0) }.joined())
+            #expect(version.data?["file_size_bytes"]?.doubleValue == Double(offline.body.count) && version.data?["schema_version"] == 1)
+            #expect(try await s.request(.get, "/api/v1/gtfs/feeds/default/offline.db", headers: [.ifNoneMatch: try #require(offline.header("ETag"))]).status == 304)
+            try await Self.checkOfflineDatabase(offline.body)
             #expect(try await s.request(.get, "/api/v1/gtfs/version", headers: [.ifNoneMatch: try #require(version.header("ETag"))]).status == 304)
             #expect(try await s.request(.get, "/api/v1/gtfs/feeds/nope/download").errorCode == "FEED_NOT_FOUND")
         }
+    }
+
+    /// Opens the offline database as an app would and asks it the app's question: the next
+    /// departures at Stagecoach on the day of the test clock.
+    static func checkOfflineDatabase(_ bytes: Data) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("offline-\(UUID().uuidString).db").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let file = try await SQLiteDatabase.open(path: path, logger: TestDatabase.logger)
+        do {
+            try await file.withConnection { db in
+                var meta: [String: String] = [:]
+                for row in try await db.raw("SELECT key, value FROM meta").all() {
+                    meta[try row.decode(column: "key", as: String.self)] = try row.decode(column: "value", as: String.self)
+                }
+                #expect(meta["schema_version"] == "1" && meta["feed"] == "default" && meta["timezone"] == "America/Los_Angeles")
+                #expect(meta["service_start_date"] == "2007-06-05" && meta["service_end_date"] == "2007-06-18")
+                #expect(try await db.raw("SELECT COUNT(*) AS n FROM stops").first()?.decode(column: "n", as: Int.self) == 9)
+                #expect(try await db.raw("SELECT COUNT(*) AS n FROM routes").first()?.decode(column: "n", as: Int.self) == 5)
+                let departures = try await db.raw(
+                    """
+                    SELECT t.trip_id, st.departure FROM pattern_stops ps
+                    JOIN trips t ON t.pattern_id = ps.pattern_id
+                    JOIN stop_times st ON st.trip_id = t.trip_id AND st.position = ps.position
+                    JOIN service_dates sd ON sd.service_id = t.service_id AND sd.date = '2007-06-05'
+                    WHERE ps.stop_id = 'STAGECOACH' ORDER BY st.departure, t.trip_id LIMIT 2
+                    """
+                ).all().map { "\(try $0.decode(column: "trip_id", as: String.self))@\(try $0.decode(column: "departure", as: Int.self))" }
+                #expect(departures == ["CITY1@21600", "STBA@21600"])
+                // Every trip has a stop time per stop of its pattern.
+                let mismatched = try await db.raw(
+                    """
+                    SELECT COUNT(*) AS n FROM trips t JOIN patterns p ON p.pattern_id = t.pattern_id
+                    WHERE p.stop_count != (SELECT COUNT(*) FROM stop_times st WHERE st.trip_id = t.trip_id)
+                    """
+                ).first()?.decode(column: "n", as: Int.self)
+                #expect(mismatched == 0)
+            }
+        } catch {
+            await file.close()
+            throw error
+        }
+        await file.close()
     }
 
     /// The sample feed with stop_times.txt pointing one row at a stop that does not exist.

@@ -148,6 +148,30 @@ import HeraldTransit
         let cancellation = AlertAudience(reach: try Self.reach, favorites: favorites, mutes: mutes, alertID: "cancel-1", critical: true)
         #expect(cancellation.users == ["ann": ["TH"], "bob": ["TH"], "cat": ["WY"]] && cancellation.muted == ["dan"])
     }
+
+    /// A stop narrowed to some routes hears only of those (and of the stop itself); a
+    /// favourite route hears of its route and trip alerts, not of a stop's alone.
+    @Test func narrowedStopsAndFavouriteRoutes() throws {
+        let t = try AlertReachTests.timetable()
+        let t1 = AlertReach(entities: [.init(routeID: "T1")], timetable: t)
+        let tripOfB1 = AlertReach(entities: [.init(trip: RealtimeTripDescriptor(tripID: "B1a"))], timetable: t)
+        let lift = AlertReach(entities: [.init(stopID: "TH")], timetable: t)
+        let favorites = [
+            F(userID: "ann", stopID: "TH", routes: ["B1"], notificationsEnabled: true),  // Town Hall, for the bus only
+            F(userID: "bob", stopID: "TH", routes: ["T1", "B1"], notificationsEnabled: true),
+            F(userID: "cat", routeID: "T1", notificationsEnabled: true),
+            F(userID: "dan", routeID: "B1", notificationsEnabled: true),
+            F(userID: "eve", routeID: "B1", notificationsEnabled: false),
+        ]
+        #expect(AlertAudience(reach: t1, favorites: favorites, mutes: [:]).users == ["bob": ["TH"], "cat": ["route:T1"]])
+        let bus = AlertAudience(reach: tripOfB1, favorites: favorites, mutes: [:])
+        #expect(bus.users == ["ann": ["TH"], "bob": ["TH"], "dan": ["route:B1"]] && bus.muted == ["eve"])
+        #expect(AlertAudience(reach: lift, favorites: favorites, mutes: [:]).users == ["ann": ["TH"], "bob": ["TH"]])
+        // A muted route holds back its favourite route's non-critical alerts only.
+        let mutes: [String: AlertAudience.Mutes] = ["cat": .init(routes: ["T1"])]
+        #expect(AlertAudience(reach: t1, favorites: favorites, mutes: mutes).muted == ["cat"])
+        #expect(AlertAudience(reach: t1, favorites: favorites, mutes: mutes, critical: true).users["cat"] == ["route:T1"])
+    }
 }
 
 extension AlertAudience.Mutes {

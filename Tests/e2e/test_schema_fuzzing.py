@@ -57,6 +57,8 @@ NOT_SCHEMA_DECIDABLE = {
     "PATCH /api/v1/user/settings": "as PUT /api/v1/user/settings",
     "GET /api/v1/stops/{id}/departures": "`at` must be a real local time with a real UTC offset",
     "POST /api/v1/alerts": "active_period.end must come after its start",
+    "POST /api/v1/favorites": "exactly one of stop_id and route_id; route_ids only with a stop, each a route serving it",
+    "PATCH /api/v1/favorites/{id}": "route_ids must be routes serving the favourite's stop, and only for a stop favourite",
     "POST /api/v1/transit/feeds/{name}/import": "url is required only when the feed has none configured",
     "POST /api/v1/transit/realtime": "the body is a protobuf FeedMessage",
     "POST /api/v1/trips/plan": "places must lie within walking distance of the feed's stops and times within its service dates",

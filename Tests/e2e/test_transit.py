@@ -5,6 +5,7 @@ static feed, live updates to a python-socketio client, and two nodes on one Post
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import http.server
@@ -12,6 +13,7 @@ import io
 import re
 import os
 import shutil
+import sqlite3
 import threading
 import zipfile
 from pathlib import Path
@@ -156,11 +158,25 @@ def test_cli_import_validate_and_refusals(herald, tmp_path):
     version = server.get("/api/v1/gtfs/version")
     etag = version.headers["ETag"]
     assert server.get("/api/v1/gtfs/version", headers={"If-None-Match": etag}).status_code == 304
-    download = server.get(version.json()["data"]["download_url"])
+    data = version.json()["data"]
+    download = server.get(data["gtfs_zip_url"])
     assert download.headers["Content-Type"] == "application/zip"
-    assert hashlib.sha256(download.content).hexdigest() == version.json()["data"]["checksum_sha256"]
+    assert hashlib.sha256(download.content).hexdigest() == data["gtfs_zip_sha256"]
     with zipfile.ZipFile(io.BytesIO(download.content)) as archive:
         assert "stop_times.txt" in archive.namelist()
+    # The app's offline database, opened with Python's own sqlite3 (what an app's SQLite reads).
+    offline = server.get(data["download_url"])
+    assert offline.headers["Content-Type"] == "application/vnd.sqlite3", offline.headers
+    assert len(offline.content) == data["file_size_bytes"]
+    assert hashlib.sha256(offline.content).hexdigest() == data["checksum_sha256"]
+    path = tmp_path / "offline.db"
+    path.write_bytes(offline.content)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        assert meta["schema_version"] == "1" and meta["version_id"] == data["version_id"], meta
+        assert db.execute("SELECT name FROM stops WHERE stop_id = 'STAGECOACH'").fetchone() == ("Stagecoach Hotel & Casino (Demo)",)
+        assert db.execute("SELECT COUNT(*) FROM routes").fetchone() == (5,)
     spec = server.get("/api/v1/openapi.json").json()["paths"]
     for path in ["/api/v1/stops/nearby", "/api/v1/stops/{id}/departures", "/api/v1/routes/{id}/trips", "/api/v1/favorites/{id}",
                  "/api/v1/gtfs/version", "/api/v1/transit/realtime", "/api/v1/user/device"]:

@@ -112,19 +112,23 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
         assert aps["alert"]["loc-key"] == "ALERT_BODY_DELAY", aps
         assert aps["alert"]["loc-args"] == ["Shuttle delayed", "technical problem"], aps
         assert aps["badge"] == 1 and aps["sound"] == "default", aps
+        # The plain text beside the keys, for an app build without them.
+        assert aps["alert"]["title"] == "Shuttle delayed", aps
         assert payload["alert_id"] == "stba-1" and payload["route_id"] == "STBA", payload
         assert payload["severity"] == "major" and payload["deep_link"] == "transitapp://alerts/stba-1", payload
     # It is in GET /alerts at once.
     listed = server.get("/api/v1/alerts?route_id=STBA").json()["data"]
     assert [alert["alert_id"] for alert in listed["alerts"]] == ["stba-1"], listed
 
-    # The alert changes: one more push each, same collapse id; a cancellation of the
+    # The alert changes: one more push each, same collapse id but quiet (inside the 30-minute
+    # cooldown: passive, no sound, the new text replacing the old); a cancellation of the
     # Airport - Amargosa Valley route reaches Cat and Bob (his airport is on it too).
     changed_at = int(time.time())
+    # (Its periods fixed, so the same cancellation repeated below is the same version.)
+    aamv_off = {"id": "aamv-off", "route": "AAMV", "header": "No Amargosa buses", "severity": gtfs_realtime_pb2.Alert.SEVERE,
+                "effect": gtfs_realtime_pb2.Alert.NO_SERVICE, "start": changed_at - 60, "end": changed_at + 3600}
     feed_host.files["/alerts.pb"] = alerts_message(
-        {"id": "stba-1", "route": "STBA", "header": "Shuttle delayed 20 minutes"},
-        {"id": "aamv-off", "route": "AAMV", "header": "No Amargosa buses", "severity": gtfs_realtime_pb2.Alert.SEVERE,
-         "effect": gtfs_realtime_pb2.Alert.NO_SERVICE})
+        {"id": "stba-1", "route": "STBA", "header": "Shuttle delayed 20 minutes"}, aamv_off)
     wait_until(lambda: mock.count() >= 6, WAIT, message="the changed alert's pushes")
     seen_again_at = int(time.time())
     no_new_requests(mock.count, 6, 2.5, "pushes after the change")
@@ -133,18 +137,35 @@ def test_alert_feed_changes_reach_favourites_through_apns(mock_apns, herald, tmp
     assert {line["token"] for line in changed} == {push_tokens["ann"], push_tokens["bob"]}, later
     assert all(line["headers"]["apns-collapse-id"] == "stba-1" for line in changed)
     assert all(line["payload"]["aps"]["badge"] >= 2 for line in changed), changed
+    for line in changed:
+        aps = line["payload"]["aps"]
+        assert aps["interruption-level"] == "passive" and "sound" not in aps, aps
+        assert aps["alert"]["title"] == "Shuttle delayed 20 minutes" and line["payload"]["update"] is True, aps
     cancelled = [line for line in later if line["payload"]["alert_id"] == "aamv-off"]
     assert {line["token"] for line in cancelled} == {push_tokens["cat"], push_tokens["bob"]}, later
     for line in cancelled:
         assert line["payload"]["severity"] == "cancelled", line
         assert changed_at + 7200 - 5 <= int(line["headers"]["apns-expiration"]) <= seen_again_at + 7200 + 5, line
 
+    # The shuttle is then cancelled: an escalation sounds again inside the cooldown.
+    feed_host.files["/alerts.pb"] = alerts_message(
+        {"id": "stba-1", "route": "STBA", "header": "Shuttle cancelled", "severity": gtfs_realtime_pb2.Alert.SEVERE,
+         "effect": gtfs_realtime_pb2.Alert.NO_SERVICE}, aamv_off)
+    wait_until(lambda: mock.count() >= 8, WAIT, message="the escalated alert's pushes")
+    no_new_requests(mock.count, 8, 2.5, "pushes after the escalation")
+    escalated = mock.lines()[6:]
+    assert {line["token"] for line in escalated} == {push_tokens["ann"], push_tokens["bob"]}, escalated
+    for line in escalated:
+        aps = line["payload"]["aps"]
+        assert aps["sound"] == "default" and aps["interruption-level"] == "time-sensitive", aps
+        assert line["payload"]["severity"] == "cancelled" and "update" not in line["payload"], line
+
     # Ann opens it: her unread count (the next badge) drops.
     response = server.request("POST", "/api/v1/alerts/stba-1/opened", tokens["ann"])
     assert response.status_code == 204, response.text
     assert server.get("/api/v1/notifications/unread-count", token=tokens["ann"]).json()["data"]["count"] == 0
     metrics = server.get("/metrics").text
-    assert "herald_transit_alert_pushes_queued_total 6" in metrics, metrics
+    assert "herald_transit_alert_pushes_queued_total 8" in metrics, metrics
 
 
 def test_a_kill_in_the_middle_of_an_alert_fan_out(database, mock_apns, herald, tmp_path):  # noqa: F811

@@ -122,9 +122,10 @@ extension DispatchService {
         let (_, current) = try await customerProposal(jobID, customerID: customerID, deciding: .declined)
         if current.status == .declined { return try await outcome(jobID) }
         if proceed { return try await declineAndProceed(current, customerID: customerID) }
+        let fee = try await tripFee(jobID)
         let draft = NotificationDraft(
             userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
-            body: "The job is cancelled; you get the \(DisplayFormat.money(Int64(paymentsConfig.tripFeeMinor), currency: current.currency)) trip fee.",
+            body: "The job is cancelled; you get the \(DisplayFormat.money(fee, currency: current.currency)) trip fee.",
             data: ["job_id": .string(jobID), "event": "volume_declined"], collapseKey: "volume-\(jobID)")
         guard let decided = try await endWithTripFee(current, to: .declined, actorID: customerID, actor: .customer, reason: "volume_declined", notify: draft, onlyAfterDeadline: false) else {
             return try await answerRepeat(jobID, customerID: customerID, deciding: .declined)
@@ -208,9 +209,10 @@ extension DispatchService {
         default: throw DispatchError.alreadyDecided(current)
         }
         guard (current.deadlineAt ?? 0) <= now else { throw DispatchError.notExpired(current) }
+        let fee = try await tripFee(jobID)
         let draft = NotificationDraft(
             userIDs: [current.customerID], type: "job_update", title: "Job cancelled",
-            body: "You did not answer the new price, so the driver left. A \(DisplayFormat.money(Int64(paymentsConfig.tripFeeMinor), currency: current.currency)) trip fee applies.",
+            body: "You did not answer the new price, so the driver left. A \(DisplayFormat.money(fee, currency: current.currency)) trip fee applies.",
             data: ["job_id": .string(jobID), "status": "cancelled", "event": "trip_fee"], collapseKey: "job-\(jobID)")
         guard try await endWithTripFee(current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil else {
             guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
@@ -236,7 +238,7 @@ extension DispatchService {
                 data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
             var payload = DispatchJSON.adjustmentEvent(proposal)
             payload["extensions_left"] = .number(Double(extensionsLeft))
-            payload["trip_fee_minor"] = .number(Double(paymentsConfig.tripFeeMinor))
+            payload["trip_fee_minor"] = .number(Double(try await tripFee(proposal.jobID)))
             let event = JSONValue.object(payload)
             let marked = try await database.unitOfWork { work -> Bool in
                 guard try await self.adjustments.markExpired(work.db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else { return false }
@@ -263,6 +265,13 @@ extension DispatchService {
 
     // MARK: Pieces
 
+    /// The trip fee this job's hold can pay: the configured fee, capped at what the card
+    /// authorised (every message states the fee that will be captured, not the configured one).
+    func tripFee(_ jobID: String) async throws -> Int64 {
+        let configured = Int64(paymentsConfig.tripFeeMinor)
+        return Swift.min(configured, try await payments.hold(jobID)?.authorizedMinor ?? configured)
+    }
+
     /// Decides `current` as `status` with the trip fee: the job is cancelled and the fee is
     /// captured (the rest of the hold released) — all in one transaction with the owed
     /// payment call; nil when another decision won.
@@ -273,7 +282,8 @@ extension DispatchService {
         let jobID = current.jobID
         let now = self.now
         let hold = try await payments.hold(jobID)
-        let fee = Swift.min(Int64(paymentsConfig.tripFeeMinor), hold?.authorizedMinor ?? Int64(paymentsConfig.tripFeeMinor))
+        let configured = Int64(paymentsConfig.tripFeeMinor)
+        let fee = Swift.min(configured, hold?.authorizedMinor ?? configured)
         let prepared = await prepareNotification(draft)
         return try await database.unitOfWork { work -> AdjustmentRecord? in
             let db = work.db

@@ -144,7 +144,7 @@ extension FeedParse {
                 Route(
                     id: id, agencyID: agency, shortName: short, longName: long, description: text(record, map, "route_desc"), type: type,
                     url: text(record, map, "route_url"), color: color(record, map, "route_color"), textColor: color(record, map, "route_text_color"),
-                    sortOrder: integer(record, map, "route_sort_order", 0...Int(Int32.max))))
+                    sortOrder: integer(record, map, "route_sort_order", 0...Int(Int32.max)), networkID: text(record, map, "network_id")))
         }
     }
 

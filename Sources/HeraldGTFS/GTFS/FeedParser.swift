@@ -28,11 +28,12 @@ public enum FeedParser {
     static let readFiles: Set<String> = [
         "agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt",
         "frequencies.txt", "transfers.txt", "shapes.txt", "fare_attributes.txt", "fare_rules.txt", "feed_info.txt",
+        // GTFS Fares v2.
+        "timeframes.txt", "rider_categories.txt", "fare_media.txt", "fare_products.txt", "fare_leg_rules.txt", "fare_leg_join_rules.txt",
+        "fare_transfer_rules.txt", "areas.txt", "stop_areas.txt", "networks.txt", "route_networks.txt",
     ]
     static let otherSpecFiles: Set<String> = [
-        "timeframes.txt", "rider_categories.txt", "fare_media.txt", "fare_products.txt", "fare_leg_rules.txt", "fare_leg_join_rules.txt",
-        "fare_transfer_rules.txt", "areas.txt", "stop_areas.txt", "networks.txt", "route_networks.txt", "pathways.txt", "levels.txt",
-        "location_groups.txt", "location_group_stops.txt", "locations.geojson", "booking_rules.txt", "translations.txt", "attributions.txt",
+        "pathways.txt", "levels.txt", "location_groups.txt", "location_group_stops.txt", "locations.geojson", "booking_rules.txt", "translations.txt", "attributions.txt",
     ]
 }
 
@@ -89,6 +90,7 @@ final class FeedParse {
         readTransfers()
         // Fares are served (the journey planner prices itineraries); shapes only checked.
         readFares()
+        readFaresV2()
         if checking { readShapes() }
         readFeedInfo()
     }

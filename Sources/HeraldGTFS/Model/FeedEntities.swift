@@ -51,6 +51,8 @@ public struct Route: Sendable, Equatable {
     public var color: String?
     public var textColor: String?
     public var sortOrder: Int?
+    /// `routes.network_id` (GTFS Fares v2); `route_networks.txt`, when the feed has it, wins.
+    public var networkID: String? = nil
 }
 
 public struct Trip: Sendable, Equatable {

@@ -15,6 +15,18 @@ public struct TransitFeed: Sendable, Equatable {
     public var shapes: [ShapePoint] = []
     public var fareAttributes: [FareAttribute] = []
     public var fareRules: [FareRule] = []
+    // GTFS Fares v2.
+    public var fareMedia: [FareMedia] = []
+    public var riderCategories: [RiderCategory] = []
+    public var fareProducts: [FareProduct] = []
+    public var fareLegRules: [FareLegRule] = []
+    public var fareLegJoinRules: [FareLegJoinRule] = []
+    public var fareTransferRules: [FareTransferRule] = []
+    public var areas: [FareArea] = []
+    public var stopAreas: [StopArea] = []
+    public var networks: [FareNetwork] = []
+    public var routeNetworks: [RouteNetwork] = []
+    public var timeframes: [Timeframe] = []
     public var feedInfo: FeedInfo?
 
     public init() {}
@@ -25,7 +37,13 @@ public struct TransitFeed: Sendable, Equatable {
     /// Rows of every file the feed had, for import statistics.
     public var rowCount: Int {
         agencies.count + stops.count + routes.count + trips.count + stopTimes.count + calendars.count + calendarExceptions.count
-            + frequencies.count + transfers.count + shapes.count + fareAttributes.count + fareRules.count + (feedInfo == nil ? 0 : 1)
+            + frequencies.count + transfers.count + shapes.count + fareAttributes.count + fareRules.count + faresV2RowCount + (feedInfo == nil ? 0 : 1)
+    }
+
+    /// Rows of the GTFS Fares v2 files.
+    public var faresV2RowCount: Int {
+        fareMedia.count + riderCategories.count + fareProducts.count + fareLegRules.count + fareLegJoinRules.count + fareTransferRules.count + areas.count
+            + stopAreas.count + networks.count + routeNetworks.count + timeframes.count
     }
 
     /// Holds the calendar within `maxDays` days and returns the days kept, or nil when it

@@ -92,8 +92,10 @@ public enum APNsPayload {
         if message.silent {
             writer.ascii("\"content-available\":1")
         } else {
-            if !alert.contains(where: { $0.key == "title-loc-key" }) { alert.append(("title", .string(message.title))) }
-            if !alert.contains(where: { $0.key == "loc-key" }), let body { alert.append(("body", .string(body))) }
+            // The plain text goes beside any loc keys: iOS shows it when the app's
+            // Localizable.strings lacks the key (an older build), and so does a Mac or watch.
+            alert.append(("title", .string(message.title)))
+            if let body { alert.append(("body", .string(body))) }
             alert.sort { $0.key < $1.key }
             writer.ascii("\"alert\":{")
             for (index, entry) in alert.enumerated() {
@@ -112,8 +114,9 @@ public enum APNsPayload {
                 writer.ascii(",\"interruption-level\":")
                 writer.write(string: level)
             }
-            // Lets a notification service extension enrich it (images, decryption).
-            writer.ascii(",\"mutable-content\":1,\"sound\":\"default\"")
+            // Lets a notification service extension enrich it (images, decryption). A passive
+            // notification replaces or adds quietly (an alert's later version in its cooldown).
+            writer.ascii(message.interruptionLevel == "passive" ? ",\"mutable-content\":1" : ",\"mutable-content\":1,\"sound\":\"default\"")
         }
         if let thread {
             writer.ascii(",\"thread-id\":")

@@ -23,7 +23,10 @@ public enum FCMMessageBuilder {
 
         // A re-sent copy replaces the first in the drawer (`tag`); `collapse_key` stays the
         // sender's own (Android keeps at most four distinct ones per app while offline).
-        let androidNotification: [String: JSONValue] = ["tag": .string(message.replacementKey)]
+        var androidNotification: [String: JSONValue] = ["tag": .string(message.replacementKey)]
+        // Passive: shown without interrupting (a later version of something already heard).
+        let quiet = message.interruptionLevel == "passive"
+        if quiet { androidNotification["notification_priority"] = "PRIORITY_LOW" }
         var android: [String: JSONValue] = ["priority": .string(urgent ? "HIGH" : "NORMAL")]
         if let collapseKey = message.collapseKey { android["collapse_key"] = .string(collapseKey) }
         if let ttl { android["ttl"] = .string("\(ttl)s") }
@@ -31,7 +34,8 @@ public enum FCMMessageBuilder {
         var apnsHeaders: [String: JSONValue] = ["apns-priority": .string(urgent ? "10" : "5")]
         if message.replacementKey.utf8.count <= 64 { apnsHeaders["apns-collapse-id"] = .string(message.replacementKey) }
         if let expiresAt = message.expiresAt { apnsHeaders["apns-expiration"] = .string(String(max(0, expiresAt / 1000))) }
-        var aps: [String: JSONValue] = ["badge": .number(Double(message.badge)), "sound": "default"]
+        var aps: [String: JSONValue] = ["badge": .number(Double(message.badge))]
+        if !quiet { aps["sound"] = "default" }
         if let category = message.category { aps["category"] = .string(category) }
         if let threadID = message.threadID { aps["thread-id"] = .string(threadID) }
         if let level = message.interruptionLevel { aps["interruption-level"] = .string(level) }

@@ -145,6 +145,8 @@ public final class WebPushSender: PushSender {
         var notification: [String: JSONValue] = ["title": .string(message.title)]
         if let body { notification["body"] = .string(body) }
         if !message.replacementKey.isEmpty { notification["tag"] = .string(message.replacementKey) }
+        // The Notifications API's `silent` option, for the service worker to pass through.
+        if message.interruptionLevel == "passive" { notification["silent"] = true }
         var object: [String: JSONValue] = [
             "notification": .object(notification), "data": data, "notification_id": .string(message.notificationID),
             "type": .string(message.type), "badge": .number(Double(message.badge)),

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldDispatch
@@ -17,6 +18,13 @@ extension HeraldConfig {
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("")
         checks.check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
+        if let url = server.publicURL {
+            let parts = URLComponents(string: url)
+            checks.check(
+                url.count <= 500 && (parts?.scheme == "https" || parts?.scheme == "http") && parts?.host?.isEmpty == false && parts?.query == nil
+                    && parts?.fragment == nil && !url.hasSuffix("/"),
+                "server.public_url", "must be an http(s) URL without a query or a trailing slash")
+        }
         checks.check(!server.host.isEmpty, "server.host", "must not be empty")
         checks.check(server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
         checks.check(server.idleTimeoutMs >= 100 && server.idleTimeoutMs <= 3_600_000, "server.idle_timeout_ms", "must be between 100 and 3600000")

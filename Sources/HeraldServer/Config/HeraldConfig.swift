@@ -68,6 +68,10 @@ public struct ServerConfig: ConfigSection, Sendable, Equatable {
     /// proxy stands in front (every client then has the proxy's address: cap at the proxy);
     /// 0: no cap.
     public var maxConnectionsPerClient: Int?
+    /// Where clients reach this server (`https://api.example.com`, a path prefix allowed):
+    /// links handed to apps, such as `/gtfs/version`'s `download_url`, are made absolute with
+    /// it. Nil: such links are paths (an app resolves them against the URL it called).
+    public var publicURL: String?
 
     public init() {}
 }

@@ -44,12 +44,13 @@ public struct DispatchModule: Sendable {
         self.clock = clock
     }
 
-    /// The configured payment provider (`payments.provider`; validated at start).
+    /// The configured payment provider (`payments.provider`; validated at start). Stripe keeps
+    /// each user's Customer in the shared database, so every node charges the same one.
     static func gateway(_ config: PaymentsConfig, database: any Database, clock: any HeraldClock, logger: Logger) -> any PaymentGateway {
         if config.provider == "stripe", let key = config.stripe.secretKey {
             return StripeGateway(
                 baseURL: config.stripe.baseURL, secretKey: key, apiVersion: config.stripe.apiVersion, timeout: .seconds(config.stripe.timeoutSeconds),
-                logger: logger)
+                customers: PaymentCustomerStore(database: database, clock: clock), logger: logger)
         }
         return LedgerGateway(database: database, clock: clock)
     }

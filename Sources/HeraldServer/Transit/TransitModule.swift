@@ -19,6 +19,7 @@ public struct TransitModule: Sendable {
     let preferences: PreferenceEditor
     let services: [any Service]
     let clock: any HeraldClock
+    let publicURL: String?
 
     init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
         let service = TransitService(config: config.transit, database: database, hub: realtime.hub, clock: clock, logger: logger)
@@ -43,6 +44,7 @@ public struct TransitModule: Sendable {
         self.preferences = PreferenceEditor(service: notifications.service)
         self.services = services
         self.clock = clock
+        self.publicURL = config.server.publicURL
     }
 
     static var operations: [APIOperation] { TransitRoutes.operations + [TransitRoutes.planOperation] }
@@ -56,7 +58,8 @@ public struct TransitModule: Sendable {
     }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
-        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, preferences: preferences, clock: clock).addRoutes(to: api)
+        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, preferences: preferences, clock: clock, publicURL: publicURL)
+            .addRoutes(to: api)
     }
 
     /// The transit counters in Prometheus text format.

@@ -41,9 +41,15 @@ extension TransitRoutes {
         "source": Schema.enumeration(["gtfs-rt", "backend"]),
     ])
     static let favoriteSchema = Schema.object([
-        "id": Schema.string("fav_…"), "stop_id": Schema.string(), "stop_name": nullableString, "label": nullableString, "created_at": time,
-        "sort_order": Schema.integer(), "notifications_enabled": ["type": "boolean"],
+        "id": Schema.string("fav_…"), "kind": Schema.enumeration(FavoriteKind.allCases.map(\.rawValue)), "stop_id": nullableString,
+        "stop_name": nullableString, "route_id": nullableString, "route_name": nullableString,
+        "route_ids": ["type": ["array", "null"], "items": ["type": "string"], "description": "a stop narrowed to these routes (null: every route)"],
+        "label": nullableString, "created_at": time, "sort_order": Schema.integer(), "notifications_enabled": ["type": "boolean"],
     ])
+    static let favoriteRoutes: JSONValue = [
+        "type": ["array", "null"], "minItems": 1, "maxItems": 50, "items": Schema.string(maxLength: 200),
+        "description": "only these routes' alerts at the stop (null: every route)",
+    ]
     static let muteSchema = Schema.object([
         "kind": Schema.enumeration(AlertMuteKind.allCases.map(\.rawValue)), "id": Schema.string("the alert's, route's or stop's id"), "until": time,
     ])
@@ -55,7 +61,9 @@ extension TransitRoutes {
     ])
     static let versionSchema = Schema.object([
         "feed": Schema.string(), "version": Schema.string(), "version_id": Schema.string(), "generated_at": time,
-        "download_url": Schema.string(), "file_size_bytes": Schema.integer(), "checksum_sha256": Schema.string(), "timezone": Schema.string(),
+        "download_url": Schema.string("the offline database (absolute with server.public_url)", nullable: true),
+        "file_size_bytes": ["type": ["integer", "null"]], "checksum_sha256": nullableString, "schema_version": ["type": ["integer", "null"]],
+        "gtfs_zip_url": Schema.string(), "gtfs_zip_size_bytes": Schema.integer(), "gtfs_zip_sha256": Schema.string(), "timezone": Schema.string(),
         "service_start_date": ["type": ["string", "null"], "format": "date"], "service_end_date": ["type": ["string", "null"], "format": "date"],
         "feeds": ["type": "array", "description": "every feed served, in this shape"],
     ])
@@ -188,13 +196,15 @@ extension TransitRoutes {
             "GET", "/api/v1/favorites", summary: "The caller's favourite stops, in order", tag: "transit", access: signedIn,
             response: Schema.object(["favorites": ["type": "array", "items": favoriteSchema]])),
         APIOperation(
-            "POST", "/api/v1/favorites", summary: "Add a stop to the caller's favourites (at the end)", tag: "transit", access: signedIn,
-            requestBody: Schema.object(
-                ["stop_id": Schema.string(maxLength: 200), "label": Schema.string(maxLength: 100), "notifications_enabled": ["type": "boolean", "default": true]],
-                required: ["stop_id"]),
+            "POST", "/api/v1/favorites", summary: "Add a stop (optionally narrowed to routes) or a whole route to the caller's favourites (at the end)",
+            tag: "transit", access: signedIn,
+            requestBody: Schema.object([
+                "stop_id": Schema.string(maxLength: 200), "route_id": Schema.string(maxLength: 200), "route_ids": favoriteRoutes,
+                "label": Schema.string(maxLength: 100), "notifications_enabled": ["type": "boolean", "default": true],
+            ]),
             response: favoriteSchema, successStatus: 201, acceptsIdempotencyKey: true,
             errors: [
-                404: "No such stop (`STOP_NOT_FOUND`)", 409: "Already a favourite (`FAVORITE_EXISTS`) or 100 already (`FAVORITES_LIMIT_REACHED`)",
+                404: "No such stop or route (`STOP_NOT_FOUND`, `ROUTE_NOT_FOUND`)", 409: "Already a favourite (`FAVORITE_EXISTS`) or 100 already (`FAVORITES_LIMIT_REACHED`)",
                 422: "Invalid fields (`VALIDATION_FAILED`)", 503: notLoaded,
             ]),
         APIOperation(
@@ -202,6 +212,7 @@ extension TransitRoutes {
             requestBody: Schema.notEmpty(Schema.object([
                 "label": Schema.string(nullable: true, maxLength: 100), "notifications_enabled": ["type": "boolean"],
                 "sort_order": ["type": "integer", "minimum": 0, "maximum": 99, "description": "moves it there; the others shift"],
+                "route_ids": favoriteRoutes,
             ])),
             response: favoriteSchema, errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(
@@ -229,6 +240,11 @@ extension TransitRoutes {
             "GET", "/api/v1/gtfs/version", summary: "The feed version served (for apps that cache the timetable)",
             description: "Weak ETag; If-None-Match → 304.", tag: "transit", access: anyone, response: versionSchema,
             errors: [304: "Not modified", 503: notLoaded]),
+        APIOperation(
+            "GET", "/api/v1/gtfs/feeds/{name}/offline.db", summary: "The app's offline SQLite database of the version a feed serves",
+            tag: "transit", access: anyone, response: Schema.string("application/vnd.sqlite3"), enveloped: false,
+            errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed, or no offline database (`FEED_NOT_FOUND`)"],
+            contentType: "application/vnd.sqlite3"),
         APIOperation(
             "GET", "/api/v1/gtfs/feeds/{name}/download", summary: "The GTFS zip of the version a feed serves", tag: "transit", access: anyone,
             response: Schema.string("application/zip"), enveloped: false, errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"], contentType: "application/zip"),

@@ -38,6 +38,14 @@ extension TransitRoutes {
         "route_text_color": nullableString, "trip_id": Schema.string(), "headsign": nullableString, "direction_id": nullableInteger,
         "stops_between": Schema.integer(), "intermediate_stops": ["type": "array", "items": legPlace], "realtime": ["type": "boolean"],
         "wheelchair_accessible": ["type": "boolean"],
+        "fare_products": [
+            "type": "array",
+            "description": "GTFS Fares v2 feeds only: the fare products charged on this ride (its leg's, and a transfer's on the ride after it); they add up to fare_cents",
+            "items": Schema.object([
+                "fare_product_id": Schema.string(), "fare_product_name": nullableString, "amount_cents": Schema.integer(), "currency": Schema.string(),
+                "fare_media_id": nullableString, "transfer": ["type": "boolean"],
+            ]),
+        ],
     ])
     static let itinerarySchema = Schema.object([
         "itinerary_id": ["type": ["string", "null"], "description": "follow it on the realtime channel itinerary:{id} (itinerary_update)"],

@@ -8,8 +8,29 @@ import HeraldGTFS
 
 /// Favourites (seed 003 §2.5) and the seed's device registration (§2.6).
 extension TransitRoutes {
-    func favoriteJSON(_ record: FavoriteRecord, _ stopName: String?) -> JSONValue {
-        TransitJSON.favorite(record, stopName: stopName, zone: transit.snapshot.stop(record.stopID)?.feed.timetable.zone)
+    func favoriteJSON(_ record: FavoriteRecord, _ name: String?) -> JSONValue {
+        let current = transit.snapshot
+        let zone = record.routeID.flatMap { current.route($0)?.feed.timetable.zone } ?? current.stop(record.stopID)?.feed.timetable.zone
+        return TransitJSON.favorite(record, name: name, zone: zone)
+    }
+
+    /// `route_ids`: null (every route at the stop) or 1 to 50 route ids.
+    static func routeList(_ body: [String: JSONValue], _ r: inout FieldReader) -> [String]?? {
+        guard let value = body["route_ids"] else { return nil }
+        if value == .null { return .some(nil) }
+        guard case .array(let items) = value, (1...TransitService.maxFavoriteRoutes).contains(items.count) else {
+            r.fail("route_ids", "must be null or a list of 1 to \(TransitService.maxFavoriteRoutes) route ids")
+            return nil
+        }
+        var routes: [String] = []
+        for item in items {
+            guard case .string(let id) = item, (1...200).contains(id.utf8.count) else {
+                r.fail("route_ids", "each must be a route id of 1 to 200 bytes")
+                return nil
+            }
+            routes.append(id)
+        }
+        return .some(routes)
     }
 
     func addUserRoutes(to api: RouterGroup<HeraldRequestContext>) {
@@ -22,12 +43,17 @@ extension TransitRoutes {
             let identity = try context.requireIdentity()
             let body = try await request.jsonObject(context: context)
             var r = FieldReader(body)
-            r.refuseUnknown(["stop_id", "label", "notifications_enabled"])
-            let stopID = r.string("stop_id", maxLength: 200, required: true)
+            r.refuseUnknown(["stop_id", "route_id", "route_ids", "label", "notifications_enabled"])
+            let stopID = r.string("stop_id", maxLength: 200)
+            let routeID = r.string("route_id", maxLength: 200)
+            let routes = Self.routeList(body, &r)
             let label = r.string("label", maxLength: 100)
             let enabled = r.bool("notifications_enabled") ?? true
+            if (stopID == nil) == (routeID == nil) { r.fail("stop_id", "give stop_id or route_id, not both") }
+            if routeID != nil, routes != nil { r.fail("route_ids", "narrows a stop favourite; a route favourite is the whole route") }
             try r.validate()
-            let (record, name) = try await transit.addFavorite(userID: identity.userID, stopID: stopID!, label: label, notificationsEnabled: enabled)
+            let place: TransitService.FavoritePlace = routeID.map { .route($0) } ?? .stop(stopID!, routes: routes ?? nil)
+            let (record, name) = try await transit.addFavorite(userID: identity.userID, place: place, label: label, notificationsEnabled: enabled)
             return try respond(favoriteJSON(record, name), status: .created, headers: [.location: "/api/v1/favorites/\(record.id)"], context)
         }
         api.patch("/favorites/{id}") { request, context in
@@ -35,14 +61,16 @@ extension TransitRoutes {
             let id = try Self.pathID(context)
             let body = try await request.jsonObject(context: context)
             var r = FieldReader(body)
-            r.refuseUnknown(["label", "notifications_enabled", "sort_order"])
+            r.refuseUnknown(["label", "notifications_enabled", "sort_order", "route_ids"])
             var label: String??
             if body.keys.contains("label") { label = .some(body["label"] == .null ? nil : r.string("label", maxLength: 100)) }
             let enabled = r.bool("notifications_enabled")
             let order = r.integer("sort_order", range: 0...(TransitService.maxFavorites - 1))
-            if body.isEmpty { r.fail("body", "give label, notifications_enabled or sort_order") }
+            let routes = Self.routeList(body, &r)
+            if body.isEmpty { r.fail("body", "give label, notifications_enabled, sort_order or route_ids") }
             try r.validate()
-            let (record, name) = try await transit.updateFavorite(userID: identity.userID, id: id, label: label, notificationsEnabled: enabled, sortOrder: order)
+            let (record, name) = try await transit.updateFavorite(
+                userID: identity.userID, id: id, label: label, notificationsEnabled: enabled, sortOrder: order, routeIDs: routes)
             return try respond(favoriteJSON(record, name), context)
         }
         api.delete("/favorites/{id}") { _, context in

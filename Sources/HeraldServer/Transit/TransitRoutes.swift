@@ -18,6 +18,8 @@ struct TransitRoutes {
     /// The notification preferences `/user/settings` renames.
     let preferences: PreferenceEditor
     let clock: any HeraldClock
+    /// `server.public_url`: makes download links absolute.
+    let publicURL: String?
 
     func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], meta: [String: JSONValue] = [:], _ context: HeraldRequestContext) throws -> Response {
         try Envelope.response(value, status: status, headers: headers, context: context, clock: clock, meta: meta)
@@ -210,17 +212,30 @@ struct TransitRoutes {
             let snapshot = try loaded()
             let tag = etag(snapshot, request)
             if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "no-cache") }
-            let feeds = snapshot.feeds.map { Self.versionJSON($0) }
+            let feeds = snapshot.feeds.map { Self.versionJSON($0, publicURL: publicURL) }
             guard case .object(var first) = feeds[0] else { return try respond(.null, context) }
             first["feeds"] = .array(feeds)
             return try respond(.object(first), headers: [.eTag: tag, .cacheControl: "no-cache"], context)
+        }
+        api.get("/gtfs/feeds/{name}/offline.db") { request, context in
+            let name = try Self.pathID(context, "name")
+            guard let (version, bytes) = try await transit.offlineFile(name), let sha256 = version.offlineSHA256 else { throw TransitError.feedNotFound(name) }
+            let tag = "\"\(sha256)\""
+            if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "public, max-age=300") }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "application/vnd.sqlite3", .eTag: tag, .cacheControl: "public, max-age=300",
+                    .contentDisposition: "attachment; filename=\"\(Self.fileName(name, version)).db\"", HTTPField.Name("X-Checksum-SHA256")!: sha256,
+                ],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         api.get("/gtfs/feeds/{name}/download") { request, context in
             let name = try Self.pathID(context, "name")
             guard let (version, zip) = try await transit.feedFile(name) else { throw TransitError.feedNotFound(name) }
             let tag = "\"\(version.sha256)\""
             if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "public, max-age=300") }
-            let fileName = "\(name)-\(version.version.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }).zip"
+            let fileName = "\(Self.fileName(name, version)).zip"
             return Response(
                 status: .ok,
                 headers: [
@@ -231,15 +246,28 @@ struct TransitRoutes {
         }
     }
 
-    /// `/gtfs/version`'s shape for one feed.
-    static func versionJSON(_ feed: LoadedFeed) -> JSONValue {
+    /// `{feed}-{version}` with only safe characters, for a download's file name.
+    static func fileName(_ name: String, _ version: FeedVersionRecord) -> String {
+        "\(name)-\(version.version.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })"
+    }
+
+    /// `/gtfs/version`'s shape for one feed: the design's `download_url`, `file_size_bytes`
+    /// and `checksum_sha256` name the offline database (nil for a version imported without
+    /// one); the GTFS zip is `gtfs_zip_url` with its own size and checksum.
+    static func versionJSON(_ feed: LoadedFeed, publicURL: String?) -> JSONValue {
         let zone = feed.timetable.zone
         let days = feed.timetable.calendar.days
+        let base = publicURL ?? ""
+        let hasOffline = feed.version.offlineSHA256 != nil
         return [
             "feed": .string(feed.name), "version": .string(feed.version.version), "version_id": .string(feed.version.id),
             "generated_at": .string(zone.iso8601(feed.version.importedAt / 1000)),
-            "download_url": .string("/api/v1/gtfs/feeds/\(feed.name)/download"), "file_size_bytes": .number(Double(feed.version.sizeBytes)),
-            "checksum_sha256": .string(feed.version.sha256), "timezone": .string(zone.identifier),
+            "download_url": hasOffline ? .string("\(base)/api/v1/gtfs/feeds/\(feed.name)/offline.db") : .null,
+            "file_size_bytes": feed.version.offlineSizeBytes.map { .number(Double($0)) } ?? .null,
+            "checksum_sha256": feed.version.offlineSHA256.map(JSONValue.string) ?? .null,
+            "schema_version": hasOffline ? .number(Double(OfflineDatabase.schemaVersion)) : .null,
+            "gtfs_zip_url": .string("\(base)/api/v1/gtfs/feeds/\(feed.name)/download"), "gtfs_zip_size_bytes": .number(Double(feed.version.sizeBytes)),
+            "gtfs_zip_sha256": .string(feed.version.sha256), "timezone": .string(zone.identifier),
             "service_start_date": days.map { .string(ServiceDate.iso($0.lowerBound)) } ?? .null,
             "service_end_date": days.map { .string(ServiceDate.iso($0.upperBound)) } ?? .null,
         ]

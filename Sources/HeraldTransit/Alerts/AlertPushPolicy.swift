@@ -82,25 +82,58 @@ public struct AlertPushPolicy: Sendable, Equatable {
     /// The draft for `users`: the same content for each (the alert's own routes and stops),
     /// collapse id = thread id = alert id.
     /// `line` names what the alert is about for the title (a route's short name, else a stop's).
-    public func draft(_ alert: ServiceAlert, users: [String], line: String?, routeID: String?, stopIDs: [String]) -> NotificationDraft {
+    /// `delayMinutes` is the delay realtime predictions show on the alert's routes, when known:
+    /// a delay alert then uses the design's `ALERT_BODY_DELAY_SHORT` with `[minutes, cause]`.
+    /// `sounds` false is a later version inside the cooldown: the same collapse id replaces
+    /// what the phone shows, at the `passive` level, which plays no sound.
+    public func draft(
+        _ alert: ServiceAlert, users: [String], line: String?, routeID: String?, stopIDs: [String], delayMinutes: Int? = nil, sounds: Bool = true
+    ) -> NotificationDraft {
         let effect = Self.effectKey(alert.effect)
         let header = alert.header ?? Self.fallbackHeader(effect: alert.effect, line: line)
+        let cause = Self.causeText(alert.cause)
+        let minutes = effect == "DELAY" ? delayMinutes : nil
         var data: [String: JSONValue] = [
             "alert_id": .string(alert.id), "route_id": routeID.map(JSONValue.string) ?? .null,
             "stop_ids": .array(stopIDs.prefix(20).map(JSONValue.string)), "severity": .string(Self.pushSeverity(alert.severity)),
             "deep_link": .string(link(alert.id)),
         ]
+        if let minutes { data["delay_minutes"] = .number(Double(minutes)) }
+        if !sounds { data["update"] = true }
         if localized {
-            data["title_loc_key"] = .string("ALERT_TITLE_\(effect)")
+            let keys = Self.localizationKeys(effect: effect, delayMinutes: minutes)
+            data["title_loc_key"] = .string(keys.title)
             data["title_loc_args"] = [.string(line ?? "")]
-            data["loc_key"] = .string("ALERT_BODY_\(effect)")
-            data["loc_args"] = [.string(header), .string(Self.causeText(alert.cause))]
+            data["loc_key"] = .string(keys.body)
+            data["loc_args"] = minutes.map { [.string(String($0)), .string(cause)] } ?? [.string(header), .string(cause)]
         }
+        // The plain text beside the keys: what FCM, Web Push and an app without the keys show.
+        let body = alert.description ?? minutes.map { Self.delayText(minutes: $0, cause: cause) }
         let collapse = Self.collapseKey(alert.id)
         return NotificationDraft(
-            userIDs: users, type: "service_alert", title: Self.clip(header, 200), body: alert.description.map { Self.clip($0, 500) }, data: data,
+            userIDs: users, type: "service_alert", title: Self.clip(header, 200), body: body.map { Self.clip($0, 500) }, data: data,
             severity: Self.heraldSeverity(alert.severity), category: "SERVICE_ALERT", threadID: collapse, collapseKey: collapse,
-            ttlSeconds: Self.ttlSeconds(alert.severity), interruptionLevel: Self.interruptionLevel(alert.severity))
+            ttlSeconds: Self.ttlSeconds(alert.severity), interruptionLevel: sounds ? Self.interruptionLevel(alert.severity) : "passive")
+    }
+
+    /// The `title-loc-key` and `loc-key` of an alert push. The transit design's contract is
+    /// `ALERT_TITLE_DELAY` [line] with `ALERT_BODY_DELAY_SHORT` [minutes, cause]; every other
+    /// effect follows the same pattern with its own name (`docs/transit-alerts.md` lists them).
+    public static func localizationKeys(effect: String, delayMinutes: Int?) -> (title: String, body: String) {
+        if effect == "DELAY", delayMinutes != nil { return ("ALERT_TITLE_DELAY", "ALERT_BODY_DELAY_SHORT") }
+        return ("ALERT_TITLE_\(effect)", "ALERT_BODY_\(effect)")
+    }
+
+    /// Every key an alert push can carry, for the app's `Localizable.strings`.
+    public static let allLocalizationKeys: [String] = {
+        let effects = ["GENERAL", "DELAY", "NO_SERVICE", "REDUCED_SERVICE", "DETOUR", "ADDITIONAL_SERVICE", "MODIFIED_SERVICE", "STOP_MOVED",
+            "ACCESSIBILITY_ISSUE"]
+        return effects.flatMap { ["ALERT_TITLE_\($0)", "ALERT_BODY_\($0)"] } + ["ALERT_BODY_DELAY_SHORT", "ALERT_DIGEST_TITLE", "ALERT_DIGEST_BODY"]
+    }()
+
+    /// "10 min delay due to signal failure" (the English of `ALERT_BODY_DELAY_SHORT`).
+    static func delayText(minutes: Int, cause: String) -> String {
+        cause.isEmpty ? "\(minutes) min delay" : "\(minutes) min delay due to \(cause)"
     }
 
     /// One push for the alerts quiet hours held back from a user: their headers, the highest

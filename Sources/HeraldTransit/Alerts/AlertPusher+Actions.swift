@@ -55,7 +55,12 @@ extension AlertPusher {
                 reach.merge(AlertReach(entities: alert.entities, timetable: feed.timetable))
             }
             let favorites = try await transit.favorites(userID: userID)
+            let reachedRoutes = Set(reach.routeIDs)
             for favorite in favorites {
+                if let route = favorite.record.routeID {
+                    if reachedRoutes.contains(route) { routes.insert(route) }
+                    continue
+                }
                 switch reach.stops[favorite.record.stopID] {
                 case .routes(let ids)?: routes.formUnion(ids)
                 case .direct?: stops.insert(favorite.record.stopID)

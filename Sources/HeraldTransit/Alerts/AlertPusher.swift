@@ -198,6 +198,8 @@ public final class AlertPusher: Sendable {
         var line: String?
         var routeID: String?
         var stopIDs: [String]
+        /// For a delay alert, how late its runs are (`AlertDelay`).
+        var delayMinutes: Int?
     }
 
     func audience(_ alert: ServiceAlert, now: Int64) async throws -> Target {
@@ -205,17 +207,23 @@ public final class AlertPusher: Sendable {
         let feeds = snapshot.feeds.filter { alert.feedName == nil || $0.name == alert.feedName }
         var reach = AlertReach()
         var line: String?
+        var delayMinutes: Int?
         for feed in feeds {
             let part = AlertReach(entities: alert.entities, timetable: feed.timetable)
             reach.merge(part)
             if line == nil { line = Self.line(alert, feed.timetable) }
+            if delayMinutes == nil, alert.effect == "SIGNIFICANT_DELAYS" {
+                delayMinutes = AlertDelay.minutes(entities: alert.entities, timetable: feed.timetable, overlay: feed.overlay)
+            }
         }
         let stopIDs = Array(Set(alert.entities.compactMap(\.stopID))).sorted()
         let routeID = alert.entities.lazy.compactMap { $0.routeID ?? $0.trip?.routeID }.first ?? reach.routeIDs.first
-        guard !reach.isEmpty else { return Target(users: [:], line: line, routeID: routeID, stopIDs: stopIDs) }
+        guard !reach.isEmpty else { return Target(users: [:], line: line, routeID: routeID, stopIDs: stopIDs, delayMinutes: delayMinutes) }
         let reachedStops = Array(reach.stops.keys)
+        let reachedRoutes = reach.routeIDs
         let (favorites, userMutes) = try await transit.database.withConnection { [transit, mutes] db in
             let favorites = try await transit.favoriteStore.atStops(db, stopIDs: reachedStops)
+                + transit.favoriteStore.ofRoutes(db, routeIDs: reachedRoutes)
             let users = Array(Set(favorites.map(\.userID)))
             var byUser: [String: AlertAudience.Mutes] = [:]
             for mute in try await mutes.active(db, userIDs: users, now: now) {
@@ -228,7 +236,7 @@ public final class AlertPusher: Sendable {
             return (favorites, byUser)
         }
         let audience = AlertAudience(reach: reach, favorites: favorites, mutes: userMutes, alertID: alert.id, critical: alert.severity == .critical)
-        return Target(users: audience.users, line: line, routeID: routeID, stopIDs: stopIDs)
+        return Target(users: audience.users, line: line, routeID: routeID, stopIDs: stopIDs, delayMinutes: delayMinutes)
     }
 
     /// What the title names: the alert's first route (short name, else long name), else its
@@ -250,7 +258,8 @@ public final class AlertPusher: Sendable {
         return t.feed.agencies.first?.name
     }
 
-    /// One batch: the notifications and the once-only rows commit together.
+    /// One batch: the users it has not reached yet, split by the cooldown into those whose
+    /// phone sounds and those whose shown notification is replaced quietly.
     func send(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: Target, now: Int64) async throws -> Int {
         let db = transit.database
         let already = try await db.withConnection { [pushes] db in
@@ -258,7 +267,30 @@ public final class AlertPusher: Sendable {
         }
         let remaining = users.filter { !already.contains($0) }
         guard !remaining.isEmpty else { return 0 }
-        let draft = policy.draft(alert, users: remaining, line: target.line, routeID: target.routeID, stopIDs: target.stopIDs)
+        var loud = remaining
+        var quiet: [String] = []
+        if config.cooldownSeconds > 0 {
+            let cooldown = AlertCooldown(seconds: config.cooldownSeconds)
+            let since = now - Int64(cooldown.seconds) * 1000
+            let earlier = try await db.withConnection { [pushes] db in
+                try await pushes.sounded(db, alertID: version.alertID, userIDs: remaining, since: since)
+            }
+            loud = []
+            for user in remaining {
+                if cooldown.sounds(alert.severity, after: earlier[user] ?? [], now: now) { loud.append(user) } else { quiet.append(user) }
+            }
+        }
+        var written = 0
+        if !loud.isEmpty { written += try await write(alert, version: version, users: loud, target: target, sounds: true, now: now) }
+        if !quiet.isEmpty { written += try await write(alert, version: version, users: quiet, target: target, sounds: false, now: now) }
+        return written
+    }
+
+    /// The notifications and the once-only rows commit together.
+    func write(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: Target, sounds: Bool, now: Int64) async throws -> Int {
+        let db = transit.database
+        let draft = policy.draft(
+            alert, users: users, line: target.line, routeID: target.routeID, stopIDs: target.stopIDs, delayMinutes: target.delayMinutes, sounds: sounds)
         let prepared = try await notifications.prepare(draft)
         let ids = prepared.notificationIDs
         let digest = config.quietHours == "digest"
@@ -266,8 +298,16 @@ public final class AlertPusher: Sendable {
             let db = work.db
             let fresh = try await pushes.record(
                 db, alertID: version.alertID, fingerprint: version.fingerprint,
-                notifications: remaining.compactMap { user in ids[user].map { (user, $0) } }, now: now)
+                notifications: users.compactMap { user in ids[user].map { (user, $0) } }, sounded: sounds, severity: alert.severity, now: now)
             let written = try await notifications.write(prepared.restricted(to: fresh), in: work)
+            if sounds {
+                // Held by quiet hours or the user's settings, the push never played: the next
+                // version inside the cooldown may still sound.
+                let unheard = written.channels.filter { $0.value == "inbox" }.map(\.key)
+                if !unheard.isEmpty {
+                    try await pushes.markQuiet(db, alertID: version.alertID, fingerprint: version.fingerprint, userIDs: unheard)
+                }
+            }
             if digest, !written.heldByQuietHours.isEmpty {
                 let held = written.heldByQuietHours
                 let settings = try await notifications.settings(for: held, type: draft.type, db)

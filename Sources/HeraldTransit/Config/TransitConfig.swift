@@ -31,6 +31,9 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
     /// How often each node checks that it serves the feed versions the database names (an
     /// import on another node is also announced at once over the realtime bus).
     public var reloadIntervalSeconds = 30
+    /// Service days the app's offline database holds from its import (`GET /gtfs/version`'s
+    /// download); 0: none is made.
+    public var offlineDays = 14
     /// Service alerts matched to favourites and pushed (seed 003 §4).
     public var alerts = AlertsConfig()
 
@@ -124,6 +127,10 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         public var batchesInFlight = 4
         /// How long MUTE_24H silences a route or stop.
         public var muteHours = 24
+        /// One sounding push per rider per alert within this window: later versions replace
+        /// the inbox entry and the shown notification quietly (same collapse id, passive, no
+        /// sound) unless the severity rises. 0: every version sounds.
+        public var cooldownSeconds = 1800
         /// How often each node looks for alert versions to process (intake also wakes it).
         public var intervalSeconds = 5
 
@@ -137,6 +144,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
             checks.check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
             checks.check((1...64).contains(batchesInFlight), "batches_in_flight", "must be between 1 and 64")
             checks.check((1...720).contains(muteHours), "mute_hours", "must be between 1 and 720")
+            checks.check((0...86_400).contains(cooldownSeconds), "cooldown_seconds", "must be between 0 and 86400")
             checks.check((1...3600).contains(intervalSeconds), "interval_seconds", "must be between 1 and 3600")
             return checks.errors
         }
@@ -220,6 +228,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...10_000).contains(maxFollowedItineraries), "max_followed_itineraries", "must be between 1 and 10000")
         checks.check((1...3600).contains(downloadTimeoutSeconds), "download_timeout_seconds", "must be between 1 and 3600")
         checks.check((1...3600).contains(reloadIntervalSeconds), "reload_interval_seconds", "must be between 1 and 3600")
+        checks.check((0...366).contains(offlineDays), "offline_days", "must be between 0 and 366")
         checks.add(alerts.validationErrors())
         checks.add(planner.validationErrors())
         return checks.errors

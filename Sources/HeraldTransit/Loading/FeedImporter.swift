@@ -200,6 +200,7 @@ public struct FeedImporter: Sendable {
             version: feed.feedInfo?.version ?? "\(ServiceDate.compact(Int32(now / 86_400_000)))-\(sha256.prefix(8))", sha256: sha256,
             sizeBytes: Int64(archive.zipBytes.count), status: .loading, source: record.source, rowCount: Int64(feed.rowCount),
             stopTimeCount: Int64(feed.stopTimes.count), report: FeedReportJSON.text(report), importedAt: now)
+        var offline: OfflineDatabase.Built?
         do {
             try await database.withConnection { [store] db in try await store.insert(db, version) }
             try await store.writeFile(database, versionID: version.id, zip: archive.zipBytes)
@@ -208,6 +209,13 @@ public struct FeedImporter: Sendable {
             let done = Mutex(0)
             writer.written = { rows in progress(.writing(written: done.withLock { $0 += rows; return $0 }, of: total)) }
             try await writer.write(feed)
+            if config.offlineDays > 0 {
+                let built = try await OfflineDatabase.build(
+                    timetable, feedName: record.feedName, version: version.version, versionID: version.id, generatedAt: now,
+                    today: timetable.zone.localDay(now / 1000), days: config.offlineDays, logger: logger)
+                try await store.writeOfflineFile(database, versionID: version.id, bytes: built.bytes, sha256: built.sha256)
+                offline = built
+            }
         } catch {
             try? await store.deleteRows(database, versionID: version.id)
             throw error
@@ -218,6 +226,8 @@ public struct FeedImporter: Sendable {
         var ready = version
         ready.status = .ready
         ready.activatedAt = now
+        ready.offlineSizeBytes = offline.map { Int64($0.bytes.count) }
+        ready.offlineSHA256 = offline?.sha256
         try await activated(ready, timetable)
         progress(.activated(version: version.version))
         record.status = .succeeded

@@ -14,7 +14,10 @@ public enum ItineraryJSON {
         var walkingMeters = 0.0
         var realtime = false
         var accessible = true
-        var fareRides: [FareTable.Ride] = []
+        // GTFS Fares v2 where the feed has fare leg rules, else fares v1 (null without fares,
+        // or when some ride has none).
+        let priced = price(journey.legs.compactMap(\.ride), feed: feed)
+        var rideIndex = 0
         for leg in journey.legs {
             switch leg {
             case .walk(let from, let to, let departure, let arrival):
@@ -31,15 +34,15 @@ public enum ItineraryJSON {
                         "polyline": .string(Polyline.encode([start.point, finish.point].compactMap { $0 })),
                     ])
             case .ride(let ride):
-                fareRides.append(fareRide(ride, feed: feed))
-                let (json, predicted, wheelchair) = rideLeg(ride, feed: feed)
+                var products: JSONValue?
+                if let all = priced.products, rideIndex < all.count { products = all[rideIndex] }
+                rideIndex += 1
+                let (json, predicted, wheelchair) = rideLeg(ride, feed: feed, fareProducts: products)
                 legs.append(json)
                 realtime = realtime || predicted
                 accessible = accessible && wheelchair
             }
         }
-        // GTFS fares v1 where the feed has them (null without, or when some ride has none).
-        let fare = feed.fares.fare(fareRides)
         // Followable on `itinerary:{id}` (ItineraryWatch) when it rides at all.
         let itineraryID = ItineraryID(version: feed.version.id, journey: journey)
         let id = journey.rides > 0 && journey.rides <= 5 && itineraryID.fitsAChannel ? itineraryID.text : nil
@@ -47,10 +50,35 @@ public enum ItineraryJSON {
             "itinerary_id": id.map(JSONValue.string) ?? .null,
             "duration_minutes": minutes(journey.arrival - journey.departure), "duration_seconds": .number(Double(journey.arrival - journey.departure)),
             "walking_distance_meters": .number(walkingMeters.rounded()), "transfers": .number(Double(journey.transfers)),
-            "fare_cents": fare.map { .number(Double($0.minor)) } ?? .null, "fare_currency": fare.map { .string($0.currency) } ?? .null,
+            "fare_cents": priced.total.map { .number(Double($0.minor)) } ?? .null, "fare_currency": priced.total.map { .string($0.currency) } ?? .null,
             "departure_time": .string(zone.iso8601(journey.departure)), "arrival_time": .string(zone.iso8601(journey.arrival)),
             "legs": .array(legs), "realtime_data_available": .bool(realtime), "wheelchair_accessible": .bool(accessible),
         ]
+    }
+
+    /// An itinerary's fare: the total, and with Fares v2 the products charged on each ride.
+    struct PricedFare {
+        var total: (minor: Int, currency: String)?
+        /// Per ride (in order), its `fare_products` array; nil with fares v1.
+        var products: [JSONValue]?
+    }
+
+    static func price(_ rides: [Journey.Ride], feed: LoadedFeed) -> PricedFare {
+        guard !feed.faresV2.isEmpty else {
+            return PricedFare(total: feed.fares.fare(rides.map { fareRide($0, feed: feed) }), products: nil)
+        }
+        let quote = feed.faresV2.quote(rides.map { FareLeg(ride: $0, timetable: feed.timetable) })
+        var products = [[JSONValue]](repeating: [], count: rides.count)
+        for charge in quote?.charges ?? [] where products.indices.contains(charge.leg) {
+            let product: JSONValue = [
+                "fare_product_id": .string(charge.productID), "fare_product_name": TransitJSON.text(charge.productName),
+                "amount_cents": .number(Double(charge.minor)), "currency": .string(charge.currency), "fare_media_id": TransitJSON.text(charge.fareMediaID),
+                "transfer": .bool(charge.isTransfer),
+            ]
+            products[charge.leg].append(product)
+        }
+        let total: (minor: Int, currency: String)? = quote.map { (minor: $0.minor, currency: $0.currency) }
+        return PricedFare(total: total, products: products.map { JSONValue.array($0) })
     }
 
     static func fareRide(_ ride: Journey.Ride, feed: LoadedFeed) -> FareTable.Ride {
@@ -89,7 +117,8 @@ public enum ItineraryJSON {
     }
 
     /// A ride: its route, trip and stops, with predicted times where the realtime data has them.
-    static func rideLeg(_ ride: Journey.Ride, feed: LoadedFeed) -> (JSONValue, realtime: Bool, wheelchair: Bool) {
+    /// `fareProducts`: the GTFS Fares v2 products charged on this ride (omitted with fares v1).
+    static func rideLeg(_ ride: Journey.Ride, feed: LoadedFeed, fareProducts: JSONValue? = nil) -> (JSONValue, realtime: Bool, wheelchair: Bool) {
         let timetable = feed.timetable
         let times = timetable.feed.stopTimes
         let trip = timetable.feed.trips[Int(ride.trip)]
@@ -127,7 +156,7 @@ public enum ItineraryJSON {
         let points = (ride.board...ride.alight).compactMap { point(feed, times.stop[$0]) }
         let meters = zip(points, points.dropFirst()).reduce(0.0) { $0 + Haversine.distanceMeters($1.0, $1.1) }
         let accessible = trip.wheelchairAccessible == 1
-        let json: JSONValue = [
+        var json: [String: JSONValue] = [
             "mode": .string(TransitMode(routeType: route.type)?.legMode ?? "TRANSIT"), "route_id": .string(route.id),
             "route_short_name": TransitJSON.text(route.shortName), "route_long_name": TransitJSON.text(route.longName),
             "route_color": TransitJSON.text(route.color), "route_text_color": TransitJSON.text(route.textColor),
@@ -139,6 +168,7 @@ public enum ItineraryJSON {
             "intermediate_stops": .array(between.map { stopJSON($0, arrival: true, departure: false) }),
             "polyline": .string(Polyline.encode(points)), "realtime": .bool(prediction != nil), "wheelchair_accessible": .bool(accessible),
         ]
-        return (json, prediction != nil, accessible)
+        if let fareProducts { json["fare_products"] = fareProducts }
+        return (.object(json), prediction != nil, accessible)
     }
 }

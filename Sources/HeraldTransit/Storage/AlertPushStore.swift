@@ -21,10 +21,15 @@ public struct AlertPushStore: Sendable {
     /// Records the version as sent to each user (user → notification id) unless it was:
     /// returns the users recorded now. Concurrent writers of the same pair wait for each
     /// other on the key, and the later one gets nothing back.
-    public func record(_ db: any SQLDatabase, alertID: String, fingerprint: String, notifications: [(userID: String, notificationID: String)], now: Int64) async throws -> Set<String> {
+    /// `sounded` says whether the push made a sound (the cooldown reads it back with the
+    /// alert's `severity`).
+    public func record(
+        _ db: any SQLDatabase, alertID: String, fingerprint: String, notifications: [(userID: String, notificationID: String)],
+        sounded: Bool = true, severity: AlertSeverity? = nil, now: Int64
+    ) async throws -> Set<String> {
         var recorded: Set<String> = []
         for chunk in notifications.chunked(500) {
-            var query = SQLQueryString("INSERT INTO transit_alert_pushes (alert_id, fingerprint, user_id, notification_id, created_at) VALUES ")
+            var query = SQLQueryString("INSERT INTO transit_alert_pushes (alert_id, fingerprint, user_id, notification_id, created_at, sounded, severity) VALUES ")
             for (index, entry) in chunk.enumerated() {
                 query.appendInterpolation(unsafeRaw: index == 0 ? "(" : ", (")
                 query.appendInterpolation(bind: alertID)
@@ -36,12 +41,44 @@ public struct AlertPushStore: Sendable {
                 query.appendInterpolation(bind: entry.notificationID)
                 query.appendInterpolation(unsafeRaw: ", ")
                 query.appendInterpolation(bind: now)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: sounded ? 1 : 0)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: severity?.rawValue)
                 query.appendInterpolation(unsafeRaw: ")")
             }
             query.appendInterpolation(unsafeRaw: " ON CONFLICT (alert_id, fingerprint, user_id) DO NOTHING RETURNING user_id")
             for row in try await db.raw(query).all() { recorded.insert(try row.decode(column: "user_id", as: String.self)) }
         }
         return recorded
+    }
+
+    /// Each user's pushes of the alert (any version) that sounded since `since` (ms), for
+    /// the cooldown. A row from before the cooldown existed has no severity: it counts as
+    /// the most severe, so nothing sounds twice because of the upgrade.
+    public func sounded(_ db: any SQLDatabase, alertID: String, userIDs: [String], since: Int64) async throws -> [String: [AlertCooldown.Sounded]] {
+        var result: [String: [AlertCooldown.Sounded]] = [:]
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString(
+                "SELECT user_id, created_at, severity FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND sounded = 1 AND created_at >= \(bind: since) AND user_id IN ")
+            query.appendInList(Array(chunk))
+            for row in try await db.raw(query).all() {
+                let severity = try row.decode(column: "severity", as: String?.self).flatMap(AlertSeverity.init(rawValue:)) ?? .critical
+                result[try row.decode(column: "user_id", as: String.self), default: []].append(
+                    AlertCooldown.Sounded(at: try row.decode(column: "created_at", as: Int64.self), severity: severity))
+            }
+        }
+        return result
+    }
+
+    /// Records that these users' pushes of the version did not sound after all.
+    public func markQuiet(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws {
+        for chunk in userIDs.chunked(500) {
+            var query = SQLQueryString(
+                "UPDATE transit_alert_pushes SET sounded = 0 WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint) AND user_id IN ")
+            query.appendInList(Array(chunk))
+            try await db.raw(query).run()
+        }
     }
 
     /// The notifications a user was sent about an alert (every version), newest first.

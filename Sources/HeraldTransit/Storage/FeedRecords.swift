@@ -54,9 +54,15 @@ public struct FeedVersionRecord: Sendable, Equatable, Codable {
     public var report: String?
     public var importedAt: Int64
     public var activatedAt: Int64?
+    /// The offline database's size and sha256 (nil for a version imported before Herald
+    /// made one, or with `transit.offline_days: 0`).
+    public var offlineSizeBytes: Int64? = nil
+    public var offlineSHA256: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, version, sha256, status, source, report
+        case offlineSizeBytes = "offline_size_bytes"
+        case offlineSHA256 = "offline_sha256"
         case feedName = "feed_name"
         case sizeBytes = "size_bytes"
         case rowCount = "row_count"

@@ -29,11 +29,11 @@ struct FeedRowWriter {
         try await rows(
             "transit_routes",
             ["version_id", "route_id", "agency_id", "route_short_name", "route_long_name", "route_desc", "route_type", "route_url", "route_color",
-                "route_text_color", "route_sort_order"], feed.routes
+                "route_text_color", "route_sort_order", "network_id"], feed.routes
         ) { rows, r in
             rows.append(
                 v, .text(r.id), .text(r.agencyID), .text(r.shortName), .text(r.longName), .text(r.description), .integer(Int64(r.type)), .text(r.url),
-                .text(r.color), .text(r.textColor), .integer(r.sortOrder))
+                .text(r.color), .text(r.textColor), .integer(r.sortOrder), .text(r.networkID))
         }
         try await rows(
             "transit_trips",
@@ -82,6 +82,64 @@ struct FeedRowWriter {
         }
         try await rows("transit_fare_rules", ["version_id", "fare_id", "route_id", "origin_id", "destination_id", "contains_id"], feed.fareRules) { rows, r in
             rows.append(v, .text(r.fareID), .text(r.routeID), .text(r.originID), .text(r.destinationID), .text(r.containsID))
+        }
+        try await writeFaresV2(feed)
+    }
+
+    /// GTFS Fares v2's files (`transit_fare_products`, `transit_fare_leg_rules`, …).
+    func writeFaresV2(_ feed: TransitFeed) async throws {
+        let v = BulkValue.text(versionID)
+        try await rows(
+            "transit_rider_categories", ["version_id", "rider_category_id", "rider_category_name", "is_default_fare_category", "eligibility_url"],
+            feed.riderCategories
+        ) { rows, c in
+            rows.append(v, .text(c.id), .text(c.name), .integer(c.isDefault ? 1 : 0), .text(c.eligibilityURL))
+        }
+        try await rows("transit_fare_media", ["version_id", "fare_media_id", "fare_media_name", "fare_media_type"], feed.fareMedia) { rows, m in
+            rows.append(v, .text(m.id), .text(m.name), .integer(Int64(m.type)))
+        }
+        try await rows(
+            "transit_fare_products", ["version_id", "fare_product_id", "fare_product_name", "rider_category_id", "fare_media_id", "amount", "currency"],
+            feed.fareProducts
+        ) { rows, p in
+            rows.append(v, .text(p.id), .text(p.name), .text(p.riderCategoryID), .text(p.fareMediaID), .double(p.amount), .text(p.currency))
+        }
+        try await rows("transit_areas", ["version_id", "area_id", "area_name"], feed.areas) { rows, a in
+            rows.append(v, .text(a.id), .text(a.name))
+        }
+        try await rows("transit_stop_areas", ["version_id", "area_id", "stop_id"], feed.stopAreas) { rows, a in
+            rows.append(v, .text(a.areaID), .text(a.stopID))
+        }
+        try await rows("transit_networks", ["version_id", "network_id", "network_name"], feed.networks) { rows, n in
+            rows.append(v, .text(n.id), .text(n.name))
+        }
+        try await rows("transit_route_networks", ["version_id", "network_id", "route_id"], feed.routeNetworks) { rows, n in
+            rows.append(v, .text(n.networkID), .text(n.routeID))
+        }
+        try await rows("transit_timeframes", ["version_id", "timeframe_group_id", "start_time", "end_time", "service_id"], feed.timeframes) { rows, t in
+            rows.append(v, .text(t.groupID), .integer(Int64(t.start)), .integer(Int64(t.end)), .text(feed.serviceIDs[Int(t.service)]))
+        }
+        try await rows(
+            "transit_fare_leg_rules",
+            ["version_id", "leg_group_id", "network_id", "from_area_id", "to_area_id", "from_timeframe_group_id", "to_timeframe_group_id", "fare_product_id",
+                "rule_priority"], feed.fareLegRules
+        ) { rows, r in
+            rows.append(
+                v, .text(r.legGroupID), .text(r.networkID), .text(r.fromAreaID), .text(r.toAreaID), .text(r.fromTimeframeGroupID), .text(r.toTimeframeGroupID),
+                .text(r.fareProductID), .integer(r.priority))
+        }
+        try await rows("transit_fare_leg_join_rules", ["version_id", "from_network_id", "to_network_id", "from_stop_id", "to_stop_id"], feed.fareLegJoinRules) {
+            rows, r in
+            rows.append(v, .text(r.fromNetworkID), .text(r.toNetworkID), .text(r.fromStopID), .text(r.toStopID))
+        }
+        try await rows(
+            "transit_fare_transfer_rules",
+            ["version_id", "from_leg_group_id", "to_leg_group_id", "transfer_count", "duration_limit", "duration_limit_type", "fare_transfer_type",
+                "fare_product_id"], feed.fareTransferRules
+        ) { rows, r in
+            rows.append(
+                v, .text(r.fromLegGroupID), .text(r.toLegGroupID), .integer(r.transferCount), .integer(r.durationLimit), .integer(r.durationLimitType),
+                .integer(Int64(r.fareTransferType)), .text(r.fareProductID))
         }
     }
 

@@ -121,11 +121,13 @@ public struct FeedStore: Sendable {
     static let versionTables = [
         "transit_stop_times", "transit_shapes", "transit_trips", "transit_stops", "transit_routes", "transit_agencies", "transit_calendar",
         "transit_calendar_dates", "transit_frequencies", "transit_transfers", "transit_fare_attributes", "transit_fare_rules",
+        "transit_rider_categories", "transit_fare_media", "transit_fare_products", "transit_areas", "transit_stop_areas", "transit_networks",
+        "transit_route_networks", "transit_timeframes", "transit_fare_leg_rules", "transit_fare_leg_join_rules", "transit_fare_transfer_rules",
     ]
 
     /// Deletes a version's rows and zip (its `transit_feed_versions` row stays as history).
     public func deleteRows(_ database: any Database, versionID: String) async throws {
-        for table in Self.versionTables + ["transit_feed_files"] {
+        for table in Self.versionTables + ["transit_feed_files", "transit_offline_files"] {
             try await database.withConnection { db in
                 var query = SQLQueryString("DELETE FROM ")
                 query.appendInterpolation(unsafeRaw: table)
@@ -141,7 +143,30 @@ public struct FeedStore: Sendable {
 
     // MARK: Files
 
+    /// Stores a version's offline database (in chunks, as the zip) and records its size and
+    /// sha256 on the version.
+    public func writeOfflineFile(_ database: any Database, versionID: String, bytes: Data, sha256: String) async throws {
+        try await writeChunks(database, table: "transit_offline_files", versionID: versionID, bytes: bytes)
+        try await database.withConnection { db in
+            try await db.raw(
+                "UPDATE transit_feed_versions SET offline_size_bytes = \(bind: Int64(bytes.count)), offline_sha256 = \(bind: sha256) WHERE id = \(bind: versionID)"
+            ).run()
+        }
+    }
+
+    public func readOfflineFile(_ database: any Database, versionID: String) async throws -> Data? {
+        try await readChunks(database, table: "transit_offline_files", versionID: versionID)
+    }
+
     public func writeFile(_ database: any Database, versionID: String, zip: Data) async throws {
+        try await writeChunks(database, table: "transit_feed_files", versionID: versionID, bytes: zip)
+    }
+
+    public func readFile(_ database: any Database, versionID: String) async throws -> Data? {
+        try await readChunks(database, table: "transit_feed_files", versionID: versionID)
+    }
+
+    private func writeChunks(_ database: any Database, table: String, versionID: String, bytes zip: Data) async throws {
         var chunk = 0
         var offset = 0
         repeat {
@@ -149,23 +174,41 @@ public struct FeedStore: Sendable {
             let bytes = Data(zip[zip.startIndex + offset..<zip.startIndex + end])
             let index = chunk
             try await database.withConnection { db in
-                try await db.raw("INSERT INTO transit_feed_files (version_id, chunk, bytes) VALUES (\(bind: versionID), \(bind: index), \(bind: bytes))").run()
+                var query = SQLQueryString("INSERT INTO ")
+                query.appendInterpolation(unsafeRaw: table)
+                query.appendInterpolation(unsafeRaw: " (version_id, chunk, bytes) VALUES (")
+                query.appendInterpolation(bind: versionID)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: index)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: bytes)
+                query.appendInterpolation(unsafeRaw: ")")
+                try await db.raw(query).run()
             }
             chunk += 1
             offset = end
         } while offset < zip.count
     }
 
-    public func readFile(_ database: any Database, versionID: String) async throws -> Data? {
+    private func readChunks(_ database: any Database, table: String, versionID: String) async throws -> Data? {
         let count = try await database.withConnection { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM transit_feed_files WHERE version_id = \(bind: versionID)").first()?.decode(column: "n", as: Int.self) ?? 0
+            var query = SQLQueryString("SELECT COUNT(*) AS n FROM ")
+            query.appendInterpolation(unsafeRaw: table)
+            query.appendInterpolation(unsafeRaw: " WHERE version_id = ")
+            query.appendInterpolation(bind: versionID)
+            return try await db.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0
         }
         guard count > 0 else { return nil }
         var data = Data()
         for chunk in 0..<count {
             let bytes = try await database.withConnection { db in
-                try await db.raw("SELECT bytes FROM transit_feed_files WHERE version_id = \(bind: versionID) AND chunk = \(bind: chunk)").first()?
-                    .decode(column: "bytes", as: Data.self)
+                var query = SQLQueryString("SELECT bytes FROM ")
+                query.appendInterpolation(unsafeRaw: table)
+                query.appendInterpolation(unsafeRaw: " WHERE version_id = ")
+                query.appendInterpolation(bind: versionID)
+                query.appendInterpolation(unsafeRaw: " AND chunk = ")
+                query.appendInterpolation(bind: chunk)
+                return try await db.raw(query).first()?.decode(column: "bytes", as: Data.self)
             }
             guard let bytes else { return nil }
             data.append(contentsOf: bytes)

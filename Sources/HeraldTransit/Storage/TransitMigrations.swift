@@ -276,5 +276,117 @@ public enum TransitMigrations {
                 "CREATE INDEX transit_alert_digests_due ON transit_alert_digests (due_at)",
             ]
         ),
+        Migration(
+            version: 3, name: "alert cooldown, route favourites, offline database",
+            statements: [
+                // Whether a push sounded, and at what severity: the cooldown lets one version
+                // per rider sound within its window unless the alert escalates. Rows written
+                // before read as having sounded.
+                "ALTER TABLE transit_alert_pushes ADD COLUMN sounded INTEGER NOT NULL DEFAULT 1",
+                "ALTER TABLE transit_alert_pushes ADD COLUMN severity TEXT",
+                // A favourite is a stop (optionally narrowed to some of its routes, a JSON
+                // array in `route_ids`) or a whole route (`route_id`, with `stop_id` empty).
+                "ALTER TABLE transit_favorites ADD COLUMN route_id TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE transit_favorites ADD COLUMN route_ids TEXT",
+                "DROP INDEX transit_favorites_user_stop",
+                "CREATE UNIQUE INDEX transit_favorites_user_place ON transit_favorites (user_id, stop_id, route_id)",
+                "CREATE INDEX transit_favorites_route ON transit_favorites (route_id)",
+                // The app's offline database of each version (`OfflineDatabase`), made at
+                // import and kept in chunks like the feed's zip; its size and sha256 are what
+                // `/gtfs/version` announces.
+                "ALTER TABLE transit_feed_versions ADD COLUMN offline_size_bytes BIGINT",
+                "ALTER TABLE transit_feed_versions ADD COLUMN offline_sha256 TEXT",
+                """
+                CREATE TABLE transit_offline_files (
+                    version_id TEXT NOT NULL,
+                    chunk INTEGER NOT NULL,
+                    bytes {BYTES} NOT NULL,
+                    PRIMARY KEY (version_id, chunk)
+                )
+                """,
+            ]
+        ),
+        Migration(
+            version: 4, name: "transit fares v2",
+            statements: [
+                // GTFS Fares v2's files as rows of a version (for SQL readers, like the other
+                // files; the timetable and its fares are built from the stored zip).
+                "ALTER TABLE transit_routes ADD COLUMN network_id TEXT",
+                """
+                CREATE TABLE transit_rider_categories (
+                    version_id TEXT NOT NULL, rider_category_id TEXT NOT NULL, rider_category_name TEXT NOT NULL,
+                    is_default_fare_category INTEGER NOT NULL, eligibility_url TEXT,
+                    PRIMARY KEY (version_id, rider_category_id)
+                )
+                """,
+                """
+                CREATE TABLE transit_fare_media (
+                    version_id TEXT NOT NULL, fare_media_id TEXT NOT NULL, fare_media_name TEXT, fare_media_type INTEGER NOT NULL,
+                    PRIMARY KEY (version_id, fare_media_id)
+                )
+                """,
+                """
+                CREATE TABLE transit_fare_products (
+                    version_id TEXT NOT NULL, fare_product_id TEXT NOT NULL, fare_product_name TEXT, rider_category_id TEXT,
+                    fare_media_id TEXT, amount DOUBLE PRECISION NOT NULL, currency TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX transit_fare_products_version ON transit_fare_products (version_id, fare_product_id)",
+                """
+                CREATE TABLE transit_areas (
+                    version_id TEXT NOT NULL, area_id TEXT NOT NULL, area_name TEXT,
+                    PRIMARY KEY (version_id, area_id)
+                )
+                """,
+                """
+                CREATE TABLE transit_stop_areas (
+                    version_id TEXT NOT NULL, area_id TEXT NOT NULL, stop_id TEXT NOT NULL,
+                    PRIMARY KEY (version_id, area_id, stop_id)
+                )
+                """,
+                """
+                CREATE TABLE transit_networks (
+                    version_id TEXT NOT NULL, network_id TEXT NOT NULL, network_name TEXT,
+                    PRIMARY KEY (version_id, network_id)
+                )
+                """,
+                """
+                CREATE TABLE transit_route_networks (
+                    version_id TEXT NOT NULL, network_id TEXT NOT NULL, route_id TEXT NOT NULL,
+                    PRIMARY KEY (version_id, route_id)
+                )
+                """,
+                // Times in seconds since local midnight (0 to 86400).
+                """
+                CREATE TABLE transit_timeframes (
+                    version_id TEXT NOT NULL, timeframe_group_id TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL,
+                    service_id TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX transit_timeframes_version ON transit_timeframes (version_id, timeframe_group_id)",
+                // rule_priority NULL: the file has no rule_priority column (empty fields then
+                // mean "every value no rule names").
+                """
+                CREATE TABLE transit_fare_leg_rules (
+                    version_id TEXT NOT NULL, leg_group_id TEXT, network_id TEXT, from_area_id TEXT, to_area_id TEXT,
+                    from_timeframe_group_id TEXT, to_timeframe_group_id TEXT, fare_product_id TEXT NOT NULL, rule_priority INTEGER
+                )
+                """,
+                "CREATE INDEX transit_fare_leg_rules_version ON transit_fare_leg_rules (version_id, network_id)",
+                """
+                CREATE TABLE transit_fare_leg_join_rules (
+                    version_id TEXT NOT NULL, from_network_id TEXT NOT NULL, to_network_id TEXT NOT NULL, from_stop_id TEXT, to_stop_id TEXT
+                )
+                """,
+                "CREATE INDEX transit_fare_leg_join_rules_version ON transit_fare_leg_join_rules (version_id, from_network_id)",
+                """
+                CREATE TABLE transit_fare_transfer_rules (
+                    version_id TEXT NOT NULL, from_leg_group_id TEXT, to_leg_group_id TEXT, transfer_count INTEGER, duration_limit INTEGER,
+                    duration_limit_type INTEGER, fare_transfer_type INTEGER NOT NULL, fare_product_id TEXT
+                )
+                """,
+                "CREATE INDEX transit_fare_transfer_rules_version ON transit_fare_transfer_rules (version_id, from_leg_group_id)",
+            ]
+        ),
     ])
 }
