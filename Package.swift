@@ -2,7 +2,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -251,8 +251,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The operations console's page, script and style (served at /console).
-            resources: [.copy("Console/Resources")],
+            // The operations console's page, script and style (served at /console), and ReDoc
+            // (MIT, the standalone bundle, unmodified) for /api/v1/docs.
+            resources: [.copy("Console/Resources"), .copy("Routes/DocsResources")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -329,10 +330,14 @@ let package = Package(
         .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
-            dependencies: ["HeraldAuth", "HeraldStorage", "HeraldTestSupport", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "HeraldAuth", "HeraldStorage", "HeraldTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
-        .testTarget(name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldNotificationsTests", dependencies: ["HeraldNotifications", "HeraldPush", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldPushTests",
             dependencies: [
@@ -358,7 +363,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldTransitTests",
             dependencies: [

@@ -36,6 +36,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-cluster}
 ONLY=${ONLY:-"herald1 herald2 python2 herald1-rooms herald2-rooms python2-rooms herald1-churn herald2-churn python2-churn"}
 CONNECTIONS=${CONNECTIONS:-10000}

@@ -45,6 +45,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-durable}
 LEGS=${LEGS:-"floor-sqlite herald-sqlite seed-sqlite floor-postgres herald-postgres seed-postgres"}
 RATES=${RATES-"100"}

@@ -16,6 +16,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/geo-$(date +%Y%m%d-%H%M%S)}
 DRIVERS=${DRIVERS:-1000000}
 EXTRA_DRIVERS=${EXTRA_DRIVERS:-"100000"}   # sparser scenarios in the same box (same queries), Herald and Redis only

@@ -42,6 +42,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-offers}
 LEGS=${LEGS:-"herald-sqlite herald-sqlite-handoff-off herald-postgres herald-postgres-handoff-off"}
 DRIVERS=${DRIVERS:-1000}

@@ -15,6 +15,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/planner-$(date +%Y%m%d-%H%M%S)}
 HERALD_BIN=${HERALD_BIN:-$ROOT/.build-release/release/herald}
 PORT=${PLANNER_PORT:-18900}

@@ -19,6 +19,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-push}
 ONLY=${ONLY:-"h2load apns aioapns window64k queue-rss webpush breakdown"}
 REPEAT=${REPEAT:-1}                   # rounds of the 60-s Herald/aioapns pair (alternating)
@@ -224,7 +226,8 @@ ROUND=1
 
 # ---------------------------------------------------------------- the same two against a 64 KiB connection window
 # (HTTP/2's default, and MockPushServer's): aioapns does not check the peer's flow-control
-# window, gets h2's FlowControlError and sleeps a second (see BENCHMARKS.md).
+# window, gets h2's FlowControlError and sleeps a second
+# (see Benchmarks/journal/2026-11-21-push-first-measurement.md, "The 1 MiB connection window").
 if wants window64k; then
     for impl in herald aioapns; do
         start_mock "$MOCK_IMPL" "window64k-$impl" 65535

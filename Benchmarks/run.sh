@@ -15,6 +15,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)}
 ONLY=${ONLY:-"floor fanout fanout-light memory memory-19k storm memory-21k"}
 SERVER_CPU=${SERVER_CPU:-0}

@@ -18,6 +18,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/Benchmarks
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-trips}
 TRIPS=${TRIPS:-2000}
 PHASES=${PHASES:-open:1000,open:5000,closed:1,open:10000,open:20000,open:30000}

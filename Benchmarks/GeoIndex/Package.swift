@@ -11,7 +11,7 @@ let package = Package(
     name: "GeoIndex",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "GeoIndex", targets: ["GeoIndex"]),
+        .executable(name: "GeoIndex", targets: ["GeoIndex"])
     ],
     dependencies: [
         .package(name: "Herald", path: "../.."),

@@ -9,7 +9,7 @@ let package = Package(
     name: "PushLoad",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "PushLoad", targets: ["PushLoad"]),
+        .executable(name: "PushLoad", targets: ["PushLoad"])
     ],
     dependencies: [
         .package(name: "Herald", path: "../.."),

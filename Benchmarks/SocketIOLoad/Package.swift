@@ -8,7 +8,7 @@ let package = Package(
     name: "SocketIOLoad",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "SocketIOLoad", targets: ["SocketIOLoad"]),
+        .executable(name: "SocketIOLoad", targets: ["SocketIOLoad"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -24,6 +24,6 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
-        ),
+        )
     ]
 )

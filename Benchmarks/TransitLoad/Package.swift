@@ -10,7 +10,7 @@ let package = Package(
     name: "TransitLoad",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "TransitLoad", targets: ["TransitLoad"]),
+        .executable(name: "TransitLoad", targets: ["TransitLoad"])
     ],
     dependencies: [
         .package(name: "Herald", path: "../.."),
@@ -28,6 +28,6 @@ let package = Package(
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
-        ),
+        )
     ]
 )

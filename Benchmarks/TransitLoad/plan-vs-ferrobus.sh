@@ -7,7 +7,9 @@ set -euo pipefail
 feed=${1:-.cache/transit-data/feeds/halifax.zip}
 date=${2:-20260304}
 queries=${3:-2000}
-out=${4:-Benchmarks/results/20261127-issue23-planner}
+# Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
+# into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
+out=${4:-Benchmarks/results/$(date +%Y%m%d-%H%M%S)-planner}
 venv=.cache/bench/ferrobus-venv
 mkdir -p "$out" .cache/bench
 if [ ! -x "$venv/bin/python" ]; then

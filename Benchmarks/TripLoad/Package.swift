@@ -10,7 +10,7 @@ let package = Package(
     name: "TripLoad",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "TripLoad", targets: ["TripLoad"]),
+        .executable(name: "TripLoad", targets: ["TripLoad"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -26,6 +26,6 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
-        ),
+        )
     ]
 )

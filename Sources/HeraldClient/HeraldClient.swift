@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Herald for an app: typed REST calls that read the envelope and its error codes, device
@@ -51,8 +51,10 @@ public final class HeraldClient: Sendable {
     public func inbox(offset: Int = 0, limit: Int = 20, unreadOnly: Bool = false) async throws -> InboxPage {
         try await send(
             "GET", "/api/v1/notifications",
-            query: [URLQueryItem(name: "offset", value: "\(offset)"), URLQueryItem(name: "limit", value: "\(limit)"),
-                URLQueryItem(name: "unread_only", value: unreadOnly ? "true" : "false")])
+            query: [
+                URLQueryItem(name: "offset", value: "\(offset)"), URLQueryItem(name: "limit", value: "\(limit)"),
+                URLQueryItem(name: "unread_only", value: unreadOnly ? "true" : "false"),
+            ])
     }
 
     public func unreadCount() async throws -> Int {

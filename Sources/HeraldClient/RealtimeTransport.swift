@@ -8,6 +8,8 @@ import Foundation
 public protocol RealtimeTransport: Sendable {
     func connect(
         url: URL,
-        session: @escaping @Sendable (_ inbound: AsyncThrowingStream<String, any Error>, _ send: @escaping @Sendable (String) async throws -> Void) async throws -> Void
+        session:
+            @escaping @Sendable (_ inbound: AsyncThrowingStream<String, any Error>, _ send: @escaping @Sendable (String) async throws -> Void) async throws ->
+            Void
     ) async throws
 }

@@ -63,7 +63,7 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// Renames the fields a validation error names: a route that takes another document's
-    /// field names (seed 003's `/user/device`, `/user/settings`) reports them as its client
+    /// field names (the transit app's `/user/device`, `/user/settings`) reports them as its client
     /// sent them.
     public mutating func renameFields(_ names: [String: String]) {
         guard case .object(var body)? = details, case .array(let fields)? = body["fields"] else { return }

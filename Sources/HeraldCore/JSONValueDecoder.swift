@@ -59,7 +59,8 @@ private struct ValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
-            throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: codingPath, debugDescription: "expected an object, got \(value.typeName)"))
+            throw DecodingError.typeMismatch(
+                [String: JSONValue].self, .init(codingPath: codingPath, debugDescription: "expected an object, got \(value.typeName)"))
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath, mode: mode, defaults: defaults))
     }
@@ -214,7 +215,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     private mutating func next<T>(_ type: T.Type) throws -> (JSONValue, [any CodingKey]) {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "the array has no more elements"))
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "the array has no more elements"))
         }
         defer { currentIndex += 1 }
         return (array[currentIndex], codingPath + [IndexKey(currentIndex)])
@@ -226,21 +228,66 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { let (v, p) = try next(type); return try Convert.bool(v, p) }
-    mutating func decode(_ type: String.Type) throws -> String { let (v, p) = try next(type); return try Convert.string(v, p) }
-    mutating func decode(_ type: Double.Type) throws -> Double { let (v, p) = try next(type); return try Convert.double(v, p) }
-    mutating func decode(_ type: Float.Type) throws -> Float { let (v, p) = try next(type); return Float(try Convert.double(v, p)) }
-    mutating func decode(_ type: Int.Type) throws -> Int { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { let (v, p) = try next(type); return try Convert.integer(type, v, p) }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { let (v, p) = try next(type); return try Convert.decode(type, v, p, mode) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let (v, p) = try next(type)
+        return try Convert.bool(v, p)
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        let (v, p) = try next(type)
+        return try Convert.string(v, p)
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let (v, p) = try next(type)
+        return try Convert.double(v, p)
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let (v, p) = try next(type)
+        return Float(try Convert.double(v, p))
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        let (v, p) = try next(type)
+        return try Convert.integer(type, v, p)
+    }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (v, p) = try next(type)
+        return try Convert.decode(type, v, p, mode)
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (v, p) = try next([String: JSONValue].self)

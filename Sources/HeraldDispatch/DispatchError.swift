@@ -26,12 +26,16 @@ enum DispatchError {
     static let jobNotFound = APIError(status: 404, code: .jobNotFound, message: "No such job.")
     static let alreadyAccepted = APIError(status: 409, code: .jobAlreadyAccepted, message: "Job already accepted by another driver")
     static func notAvailable(_ status: JobStatus) -> APIError {
-        APIError(status: 409, code: .jobNotAvailable, message: "The job is \(status.rawValue) and can no longer be accepted.", details: ["status": .string(status.rawValue)])
+        APIError(
+            status: 409, code: .jobNotAvailable, message: "The job is \(status.rawValue) and can no longer be accepted.",
+            details: ["status": .string(status.rawValue)])
     }
     static let driverNotFound = APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first (PUT /api/v1/drivers/me).")
     static let unknownDriver = APIError(status: 404, code: .driverNotFound, message: "No such driver.")
     static func notApproved(_ approval: DriverApproval) -> APIError {
-        APIError(status: 403, code: .driverNotApproved, message: "Your driver account is \(approval.rawValue); only approved drivers take jobs.", details: ["approval_status": .string(approval.rawValue)])
+        APIError(
+            status: 403, code: .driverNotApproved, message: "Your driver account is \(approval.rawValue); only approved drivers take jobs.",
+            details: ["approval_status": .string(approval.rawValue)])
     }
     static let locationRequired = APIError(status: 409, code: .locationRequired, message: "Send your location first (POST /api/v1/drivers/location).")
     static func invalidTransition(from: JobStatus, to: String, allowed: [JobStatus]) -> APIError {
@@ -64,6 +68,8 @@ enum DispatchError {
             details: ["deadline_at": DispatchJSON.time(adjustment.deadlineAt)])
     }
     static func extensionLimit(_ max: Int) -> APIError {
-        APIError(status: 409, code: .extensionLimitReached, message: "The proposal was already extended \(max) times.", details: ["max_extensions": .number(Double(max))])
+        APIError(
+            status: 409, code: .extensionLimitReached, message: "The proposal was already extended \(max) times.",
+            details: ["max_extensions": .number(Double(max))])
     }
 }

@@ -19,12 +19,13 @@ public enum DispatchJSON {
             "scheduled_at": time(job.scheduledAt), "notes": job.notes.map(JSONValue.string) ?? .null,
             "price": [
                 "amount_minor": .number(Double(job.priceMinor)), "currency": .string(job.currency),
-                "lines": .array(lines.map { line in
-                    var entry: [String: JSONValue] = ["code": .string(line.code), "amount_minor": .number(Double(line.amountMinor))]
-                    if let quantity = line.quantity { entry["quantity"] = .number(Double(quantity)) }
-                    if let unit = line.unitMinor { entry["unit_minor"] = .number(Double(unit)) }
-                    return .object(entry)
-                }),
+                "lines": .array(
+                    lines.map { line in
+                        var entry: [String: JSONValue] = ["code": .string(line.code), "amount_minor": .number(Double(line.amountMinor))]
+                        if let quantity = line.quantity { entry["quantity"] = .number(Double(quantity)) }
+                        if let unit = line.unitMinor { entry["unit_minor"] = .number(Double(unit)) }
+                        return .object(entry)
+                    }),
             ],
             "total_price": .number(Double(job.priceMinor) / 100),
             "offer_round": .number(Double(job.offerRound)), "offer_radius_m": integer(job.offerRadiusM),
@@ -42,7 +43,7 @@ public enum DispatchJSON {
         return .object(object)
     }
 
-    /// What a customer sees of their driver (seed 000's `job:driver-assigned`).
+    /// What a customer sees of their driver (the dispatch design's `job:driver-assigned`).
     public static func driverSummary(_ driver: DriverRecord) -> JSONValue {
         [
             "id": .string(driver.userID), "name": .string(driver.name), "truck_type": .string(driver.truckType),
@@ -84,8 +85,8 @@ public enum DispatchJSON {
         ]
     }
 
-    /// What `volume:*` events carry to both apps: amounts in minor units, plus seed 001's
-    /// `new_price` in major units for clients written against it.
+    /// What `volume:*` events carry to both apps: amounts in minor units, plus the
+    /// price-adjustment design's `new_price` in major units for clients written against it.
     public static func adjustmentEvent(_ a: AdjustmentRecord) -> [String: JSONValue] {
         [
             "job_id": .string(a.jobID), "status": .string(a.status.rawValue), "automatic": .bool(a.automatic != 0),

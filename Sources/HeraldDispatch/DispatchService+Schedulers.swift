@@ -1,7 +1,7 @@
 import HeraldCore
 
 extension DispatchService {
-    /// Makes offer rounds and expiries happen on time (seed 000, open question 4): a round's
+    /// Makes offer rounds and expiries happen on time, on any node: a round's
     /// end is `jobs.next_round_at`; the conditional update in `runRound` lets one node do each.
     public func offerScheduler(interval: Duration = .milliseconds(500), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
         DuePoller("offer scheduler", interval: interval, wake: scheduleChanged, logger: logger, ready: ready) {

@@ -9,7 +9,7 @@ import Logging
 import SQLKit
 import Synchronization
 
-/// Dispatch (seed 000): drivers and their positions, jobs with a price, offer rounds to
+/// Dispatch: drivers and their positions, jobs with a price, offer rounds to
 /// nearby drivers over socket and push, the race-free claim, and every status change told
 /// to the customer and to the drivers' feeds.
 ///
@@ -17,7 +17,7 @@ import Synchronization
 /// offer records and the notifications (with their planned pushes) commit together, so a
 /// crash never leaves a driver assigned without the customer's notification, or an offer
 /// round recorded without its pushes. Socket events follow the commit; a failed socket send
-/// or push never undoes the change (seed anti-pattern "silent failures").
+/// or push never undoes the change (as the dispatch design asks: the job stays assigned).
 public final class DispatchService: Sendable {
     public let database: any Database
     public let config: DispatchConfig
@@ -119,7 +119,7 @@ public final class DispatchService: Sendable {
         }
     }
 
-    /// `job:status` as seed 000 sends it (the drivers' feeds drop the job on `accepted`).
+    /// `job:status` as the dispatch design sends it (the drivers' feeds drop the job on `accepted`).
     func statusPayload(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?) -> JSONValue {
         [
             "job_id": .string(job.id), "status": .string(job.status.rawValue), "previous_status": previous.map { .string($0.rawValue) } ?? .null,
@@ -128,7 +128,7 @@ public final class DispatchService: Sendable {
         ]
     }
 
-    /// A job-status push's data as seed 000 sends it (`{"job_id", "type": "job_update"}`, to
+    /// A job-status push's data as the dispatch design sends it (`{"job_id", "type": "job_update"}`, to
     /// which the apps route a tap), with the status beside it.
     static func jobUpdateData(_ jobID: String, _ status: JobStatus, _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
         var data: [String: JSONValue] = ["job_id": .string(jobID), "type": "job_update", "status": .string(status.rawValue)]

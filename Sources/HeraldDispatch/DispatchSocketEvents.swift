@@ -10,7 +10,7 @@ import Logging
 /// `job:driver-assigned`). Socket.IO sockets are put there on connect and when a job is
 /// booked or claimed; native clients subscribe to these channels, which only the job's
 /// customer and driver (and operators) may.
-/// Client → server: `location` (seed 000: `{lat, lng, accuracy, heading, speed, timestamp,
+/// Client → server: `location` (the dispatch app's `{lat, lng, accuracy, heading, speed, timestamp,
 /// sequence}`; native: `{"type": "location", "payload": {…}, "sequence": N}`), answered
 /// with an ack (Socket.IO) or `location_result` (native).
 public struct DispatchSocketEvents: Sendable {
@@ -50,7 +50,7 @@ public struct DispatchSocketEvents: Sendable {
                 answer = Self.error("VALIDATION_FAILED", "payload must be an object {latitude, longitude, …}")
             }
             guard case .object(var object) = answer else { return }
-            // A refused sample is answered with the seed's throttle message.
+            // A refused sample is answered with the rideshare design's throttle message.
             object["type"] = object["status"] == "throttled" ? "throttle" : "location_result"
             if let requestID = message["request_id"] { object["request_id"] = requestID }
             connection.reply(.object(object))

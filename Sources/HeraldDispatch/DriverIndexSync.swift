@@ -59,7 +59,8 @@ public struct DriverIndexSync: Service {
             return writes.count
         } catch {
             dispatch.tracker.restoreDirty(writes)
-            dispatch.logger.warning("writing driver locations failed; will retry", metadata: ["count": "\(writes.count)", "error": "\(String(reflecting: error))"])
+            dispatch.logger.warning(
+                "writing driver locations failed; will retry", metadata: ["count": "\(writes.count)", "error": "\(String(reflecting: error))"])
             return 0
         }
     }

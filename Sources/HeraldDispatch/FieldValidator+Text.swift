@@ -5,7 +5,8 @@ extension FieldValidator {
     /// Reads an optional (or required) text field of a JSON body: trimmed, 1 to `max`
     /// characters, no control characters (newlines and tabs allowed when `multiline`).
     /// Records the problem and returns nil when it is not.
-    public mutating func text(_ object: [String: JSONValue], _ key: String, max: Int, required: Bool, multiline: Bool = false, field: String? = nil) -> String? {
+    public mutating func text(_ object: [String: JSONValue], _ key: String, max: Int, required: Bool, multiline: Bool = false, field: String? = nil) -> String?
+    {
         switch object[key] {
         case nil, .null?:
             if required { fail(field ?? key, "is required") }

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldPush
 import HeraldStorage
 
-/// Registers and retires the push targets of a user (seed 004's `/push/register`).
+/// Registers and retires the push targets of a user (the notification design's `/push/register`).
 public struct DeviceRegistry: Sendable {
     let database: any Database
     let clock: any HeraldClock
@@ -17,8 +17,8 @@ public struct DeviceRegistry: Sendable {
         "token", "fcm_token", "provider", "platform", "device_id", "app_version", "os_version", "locale", "subscription",
     ]
 
-    /// Validates a registration body and stores it for `userID`. Accepts seed 004's
-    /// `fcm_token` as `token` (provider `fcm`), and a browser `PushSubscription.toJSON()` as
+    /// Validates a registration body and stores it for `userID`. Accepts the notification
+    /// design's `fcm_token` as `token` (provider `fcm`), and a browser `PushSubscription.toJSON()` as
     /// `subscription` (provider `webpush`; the endpoint is the token).
     public func register(userID: String, body: [String: JSONValue], userAgent: String?) async throws -> (device: DeviceRecord, created: Bool) {
         var r = FieldReader(body)

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldStorage
 
 /// The one JSON shape of a notification, used by REST, both realtime protocols and `sync`,
-/// so an app parses the same object wherever it came from (seed 004's
+/// so an app parses the same object wherever it came from (the notification design's
 /// `{id, type, severity, delivery, title, body, data, created_at}` plus read state).
 public enum NotificationJSON {
     public static func object(_ n: NotificationRecord) -> JSONValue {

@@ -9,7 +9,7 @@ import SQLKit
 /// Sends notifications: persists them with their planned deliveries in one transaction (the
 /// outbox), then delivers over the realtime gateway or leaves them to the push worker.
 ///
-/// Routing (seed 004's "opportunistic fallforward", plus an ack): a `push` notification for
+/// Routing (the notification design's "opportunistic fallforward", plus an ack): a `push` notification for
 /// a user who is online goes to their sockets and waits for the app's ack; without one in
 /// `ack_timeout_ms` (the app was backgrounded with its socket still open) the fallback
 /// sweeper turns it into pushes. An offline user gets one push per active device. `in_app`
@@ -116,7 +116,7 @@ public final class NotificationService: Sendable {
         do {
             let written = try await database.transaction { db in try await self.writeTogether(members, db) }
             return written.map { .success($0) }
-        } catch where members.count > 1 {
+        } catch  where members.count > 1 {
             logger.debug("a grouped send failed; writing its sends one by one", metadata: ["sends": "\(members.count)", "error": "\(error)"])
             var results: [Result<WrittenSend, any Error>] = []
             for member in members {
@@ -329,7 +329,8 @@ public final class NotificationService: Sendable {
         var handed = [[PushHandoff.Item]](repeating: [], count: sends.count)
         if handOver {
             handed = Self.handoffItems(
-                deliveries, sendCount: sends.count, notifications: ordered.map(\.1.record), devices: devices, unread: unread, now: clock.now().epochMilliseconds)
+                deliveries, sendCount: sends.count, notifications: ordered.map(\.1.record), devices: devices, unread: unread, now: clock.now().epochMilliseconds
+            )
         }
         return sends.indices.map { index in
             var send = WrittenSend(plans: sends[index].plans, written: written[index])
@@ -440,9 +441,10 @@ public final class NotificationService: Sendable {
         // type pushes while online (then both go now).
         let pushAlongside = decision.push && type.pushWhileOnline
         let socketStatus: DeliveryStatus? =
-            draft.silent ? nil
+            draft.silent
+            ? nil
             : decision.push && !pushAlongside
-            ? (online && decision.inApp ? .awaitingAck : nil) : (decision.inApp && online ? .published : nil)
+                ? (online && decision.inApp ? .awaitingAck : nil) : (decision.inApp && online ? .published : nil)
         let record = NotificationRecord(
             id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
             title: draft.title, body: draft.body, data: SocketPacketEncoder.json(.object(draft.data)),
@@ -517,7 +519,9 @@ public final class NotificationService: Sendable {
     func publishLive(_ record: NotificationRecord, delivery: DeliveryRecord, unread known: Int? = nil) async {
         do {
             let unread: Int
-            if let known { unread = known } else {
+            if let known {
+                unread = known
+            } else {
                 unread = try await database.withConnection { db in try await NotificationStore().unreadCount(db, userID: record.userID) }
             }
             guard case .object(var payload) = NotificationJSON.object(record) else { return }

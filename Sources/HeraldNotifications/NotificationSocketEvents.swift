@@ -4,7 +4,7 @@ import HeraldRealtime
 import Logging
 import ServiceLifecycle
 
-/// Seed 004's socket events on both realtime protocols.
+/// The notification design's socket events on both realtime protocols.
 ///
 /// Server → client: `notification`, `notification_read`, `notifications_bulk_read`, `sync`
 /// (also sent on connect). Client → server: `resync {last_sync_at?}`, `mark_read {notification_id}`,

@@ -6,8 +6,8 @@ import HeraldStorage
 /// Reads and changes a user's notification preferences.
 ///
 /// `PUT` takes any part of the document `GET` returns — `quiet_hours`, `severity_floor`,
-/// `time_sensitive_allowed`, `time_zone` (the same field as `/me`) and `types` — or seed
-/// 004's single-type form `{type, in_app_enabled, push_enabled}`. Fields left out keep
+/// `time_sensitive_allowed`, `time_zone` (the same field as `/me`) and `types` — or the
+/// notification design's single-type form `{type, in_app_enabled, push_enabled}`. Fields left out keep
 /// their values. Turning off a critical type is refused, so the app can say why.
 public struct PreferenceEditor: Sendable {
     let service: NotificationService
@@ -85,9 +85,10 @@ public struct PreferenceEditor: Sendable {
                     quiet = Self.typeQuietHours(start: window["start"] ?? .null, end: window["end"] ?? .null, field: "\(prefix)quiet_hours", &e)
                 default: e.fail("\(prefix)quiet_hours", "must be {start, end} (HH:MM) or null")
                 }
-                typeChanges.append(TypeChange(
-                    name: name, field: "types.\(name)", inApp: e.bool("in_app_enabled", prefix: prefix), push: e.bool("push_enabled", prefix: prefix),
-                    quiet: quiet))
+                typeChanges.append(
+                    TypeChange(
+                        name: name, field: "types.\(name)", inApp: e.bool("in_app_enabled", prefix: prefix), push: e.bool("push_enabled", prefix: prefix),
+                        quiet: quiet))
                 r.merge(e)
             }
         }
@@ -137,7 +138,8 @@ public struct PreferenceEditor: Sendable {
         try await service.database.transaction { db in
             let prefs = NotificationPreferenceStore()
             if !nothingSettingWise {
-                var s = try await prefs.settings(db, userID: userID)
+                var s =
+                    try await prefs.settings(db, userID: userID)
                     ?? NotificationSettingsRecord(
                         userID: userID, quietHoursEnabled: false, quietStart: nil, quietEnd: nil, severityFloor: Severity.info.rawValue,
                         timeSensitiveAllowed: true, updatedAt: now)

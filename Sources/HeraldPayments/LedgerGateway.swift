@@ -135,7 +135,9 @@ public struct LedgerGateway: PaymentGateway {
             try await db.raw("SELECT operation, result FROM ledger_entries WHERE idempotency_key = \(bind: key)").first()
                 .map { (try $0.decode(column: "operation", as: String.self), try $0.decode(column: "result", as: String.self)) }
         }
-        guard let (storedOperation, result) = stored, storedOperation == operation, let state = try? JSONDecoder().decode(HoldState.self, from: Data(result.utf8)) else {
+        guard let (storedOperation, result) = stored, storedOperation == operation,
+            let state = try? JSONDecoder().decode(HoldState.self, from: Data(result.utf8))
+        else {
             throw PaymentError(.invalid, "The idempotency key was used for a different request.")
         }
         return state

@@ -1,7 +1,7 @@
 import HeraldCore
 
 /// Where a job's money is held: a card authorisation taken at booking and captured when the
-/// job ends (seed 001, pitfall 3: manual capture, so the amount can still change on site).
+/// job ends (manual capture, so the amount can still change on site).
 ///
 /// Why a protocol with the hold passed in: providers differ in what they can do to an
 /// authorisation (Stripe can raise one but lowers it only by capturing less), so each

@@ -15,7 +15,7 @@ import NIOHTTP1
 /// a new authorisation for the new amount replaces the old one, which is released. Lowering
 /// it changes nothing on the card, since Stripe cannot shrink an authorisation but captures
 /// less with `amount_to_capture`. Either way the intent's metadata gets `adjusted` and
-/// `reason`, as seed 001 keeps them.
+/// `reason`, as the price-adjustment design keeps them.
 ///
 /// Why a Stripe Customer per user: Stripe lets a card be used once unless it is attached to
 /// a Customer ("previously used without being attached to a Customer … may not be used
@@ -249,7 +249,7 @@ public struct StripeGateway: PaymentGateway {
         return raised
     }
 
-    /// Writes the seed's `adjusted` and `reason` on the PaymentIntent (after the amount
+    /// Writes the price-adjustment design's `adjusted` and `reason` on the PaymentIntent (after the amount
     /// changed, so the metadata never claims a change that did not happen).
     private func annotate(_ path: String, reason: String, idempotencyKey: String) async throws {
         var form = StripeForm()
@@ -307,9 +307,11 @@ public struct StripeGateway: PaymentGateway {
         if current.status == "requires_capture" {
             _ = try await post(try Self.path(current.id, "cancel"), StripeForm(), idempotencyKey: idempotencyKey + ":release", operation: "cancel")
         }
-        logger.info("Stripe could not increment the authorisation; re-authorised and released the old one", metadata: [
-            "stripe.intent": loggable(intent.id), "stripe.replaced": loggable(current.id),
-        ])
+        logger.info(
+            "Stripe could not increment the authorisation; re-authorised and released the old one",
+            metadata: [
+                "stripe.intent": loggable(intent.id), "stripe.replaced": loggable(current.id),
+            ])
         return state
     }
 

@@ -4,7 +4,7 @@ import HeraldCore
 /// adds its own.
 ///
 /// Why a sender's data is never rewritten: apps route a tapped push on what their server put
-/// in it (seed 000 sends `type: "job:new"` to drivers and `type: "job_update"` to customers),
+/// in it (the dispatch design sends `type: "job:new"` to drivers and `type: "job_update"` to customers),
 /// so a value Herald replaced would send the tap to the wrong screen. Herald's own keys are
 /// therefore names a sender may not use, refused when the notification is created (422)
 /// rather than dropped or overwritten at send time:
@@ -12,7 +12,7 @@ import HeraldCore
 /// - `notification_type`: the catalog type (`job_new`, `driver_assigned`), always present.
 ///
 /// `type` is the sender's when the data has one; otherwise Herald fills it with the catalog
-/// type, which is what seed 004's clients read.
+/// type, which is what the notification design's clients read.
 ///
 /// Provider-reserved names are refused for the same reason: `aps` is Apple's dictionary, and
 /// FCM refuses a whole message with `from`, `message_type` or a key starting with `google` or

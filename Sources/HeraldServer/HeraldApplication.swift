@@ -5,8 +5,8 @@ import HeraldRealtime
 import HeraldStorage
 import Hummingbird
 import HummingbirdCore
-import NIOCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The parts of a running Herald that tests and commands reach for besides HTTP.
@@ -19,6 +19,14 @@ public struct HeraldRuntime: Sendable {
     public let metrics: HeraldMetrics
     public let clock: any HeraldClock
     public let operations: [APIOperation]
+
+    /// Every operation the server answers under `/api/v1`, as the OpenAPI document and the
+    /// generated `docs/api-reference.md` list them.
+    public static func operations(_ config: HeraldConfig) -> [APIOperation] {
+        SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
+            + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
+            + ConsoleModule.operations
+    }
     /// Every route the router serves, as `"METHOD /path/{param}"`.
     public let routes: [String]
     /// The realtime hub and protocols (publish to rooms, Socket.IO handlers).
@@ -29,7 +37,7 @@ public struct HeraldRuntime: Sendable {
     public let dispatch: DispatchModule
     /// Ride requests, trips and live tracking.
     public let trips: TripsModule
-    /// GTFS timetables, realtime, favourites and alerts (seed 003).
+    /// GTFS timetables, realtime, favourites and alerts.
     public let transit: TransitModule
 }
 
@@ -58,9 +66,7 @@ public enum HeraldApplication {
         let database = try await DatabaseFactory.open(databaseURL, config: config, logger: logger)
         let metrics = HeraldMetrics()
 
-        let operations = SystemRoutes.operations + DocsRoutes.operations + MeRoutes.operations + RealtimeGateway.operations + RealtimeRoutes.operations
-            + NotificationModule.operations(config.notifications) + DispatchModule.operations + TripsModule.operations + TransitModule.operations
-            + ConsoleModule.operations
+        let operations = HeraldRuntime.operations(config)
         let router = Router(context: HeraldRequestContext.self)
         let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil && config.auth.jwksURL == nil)
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))

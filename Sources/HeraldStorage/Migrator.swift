@@ -102,7 +102,8 @@ public struct Migrator: Sendable {
     public func applied(_ database: any Database) async throws -> Set<MigrationID> {
         try await database.withConnection { db in
             let rows = try await db.raw("SELECT module, version FROM herald_migrations").all()
-            return Set(try rows.map { MigrationID(module: try $0.decode(column: "module", as: String.self), version: try $0.decode(column: "version", as: Int.self)) })
+            return Set(
+                try rows.map { MigrationID(module: try $0.decode(column: "module", as: String.self), version: try $0.decode(column: "version", as: Int.self)) })
         }
     }
 

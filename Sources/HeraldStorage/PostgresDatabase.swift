@@ -1,3 +1,4 @@
+import HeraldCore
 import Logging
 import NIOSSL
 import PostgresKit
@@ -5,7 +6,6 @@ import PostgresNIO
 import SQLKit
 import ServiceLifecycle
 import Synchronization
-import HeraldCore
 
 /// The shared engine for many nodes: a pooled `PostgresClient` whose `run()` is a Service in
 /// the application's ServiceGroup (no connection is leased until it runs).

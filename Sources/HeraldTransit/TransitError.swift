@@ -18,7 +18,9 @@ public enum TransitError {
     }
 
     public static func favoritesFull(_ limit: Int) -> APIError {
-        APIError(status: 409, code: "FAVORITES_LIMIT_REACHED", message: "You have \(limit) favourites, the most there can be.", details: ["limit": .number(Double(limit))])
+        APIError(
+            status: 409, code: "FAVORITES_LIMIT_REACHED", message: "You have \(limit) favourites, the most there can be.",
+            details: ["limit": .number(Double(limit))])
     }
 
     public static let noTimetable = APIError(

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGTFS
 
-/// The JSON shapes of seed 003 §2, as the iOS app decodes them. Times are ISO 8601 in the
+/// The JSON shapes of the transit API contract, as the iOS app decodes them. Times are ISO 8601 in the
 /// agency's zone with its offset (`2025-11-12T08:35:00+11:00`); fields the feed does not
 /// have are `null`, never left out.
 public enum TransitJSON {
@@ -76,7 +76,8 @@ public enum TransitJSON {
         return [
             "trip_id": .string(row.tripID), "route_id": text(route?.id), "route_short_name": text(route?.shortName), "route_color": text(route?.color),
             "headsign": text(row.headsign), "direction_id": row.directionID >= 0 ? integer(row.directionID) : .null,
-            "scheduled_time": .string(timetable.zone.iso8601(row.scheduled)), "estimated_time": row.estimated.map { .string(timetable.zone.iso8601($0)) } ?? .null,
+            "scheduled_time": .string(timetable.zone.iso8601(row.scheduled)),
+            "estimated_time": row.estimated.map { .string(timetable.zone.iso8601($0)) } ?? .null,
             "delay_seconds": row.delay.map { integer($0) } ?? .null, "platform": text(stop.platformCode), "stop_id": .string(stop.id),
             "wheelchair_accessible": wheelchair, "is_cancelled": .bool(row.cancelled), "vehicle": vehicle, "service_date": .string(ServiceDate.iso(row.day)),
             "realtime": .bool(row.estimated != nil || row.cancelled), "schedule_relationship": .string(relationship),
@@ -105,7 +106,8 @@ public enum TransitJSON {
                 run.nextStops.map { next in
                     let stop = feed.timetable.feed.stops[Int(next.stop)]
                     return [
-                        "stop_id": .string(stop.id), "stop_name": text(stop.name), "arrival_time": .string(zone.iso8601(next.estimatedArrival ?? next.scheduledArrival)),
+                        "stop_id": .string(stop.id), "stop_name": text(stop.name),
+                        "arrival_time": .string(zone.iso8601(next.estimatedArrival ?? next.scheduledArrival)),
                         "scheduled_arrival_time": .string(zone.iso8601(next.scheduledArrival)),
                         "delay_seconds": next.estimatedArrival.map { integer($0 - next.scheduledArrival) } ?? .null,
                     ]
@@ -125,7 +127,8 @@ public enum TransitJSON {
         let period = alert.activePeriods.first
         return [
             "alert_id": .string(alert.id), "severity": .string(AlertSeverity(gtfs: alert.severityLevel, effect: alert.effect).rawValue),
-            "header": text(alert.header), "description": text(alert.description), "affected_routes": routes.isEmpty ? .null : .array(routes.map(JSONValue.string)),
+            "header": text(alert.header), "description": text(alert.description),
+            "affected_routes": routes.isEmpty ? .null : .array(routes.map(JSONValue.string)),
             "affected_stops": stops.isEmpty ? .null : .array(stops.map(JSONValue.string)), "cause": .string(alert.cause), "effect": .string(alert.effect),
             "active_period": period.map { ["start": time($0.start), "end": time($0.end)] } ?? .null, "url": text(alert.url),
             "source": "gtfs-rt",
@@ -163,7 +166,7 @@ public enum TransitJSON {
     }
 }
 
-/// The seed's alert severities (`info`, `warning`, `critical`), from GTFS-RT's
+/// The transit API's alert severities (`info`, `warning`, `critical`), from GTFS-RT's
 /// SeverityLevel; an alert without one is judged by its effect (no service is critical,
 /// reduced service and delays a warning, the rest info).
 public enum AlertSeverity: String, Sendable, CaseIterable {

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import HeraldGTFS
+import HeraldStorage
 
 /// Service alerts: those of the GTFS-Realtime feeds and those backends post.
 extension TransitService {
@@ -60,7 +60,9 @@ extension TransitService {
         let posted = try await database.withConnection { [alertStore] db in try await alertStore.current(db, now: now) }
         let zone = current.feeds.first?.timetable.zone
         for alert in posted where (alert.activeStart ?? 0) <= now {
-            guard let severity = AlertSeverity(rawValue: alert.severity), matches(routes: alert.routeIDs, stops: alert.stopIDs, severity: severity) else { continue }
+            guard let severity = AlertSeverity(rawValue: alert.severity), matches(routes: alert.routeIDs, stops: alert.stopIDs, severity: severity) else {
+                continue
+            }
             result.append(TransitJSON.postedAlert(zone, alert))
             lastUpdated = max(lastUpdated ?? alert.updatedAt, alert.updatedAt)
         }
@@ -137,7 +139,9 @@ public struct PostedAlertInput: Sendable, Equatable {
     /// Parses and checks the body, naming every bad field.
     public static func parse(_ body: [String: JSONValue]) throws -> PostedAlertInput {
         var v = FieldValidator()
-        let known: Set<String> = ["alert_id", "severity", "header", "description", "affected_routes", "affected_stops", "cause", "effect", "active_period", "url"]
+        let known: Set<String> = [
+            "alert_id", "severity", "header", "description", "affected_routes", "affected_stops", "cause", "effect", "active_period", "url",
+        ]
         for key in body.keys.sorted() where !known.contains(key) { v.fail(key, "is not a known field") }
         func text(_ key: String, max: Int, required: Bool = false) -> String? {
             switch body[key] {
@@ -183,7 +187,9 @@ public struct PostedAlertInput: Sendable, Equatable {
         let cause = text("cause", max: 64) ?? "UNKNOWN_CAUSE"
         let effect = text("effect", max: 64) ?? "UNKNOWN_EFFECT"
         if !RealtimeFeedDecoder.causeNames.contains(cause) || cause.isEmpty { v.fail("cause", "must be a GTFS-Realtime cause (TECHNICAL_PROBLEM, STRIKE, …)") }
-        if !RealtimeFeedDecoder.effectNames.contains(effect) || effect.isEmpty { v.fail("effect", "must be a GTFS-Realtime effect (NO_SERVICE, REDUCED_SERVICE, …)") }
+        if !RealtimeFeedDecoder.effectNames.contains(effect) || effect.isEmpty {
+            v.fail("effect", "must be a GTFS-Realtime effect (NO_SERVICE, REDUCED_SERVICE, …)")
+        }
         let url = text("url", max: 2000)
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) { v.fail("url", "must be an http(s) URL") }
         var start: Int64?

@@ -1,6 +1,6 @@
 import HeraldCore
-import HeraldStorage
 import HeraldGTFS
+import HeraldStorage
 
 /// A signed-in user's favourite stops and routes (the transit design's favourites, plus whole
 /// routes and stops narrowed to routes), in their order.

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import HeraldGTFS
+import HeraldStorage
 
 /// Imports and the feed files served to apps.
 extension TransitService {

@@ -3,7 +3,7 @@ import HeraldGTFS
 
 /// Journey planning (`POST /trips/plan`) on the timetable this node serves.
 extension TransitService {
-    /// The itineraries for a request, in seed 003 §2.3's shape, planned on the first feed (in
+    /// The itineraries for a request, in the transit app's shape, planned on the first feed (in
     /// configuration order) that has both ends. Runs off the cooperative pool: a range or
     /// `arrive_by` request is a few dozen searches.
     /// `client`: who asks (a user, or an address), for the planner's fair share.
@@ -41,7 +41,8 @@ extension TransitService {
                 throw TransitError.outsideServiceDates(timetable.calendar.days)
             }
             let planning = ItineraryPlanner(
-                feed: feed, planner: planner, request: request, origin: resolved[0], destination: resolved[1], windowSeconds: Int64(settings.maxWindowMinutes) * 60)
+                feed: feed, planner: planner, request: request, origin: resolved[0], destination: resolved[1],
+                windowSeconds: Int64(settings.maxWindowMinutes) * 60)
             let journeys: [Journey]
             do {
                 journeys = try await planning.itineraries(maxSearches: settings.maxSearchesPerPlan) { [plannerPool] query in

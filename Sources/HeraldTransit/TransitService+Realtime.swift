@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import HeraldGTFS
+import HeraldStorage
 
 /// GTFS-Realtime intake: messages posted by a backend and polled from configured URLs.
 extension TransitService {
@@ -57,7 +57,8 @@ extension TransitService {
                 do {
                     try await ingestRealtime(source: source.name, feed: config.feedName(of: source), payload: body, etag: etag, lastModified: lastModified)
                 } catch let error as RealtimeFeedDecoder.DecodeError {
-                    logger.warning("a polled realtime message was refused; the last good one serves", metadata: ["source": "\(source.name)", "error": "\(error)"])
+                    logger.warning(
+                        "a polled realtime message was refused; the last good one serves", metadata: ["source": "\(source.name)", "error": "\(error)"])
                     try await database.withConnection { [realtimeStore] db in
                         try await realtimeStore.recordPoll(db, source: source.name, error: "refused: \(error)", now: now)
                     }

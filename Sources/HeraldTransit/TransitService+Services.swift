@@ -1,7 +1,7 @@
 import HeraldCore
+import HeraldGTFS
 import Logging
 import ServiceLifecycle
-import HeraldGTFS
 
 /// The long-lived loops of the transit module, each a `Service` in the application's group.
 extension TransitService {

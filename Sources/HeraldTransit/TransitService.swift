@@ -1,10 +1,10 @@
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import HeraldRealtime
 import HeraldStorage
 import Logging
 import Synchronization
-import HeraldGTFS
 
 /// The transit backend of one node: the feed versions it serves (in memory, swapped whole),
 /// the realtime data laid over them, imports, favourites and posted alerts.
@@ -159,7 +159,9 @@ public final class TransitService: Sendable {
                     state.withLock { _ = $0.loadProblems.removeValue(forKey: "realtime:" + row.source) }
                 } catch {
                     logger.error("a stored realtime message does not decode", metadata: ["source": "\(row.source)"])
-                    state.withLock { $0.loadProblems["realtime:" + row.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode") }
+                    state.withLock {
+                        $0.loadProblems["realtime:" + row.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode")
+                    }
                 }
             }
             let now = nowMs
@@ -244,7 +246,9 @@ public final class TransitService: Sendable {
             if loaded != true { problems[record.name] = LoadProblem(versionID: active, message: "the stored version \(active) does not load") }
         }
         for head in try await database.withConnection({ db in try await realtime.heads(db) }) where head.receivedAt != nil {
-            guard let row = try await database.withConnection({ db in try await realtime.find(db, source: head.source) }), let payload = row.payload else { continue }
+            guard let row = try await database.withConnection({ db in try await realtime.find(db, source: head.source) }), let payload = row.payload else {
+                continue
+            }
             checked += 1
             if (try? RealtimeFeedDecoder.decode(payload, maxBytes: config.maxRealtimeBytes)) == nil {
                 problems["realtime:" + head.source] = LoadProblem(versionID: nil, message: "the stored realtime message does not decode")
@@ -313,7 +317,8 @@ public final class TransitService: Sendable {
         do {
             try await hub.publish("changed", payload: payload, to: Self.announcementRoom, persist: false)
         } catch {
-            logger.warning("announcing a transit change failed; other nodes catch up within reload_interval_seconds", metadata: ["error": "\(String(reflecting: error))"])
+            logger.warning(
+                "announcing a transit change failed; other nodes catch up within reload_interval_seconds", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 }

@@ -1,4 +1,5 @@
 import HeraldGTFS
+
 /// One loaded feed version with the realtime laid over it.
 public struct LoadedFeed: Sendable {
     public let name: String

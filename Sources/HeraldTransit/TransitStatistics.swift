@@ -1,5 +1,5 @@
-import Synchronization
 import HeraldGTFS
+import Synchronization
 
 /// What the transit module has done on this node, for `/metrics`.
 ///

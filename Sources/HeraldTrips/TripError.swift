@@ -15,7 +15,7 @@ extension ErrorCode {
     public static let tripAlreadyRated: ErrorCode = "TRIP_ALREADY_RATED"
 }
 
-/// The trips module's client errors (seed 002's domain error table plus the request's own).
+/// The trips module's client errors (the rideshare design's error table plus the request's own).
 public enum TripError {
     public static let tripNotFound = APIError(status: 404, code: .tripNotFound, message: "No such trip.")
     public static let requestNotFound = APIError(status: 404, code: .rideRequestNotFound, message: "No such ride request.")
@@ -32,9 +32,11 @@ public enum TripError {
 
     public static func requestClosed(_ state: RideRequestState) -> APIError {
         if state == .expired {
-            return APIError(status: 409, code: .driverUnavailable, message: "No driver accepted this ride in time.", details: ["state": .string(state.rawValue)])
+            return APIError(
+                status: 409, code: .driverUnavailable, message: "No driver accepted this ride in time.", details: ["state": .string(state.rawValue)])
         }
-        return APIError(status: 409, code: .rideRequestClosed, message: "The ride request is \(state.rawValue.lowercased()).", details: ["state": .string(state.rawValue)])
+        return APIError(
+            status: 409, code: .rideRequestClosed, message: "The ride request is \(state.rawValue.lowercased()).", details: ["state": .string(state.rawValue)])
     }
 
     public static func vehicleNotEligible(_ reason: String) -> APIError {

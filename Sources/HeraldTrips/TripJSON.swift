@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldDispatch
 import HeraldGeo
 
-/// The trips module's JSON shapes (seed 002's payloads).
+/// The trips module's JSON shapes (the rideshare design's payloads).
 public enum TripJSON {
     static func time(_ ms: Int64?) -> JSONValue { ms.map { .string(Timestamp.string(epochMilliseconds: $0)) } ?? .null }
     static func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
@@ -30,7 +30,11 @@ public enum TripJSON {
             "search_radius_meters": integer(r.searchRadiusM), "created_at": time(r.createdAt), "expires_at": time(r.expiresAt),
             "trip_id": text(r.tripID),
         ]
-        if let estimatedPickupSeconds { object["estimated_pickup_seconds"] = integer(estimatedPickupSeconds) } else { object["estimated_pickup_seconds"] = .null }
+        if let estimatedPickupSeconds {
+            object["estimated_pickup_seconds"] = integer(estimatedPickupSeconds)
+        } else {
+            object["estimated_pickup_seconds"] = .null
+        }
         return .object(object)
     }
 
@@ -65,13 +69,20 @@ public enum TripJSON {
 
     /// The whole trip as `GET /trips/{id}` shows it. Operators also see the fraud flags and
     /// the cancellation's details.
-    public static func trip(_ t: TripRecord, rider: (name: String?, rating: Double?), driver: DriverRecord?, vehicle: VehicleRecord?, forOperator: Bool) -> JSONValue {
+    public static func trip(_ t: TripRecord, rider: (name: String?, rating: Double?), driver: DriverRecord?, vehicle: VehicleRecord?, forOperator: Bool)
+        -> JSONValue
+    {
         var driverObject: [String: JSONValue] = [
-            "id": .string(t.driverID), "first_name": text(firstName(driver?.name)), "rating": number(driver?.averageRating), "photo_url": text(driver?.photoURL),
+            "id": .string(t.driverID), "first_name": text(firstName(driver?.name)), "rating": number(driver?.averageRating),
+            "photo_url": text(driver?.photoURL),
         ]
-        driverObject["vehicle"] = vehicle.map { v in
-            ["make": .string(v.make), "model": .string(v.model), "color": .string(v.color), "license_plate": .string(v.licensePlate), "capacity": integer(v.capacity)]
-        } ?? .null
+        driverObject["vehicle"] =
+            vehicle.map { v in
+                [
+                    "make": .string(v.make), "model": .string(v.model), "color": .string(v.color), "license_plate": .string(v.licensePlate),
+                    "capacity": integer(v.capacity),
+                ]
+            } ?? .null
         let pickup = GeoPoint(latitude: t.pickupLatitude, longitude: t.pickupLongitude)
         let dropoff = GeoPoint(latitude: t.dropoffLatitude, longitude: t.dropoffLongitude)
         var object: [String: JSONValue] = [
@@ -81,7 +92,9 @@ public enum TripJSON {
             "driver": .object(driverObject),
             "pickup": place(t.pickupLatitude, t.pickupLongitude, t.pickupAddress, t.pickupPlaceID),
             "dropoff": place(t.dropoffLatitude, t.dropoffLongitude, t.dropoffAddress, t.dropoffPlaceID),
-            "route": ["polyline": .string(Polyline.encode([pickup, dropoff])), "distance_meters": integer(t.distanceM), "duration_seconds": integer(t.durationS)],
+            "route": [
+                "polyline": .string(Polyline.encode([pickup, dropoff])), "distance_meters": integer(t.distanceM), "duration_seconds": integer(t.durationS),
+            ],
             "fare": fare(t),
             "ratings": ["by_rider": integer(t.riderRating), "by_driver": integer(t.driverRating)],
             "ride_type": .string(t.rideType), "passenger_count": integer(t.passengerCount),

@@ -129,13 +129,20 @@ extension TripService {
         let pickup = GeoPoint(latitude: request.pickupLatitude, longitude: request.pickupLongitude)
         let already = Set(try await database.withConnection { db in try await self.requests.offeredDrivers(db, requestID: request.id) })
         let matches = Array(
-            try await candidates(near: pickup, radius: radius, rideType: request.rideType, passengers: request.passengerCount, excluding: already.union([request.riderID]))
-                .prefix(notifications.maxRecipients))
+            try await candidates(
+                near: pickup, radius: radius, rideType: request.rideType, passengers: request.passengerCount, excluding: already.union([request.riderID])
+            )
+            .prefix(notifications.maxRecipients))
         let remaining = max(1, Int((request.expiresAt - now) / 1000))
-        let prepared = matches.isEmpty ? nil : await prepare(NotificationDraft(
-            userIDs: matches.map(\.driverID), type: "ride_new", title: "New ride request",
-            body: "\(request.pickupAddress ?? "Pickup nearby") - \(DisplayFormat.money(request.fareMinMinor, currency: request.currency))–\(DisplayFormat.money(request.fareMaxMinor, currency: request.currency))",
-            data: ["request_id": .string(request.id), "type": "ride:new"], collapseKey: "ride-\(request.id)", ttlSeconds: remaining))
+        let prepared =
+            matches.isEmpty
+            ? nil
+            : await prepare(
+                NotificationDraft(
+                    userIDs: matches.map(\.driverID), type: "ride_new", title: "New ride request",
+                    body:
+                        "\(request.pickupAddress ?? "Pickup nearby") - \(DisplayFormat.money(request.fareMinMinor, currency: request.currency))–\(DisplayFormat.money(request.fareMaxMinor, currency: request.currency))",
+                    data: ["request_id": .string(request.id), "type": "ride:new"], collapseKey: "ride-\(request.id)", ttlSeconds: remaining))
         let rounds = config.searchRadiiMeters.count
         let roundLength = Int64(config.requestTimeoutSeconds) * 1000 / Int64(rounds)
         let nextRoundAt = min(request.expiresAt, now + roundLength)
@@ -144,7 +151,7 @@ extension TripService {
         offered.searchRadiusM = Int64(radius)
         var events = matches.map { ("ride:new", TripJSON.offer(offered, distanceMeters: $0.distanceMeters), Self.driverRoom($0.driverID)) }
         if round > 1 {
-            // The rider's app animates the widening search (seed 002's search_radius_meters).
+            // The rider's app animates the widening search (the rideshare design's search_radius_meters).
             let widened: JSONValue = [
                 "request_id": .string(request.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"],
                 "search_radius_meters": .number(radius.rounded()), "offer_round": .number(Double(round)),
@@ -156,7 +163,8 @@ extension TripService {
             guard try await self.requests.startRound(work.db, id: request.id, round: round, radius: Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
                 return false
             }
-            try await self.requests.insertOffers(work.db, requestID: request.id, round: round, offers: matches.map { ($0.driverID, $0.distanceMeters) }, now: now)
+            try await self.requests.insertOffers(
+                work.db, requestID: request.id, round: round, offers: matches.map { ($0.driverID, $0.distanceMeters) }, now: now)
             work.afterCommit {
                 self.scheduleChanged.signal()
                 await self.publish(batch: roundEvents)
@@ -166,18 +174,20 @@ extension TripService {
         }
         guard started else { return }
         statistics.offered(matches.count)
-        logger.info("ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
+        logger.info(
+            "ride offered", metadata: ["request_id": "\(request.id)", "round": "\(round)", "radius_m": "\(Int(radius))", "drivers": "\(matches.count)"])
     }
 
     /// The request searched until `expires_at` unmatched: it ends and the rider is told
     /// (`DRIVER_UNAVAILABLE`), the offered drivers' screens drop it.
     func expire(_ request: RideRequestRecord) async throws {
         let now = self.now
-        let prepared = await prepare(NotificationDraft(
-            userIDs: [request.riderID], type: "trip_update", title: "No drivers available",
-            body: "No driver could take your ride right now. Please try again.",
-            data: ["request_id": .string(request.id), "state": "EXPIRED", "code": .string(ErrorCode.driverUnavailable.rawValue)],
-            collapseKey: "ride-\(request.id)"))
+        let prepared = await prepare(
+            NotificationDraft(
+                userIDs: [request.riderID], type: "trip_update", title: "No drivers available",
+                body: "No driver could take your ride right now. Please try again.",
+                data: ["request_id": .string(request.id), "state": "EXPIRED", "code": .string(ErrorCode.driverUnavailable.rawValue)],
+                collapseKey: "ride-\(request.id)"))
         let expired = try await database.unitOfWork { work -> Bool in
             let db = work.db
             guard let closed = try await self.requests.close(db, id: request.id, to: .expired, now: now, onlyIfExpired: true) else { return false }

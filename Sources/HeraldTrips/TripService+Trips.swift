@@ -10,7 +10,7 @@ import SQLKit
 extension TripService {
     // MARK: The accept
 
-    /// The first driver to accept makes the trip (seed 002, as in dispatch: one conditional
+    /// The first driver to accept makes the trip (as in dispatch: one conditional
     /// update on the request's state decides). The winner's repeat gets the same trip; everyone
     /// else 409 `RIDE_ALREADY_ACCEPTED`. A driver already on a trip cannot take a second one
     /// (409 `DRIVER_BUSY`, also enforced by a unique index).
@@ -72,7 +72,9 @@ extension TripService {
         }
         statistics.accepted(won: result != nil)
         guard let trip = result else {
-            guard let after = try await database.withConnection({ db in try await self.requests.find(db, id: requestID) }) else { throw TripError.requestNotFound }
+            guard let after = try await database.withConnection({ db in try await self.requests.find(db, id: requestID) }) else {
+                throw TripError.requestNotFound
+            }
             if let settled = try await settled(after, for: driverID) { return settled }
             throw APIError(status: 409, code: .rideRequestClosed, message: "The ride request expired.", details: ["state": "EXPIRED"])
         }
@@ -97,7 +99,10 @@ extension TripService {
             "ride_request_updated",
             ["request_id": .string(trip.requestID), "state": "MATCHED", "allowed_transitions": [], "trip_id": .string(trip.id), "trip": view],
             to: Self.userRoom(trip.riderID))
-        await publish(batch: offered.filter { $0 != trip.driverID }.map { ("ride:closed", ["request_id": .string(trip.requestID), "reason": "accepted"], Self.driverRoom($0)) })
+        await publish(
+            batch: offered.filter { $0 != trip.driverID }.map {
+                ("ride:closed", ["request_id": .string(trip.requestID), "reason": "accepted"], Self.driverRoom($0))
+            })
         await announce(trip)
     }
 
@@ -116,7 +121,8 @@ extension TripService {
             return trip
         case .cancelled, .expired:
             throw APIError(
-                status: 409, code: .rideRequestClosed, message: "The ride request is \(request.state.rawValue.lowercased()).", details: ["state": .string(request.state.rawValue)])
+                status: 409, code: .rideRequestClosed, message: "The ride request is \(request.state.rawValue.lowercased()).",
+                details: ["state": .string(request.state.rawValue)])
         }
     }
 
@@ -125,7 +131,7 @@ extension TripService {
     /// `POST /trips/{id}/transitions {to, context}`: one conditional update from the state
     /// read; a concurrent change makes it answer from the state that won. The same target
     /// again is answered with the trip (a retried request), except a second cancel (409
-    /// `TRIP_ALREADY_CANCELLED`, the seed's race).
+    /// `TRIP_ALREADY_CANCELLED`, the rideshare design's race).
     public func transition(_ tripID: String, to target: String, by identity: Identity, context input: [String: JSONValue]) async throws -> TripRecord {
         let trip = try await trip(tripID, for: identity)
         let actor: TripActor =
@@ -141,7 +147,7 @@ extension TripService {
         var context = input
         let now = self.now
         if to == .arrived && actor == .driver {
-            // The seed's LOCATION_REQUIRED: an arrival is confirmed by where the driver is.
+            // The rideshare design's LOCATION_REQUIRED: an arrival is confirmed by where the driver is.
             let maxAge = Int64(dispatch.config.locationMaxAgeSeconds) * 1000
             guard let position = dispatch.tracker.index.position(of: trip.driverID), now - position.time <= maxAge else {
                 throw TripError.locationRequired
@@ -274,7 +280,7 @@ extension TripService {
         return again
     }
 
-    /// The pushes of seed 002's table for a change, plus the silent state-sync push for a
+    /// The pushes of the rideshare design's table for a change, plus the silent state-sync push for a
     /// change the rider is not shown.
     func pushes(_ trip: TripRecord, to: TripState, by actor: TripActor) -> [NotificationDraft] {
         let data: [String: JSONValue] = ["trip_id": .string(trip.id), "event_type": "state_changed", "new_state": .string(to.rawValue)]
@@ -293,7 +299,11 @@ extension TripService {
             switch actor {
             case .driver:
                 let finding = trip.state == .accepted || trip.state == .arrived
-                return [visible(trip.riderID, "trip_update", "Driver cancelled", finding ? "Your driver cancelled. Finding another..." : "Your driver cancelled the trip.")]
+                return [
+                    visible(
+                        trip.riderID, "trip_update", "Driver cancelled",
+                        finding ? "Your driver cancelled. Finding another..." : "Your driver cancelled the trip.")
+                ]
             case .rider:
                 return [visible(trip.driverID, "trip_update", "Trip cancelled", "The rider cancelled the trip.")]
             case .operator, .system:

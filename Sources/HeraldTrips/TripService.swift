@@ -9,7 +9,7 @@ import HeraldStorage
 import Logging
 import SQLKit
 
-/// Ride requests, trips and live tracking (seed 002).
+/// Ride requests, trips and live tracking.
 ///
 /// Why it reuses dispatch rather than copying it: drivers, their approval and their live
 /// positions (the spatial index) are dispatch's; a ride request asks the same index for

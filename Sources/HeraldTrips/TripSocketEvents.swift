@@ -19,7 +19,7 @@ public struct TripSocketEvents: Sendable {
 
     public func install(socketIO: SocketIOServer, native: NativeRealtimeServer, channels: ChannelPolicy) {
         let trips = self.trips
-        // Seed 002's `reconnect {trip_id}` names the trip's channel by the trip's id.
+        // The rideshare design's `reconnect {trip_id}` names the trip's channel by the trip's id.
         channels.alias(field: "trip_id", prefix: "trip")
         channels.allow(prefix: "trip") { identity, channel in
             do {

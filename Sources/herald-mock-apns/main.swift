@@ -102,10 +102,9 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
         wellFormed && chaos > 0 && (number * chaos) % 100 < chaos
         ? Misbehaviour.allCases[(number * chaos / 100) % Misbehaviour.allCases.count] : nil
     let response: MockPushServer.Response =
-        if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) }
-        else if let misbehaviour { misbehaviour.response(hang: hang) }
-        else if answer == 200 { MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay) }
-        else { .json(answer, ["reason": reason ?? (answer == 410 ? "Unregistered" : "InternalServerError")]) }
+        if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) } else if let misbehaviour { misbehaviour.response(hang: hang) } else if answer == 200 {
+            MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay)
+        } else { .json(answer, ["reason": reason ?? (answer == 410 ? "Unregistered" : "InternalServerError")]) }
     if let log {
         let notification = request.json?["notification_id"] as? String ?? ""
         var line: [String: Any] = [
@@ -113,7 +112,8 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
             "answer": misbehaviour?.logged ?? response.status, "received_ns": receivedNs,
         ]
         if withPayloads {
-            line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first }
+            line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first
+            }
             line["payload"] = request.json ?? [:]
         }
         if let data = try? JSONSerialization.data(withJSONObject: line) {

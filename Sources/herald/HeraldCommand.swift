@@ -72,11 +72,13 @@ struct Serve: AsyncParsableCommand {
         let databaseDescription = (try? config.resolvedDatabaseURL().description) ?? "?"
         let host = config.server.host
         let configuredPort = config.server.port
-        let (application, _) = try await HeraldApplication.build(config: config, logger: logger, onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? configuredPort
-            print("Herald \(HeraldApplication.version) listening on http://\(host):\(port) (database: \(databaseDescription))")
-            fflush(nil)
-        })
+        let (application, _) = try await HeraldApplication.build(
+            config: config, logger: logger,
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuredPort
+                print("Herald \(HeraldApplication.version) listening on http://\(host):\(port) (database: \(databaseDescription))")
+                fflush(nil)
+            })
         // A graceful stop lets in-flight work finish, but at most 6 s: then everything is
         // cancelled. A call stuck inside the database driver (the database vanished mid-query)
         // can ignore even cancellation, so a watchdog ends the process 8 s after the signal —

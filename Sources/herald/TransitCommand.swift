@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import HeraldServer
 import HeraldStorage
 import HeraldTransit
-import HeraldGTFS
 import Synchronization
 
 /// `herald transit import|validate`: load a GTFS feed into the database, or check one.
@@ -107,10 +107,12 @@ final class ImportProgressPrinter: Sendable {
                 print("checked: \(rows) rows, \(warnings) warning(s); writing")
             case .writing(let written, let total):
                 let tenth = total == 0 ? 10 : min(10, written * 10 / total)
-                guard lastTenth.withLock({ last in
-                    defer { last = max(last, tenth) }
-                    return tenth > last
-                }) else { return }
+                guard
+                    lastTenth.withLock({ last in
+                        defer { last = max(last, tenth) }
+                        return tenth > last
+                    })
+                else { return }
                 print("  \(tenth * 10)% of the rows written (\(min(written, total)) of \(total))")
             case .activated(let version):
                 print("version \(version) now serves")

@@ -32,13 +32,13 @@ struct VAPIDKeysCommand: ParsableCommand {
     static func yaml(for key: VAPIDKey, subject: String) -> String {
         let subject = subject.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return """
-        push:
-          webpush:
-            vapid_private_key: "\(key.privateKeyBase64URL)"
-            subject: "\(subject)"
-        # public key (for browsers): \(key.publicKeyBase64URL)
-        # Keep vapid_private_key secret. Replacing it invalidates every existing browser subscription.
+            push:
+              webpush:
+                vapid_private_key: "\(key.privateKeyBase64URL)"
+                subject: "\(subject)"
+            # public key (for browsers): \(key.publicKeyBase64URL)
+            # Keep vapid_private_key secret. Replacing it invalidates every existing browser subscription.
 
-        """
+            """
     }
 }

@@ -38,7 +38,9 @@ final class FakeProvider: Sendable {
         if down { throw Down() }
         let entries: [JSONValue] = keys.map { entry in
             let parameters = entry.key.parameters!
-            return ["kty": "EC", "crv": "P-256", "kid": .string(entry.kid), "use": "sig", "alg": "ES256", "x": .string(parameters.x), "y": .string(parameters.y)]
+            return [
+                "kty": "EC", "crv": "P-256", "kid": .string(entry.kid), "use": "sig", "alg": "ES256", "x": .string(parameters.x), "y": .string(parameters.y),
+            ]
         }
         let json = String(decoding: try JSONEncoder().encode(JSONValue.object(["keys": .array(entries)])), as: UTF8.self)
         return .init(json: json, cacheControl: CacheControl(maxAgeSeconds: maxAge))

@@ -68,14 +68,15 @@ import Testing
 }
 
 @Suite struct CacheControlTests {
-    @Test(arguments: [
-        ("public, max-age=19645, must-revalidate, no-transform", 19_645),
-        ("max-age=600", 600),
-        ("public, s-maxage=60, max-age=600", 60),
-        ("no-cache", 0),
-        ("no-store, max-age=600", 0),
-        ("max-age=\"30\"", 30),
-    ] as [(String, Int)])
+    @Test(
+        arguments: [
+            ("public, max-age=19645, must-revalidate, no-transform", 19_645),
+            ("max-age=600", 600),
+            ("public, s-maxage=60, max-age=600", 60),
+            ("no-cache", 0),
+            ("no-store, max-age=600", 0),
+            ("max-age=\"30\"", 30),
+        ] as [(String, Int)])
     func readsTheFreshnessOfAnAnswer(header: String, seconds: Int) {
         #expect(CacheControl(header: header).maxAgeSeconds == seconds)
     }

@@ -174,7 +174,13 @@ func handmadeToken(header: JSONValue, claims: JSONValue, sign: (Data) -> Data = 
         let nested = try await verifier(settings: .init(roleClaim: "app_metadata.herald_role"))
         #expect(try await nested.verify(token).role == .operator)
 
-        let issuer = await TokenIssuer(secret: secret, config: { var c = AuthConfig(); c.roleClaim = "app_metadata.herald_role"; return c }(), clock: clock)
+        let issuer = await TokenIssuer(
+            secret: secret,
+            config: {
+                var c = AuthConfig()
+                c.roleClaim = "app_metadata.herald_role"
+                return c
+            }(), clock: clock)
         #expect(try await nested.verify(try await issuer.issue(userID: "u", role: .driver, ttl: 60)).role == .driver)
     }
 
@@ -183,7 +189,9 @@ func handmadeToken(header: JSONValue, claims: JSONValue, sign: (Data) -> Data = 
     func jwks(_ keys: [(kid: String, key: ES256PrivateKey)]) throws -> String {
         let entries: [JSONValue] = keys.map { entry in
             let parameters = entry.key.parameters!
-            return ["kty": "EC", "crv": "P-256", "kid": .string(entry.kid), "use": "sig", "alg": "ES256", "x": .string(parameters.x), "y": .string(parameters.y)]
+            return [
+                "kty": "EC", "crv": "P-256", "kid": .string(entry.kid), "use": "sig", "alg": "ES256", "x": .string(parameters.x), "y": .string(parameters.y),
+            ]
         }
         return String(decoding: try JSONEncoder().encode(JSONValue.object(["keys": .array(entries)])), as: UTF8.self)
     }

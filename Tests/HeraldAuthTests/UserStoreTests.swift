@@ -1,7 +1,8 @@
-@testable import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldAuth
 
 @Suite struct UserStoreTests {
     @Test(arguments: TestEngine.allCases)

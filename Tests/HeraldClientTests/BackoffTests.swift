@@ -4,9 +4,10 @@ import Testing
 @Suite struct BackoffTests {
     @Test func theBoundDoublesUpToTheCap() {
         let backoff = Backoff(base: .milliseconds(500), cap: .seconds(30))
-        #expect((0..<8).map { backoff.bound(attempt: $0) } == [
-            .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30),
-        ])
+        #expect(
+            (0..<8).map { backoff.bound(attempt: $0) } == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30),
+            ])
         // Far past the cap (no overflow either).
         #expect(backoff.bound(attempt: 1_000) == .seconds(30))
         #expect(backoff.bound(attempt: -3) == .milliseconds(500))

@@ -188,7 +188,8 @@ import Testing
             let attempts = Mutex<[String]>([])
             let sent = Mutex<[String]>([])
             func connect(
-                url: URL, session: @escaping @Sendable (AsyncThrowingStream<String, any Error>, @escaping @Sendable (String) async throws -> Void) async throws -> Void
+                url: URL,
+                session: @escaping @Sendable (AsyncThrowingStream<String, any Error>, @escaping @Sendable (String) async throws -> Void) async throws -> Void
             ) async throws {
                 let attempt = attempts.withLock { attempts in
                     attempts.append(url.query ?? "")
@@ -237,7 +238,9 @@ import Testing
         #expect(await connection.state == .stopped)
     }
 
-    static func first<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = Patience.limit, where predicate: @escaping @Sendable (T) -> Bool) async throws -> T {
+    static func first<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = Patience.limit, where predicate: @escaping @Sendable (T) -> Bool) async throws
+        -> T
+    {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 for await value in stream where predicate(value) { return value }

@@ -80,7 +80,8 @@ import Testing
         let connected = #"{"type":"connected","channels":["user:ann"]}"#
         // Too much was missed: the server says so and replays nothing, so what came live is all there is.
         let subscribed = #"{"type":"subscribed","status":"subscribed","channel":"user:ann","replay_from":null,"latest_event_id":"evt_90","recovered":false}"#
-        let (news, _, cursor) = try await Self.run([connected, Self.news(89, live: true), subscribed, Self.news(90), Self.news(91)], count: 3, cursorAfter: "evt_91")
+        let (news, _, cursor) = try await Self.run(
+            [connected, Self.news(89, live: true), subscribed, Self.news(90), Self.news(91)], count: 3, cursorAfter: "evt_91")
         #expect(news == [89, 90, 91])
         #expect(cursor == "evt_91")
     }

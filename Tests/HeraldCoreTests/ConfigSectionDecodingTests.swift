@@ -36,10 +36,12 @@ private struct Section: ConfigSection, Equatable {
     let decoder = JSONValueDecoder(.configuration)
 
     @Test func keysAreSnakeCaseAndLeftOutKeysKeepTheirDefaults() throws {
-        let section = try decoder.decode(Section.self, from: [
-            "data_dir": "/var/lib/x", "base_url": "https://h", "team_id": "ABCDE12345", "threads": 4,
-            "limits": ["max_body_bytes": 10], "types": ["job_offer": ["burst": 2], "XL": [:]],
-        ])
+        let section = try decoder.decode(
+            Section.self,
+            from: [
+                "data_dir": "/var/lib/x", "base_url": "https://h", "team_id": "ABCDE12345", "threads": 4,
+                "limits": ["max_body_bytes": 10], "types": ["job_offer": ["burst": 2], "XL": [:]],
+            ])
         var expected = Section()
         expected.dataDir = "/var/lib/x"
         expected.baseURL = "https://h"
@@ -60,7 +62,13 @@ private struct Section: ConfigSection, Equatable {
         // A nested section left out keeps the enclosing default (burst 9), one that is given
         // starts from its own type's defaults (burst 5) and takes what it states.
         #expect(try decoder.decode(Section.self, from: [:]).tuned.burst == 9)
-        #expect(try decoder.decode(Section.self, from: ["tuned": ["max_body_bytes": 1]]).tuned == { var l = Limits(); l.maxBodyBytes = 1; return l }())
+        #expect(
+            try decoder.decode(Section.self, from: ["tuned": ["max_body_bytes": 1]]).tuned
+                == {
+                    var l = Limits()
+                    l.maxBodyBytes = 1
+                    return l
+                }())
         #expect(try decoder.decode(Section.self, from: ["retries": 0]).retries == 0)
     }
 

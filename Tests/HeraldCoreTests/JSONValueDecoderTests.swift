@@ -48,7 +48,10 @@ private struct Order: Decodable, Equatable {
         var value = valid
         value["items"] = [["category": "a", "quantity": 1.5]]
         let error = failure(.object(value))
-        guard case .dataCorrupted? = error else { Issue.record("expected dataCorrupted, got \(String(describing: error))"); return }
+        guard case .dataCorrupted? = error else {
+            Issue.record("expected dataCorrupted, got \(String(describing: error))")
+            return
+        }
         #expect(path(error) == ["items", "[0]", "quantity"])
     }
 
@@ -61,17 +64,26 @@ private struct Order: Decodable, Equatable {
     @Test func wrongTypesMissingKeysAndNullsNameTheirPath() {
         var wrongType = valid
         wrongType["express"] = "yes"
-        guard case .typeMismatch? = failure(.object(wrongType)) else { Issue.record("typeMismatch expected"); return }
+        guard case .typeMismatch? = failure(.object(wrongType)) else {
+            Issue.record("typeMismatch expected")
+            return
+        }
         #expect(path(failure(.object(wrongType))) == ["express"])
 
         var missing = valid
         missing["id"] = nil
-        guard case .keyNotFound? = failure(.object(missing)) else { Issue.record("keyNotFound expected"); return }
+        guard case .keyNotFound? = failure(.object(missing)) else {
+            Issue.record("keyNotFound expected")
+            return
+        }
         #expect(path(failure(.object(missing))) == ["id"])
 
         var null = valid
         null["total"] = .null
-        guard case .valueNotFound? = failure(.object(null)) else { Issue.record("valueNotFound expected"); return }
+        guard case .valueNotFound? = failure(.object(null)) else {
+            Issue.record("valueNotFound expected")
+            return
+        }
 
         var nullOptional = valid
         nullOptional["note"] = .null

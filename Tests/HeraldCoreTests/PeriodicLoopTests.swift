@@ -54,7 +54,12 @@ import Testing
     @Test func carriesAValueFromRoundToRound() async throws {
         final class Seen: Sendable {
             let values = Mutex<[Int]>([])
-            func append(_ value: Int) -> Int { values.withLock { $0.append(value); return $0.count } }
+            func append(_ value: Int) -> Int {
+                values.withLock {
+                    $0.append(value)
+                    return $0.count
+                }
+            }
             var all: [Int] { values.withLock { $0 } }
         }
         let seen = Seen()

@@ -1,9 +1,12 @@
-@testable import HeraldDispatch
 import HeraldGeo
 import Testing
 
+@testable import HeraldDispatch
+
 @Suite struct DriverTrackerTests {
-    func record(_ id: String, approval: DriverApproval = .approved, online: Bool = true, lat: Double? = nil, lng: Double? = nil, at: Int64? = nil, seq: Int64? = nil) -> DriverRecord {
+    func record(
+        _ id: String, approval: DriverApproval = .approved, online: Bool = true, lat: Double? = nil, lng: Double? = nil, at: Int64? = nil, seq: Int64? = nil
+    ) -> DriverRecord {
         DriverRecord(
             userID: id, name: id, phone: nil, truckType: "box", vehicleDescription: nil, licensePlate: nil, approvalStatus: approval.rawValue,
             approvalReason: nil, approvalChangedAt: nil, approvalChangedBy: nil, ratingTotal: 0, ratingCount: 0, completedJobs: 0,
@@ -29,7 +32,7 @@ import Testing
         #expect(tracker.apply("nobody", LocationUpdate(point: sf), receivedAt: 1_000) == .unknownDriver)
     }
 
-    /// Seed 002 issue: a driver's app that restarts counts from 1 again; in a new session its
+    /// A driver's app that restarts counts from 1 again; in a new session its
     /// samples are new (the rider's map would freeze otherwise), within one session older ones
     /// are still dropped, and the session travels with the write so other nodes agree.
     @Test func aRestartedAppsNewSessionCountsAgain() {

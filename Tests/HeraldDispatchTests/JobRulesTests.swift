@@ -81,13 +81,17 @@ import Testing
     }
 
     @Test func locationReportsAreValidatedAndTakeBothSpellings() throws {
-        let seed000 = try LocationUpdate.parse(["lat": 37.7, "lng": -122.4, "accuracy": 5, "heading": 90, "speed": 12, "sequence": 7, "timestamp": "2027-01-01T00:00:00Z"])
-        #expect(seed000.point == GeoPoint(latitude: 37.7, longitude: -122.4) && seed000.sequence == 7 && seed000.clientTime == 1_798_761_600_000)
-        let seed002 = try LocationUpdate.parse(["latitude": 37.7, "longitude": -122.4, "accuracy_meters": 5, "speed_mps": 3, "battery_percent": 80], sequenceOverride: 9)
-        #expect(seed002.sequence == 9 && seed002.speedMps == 3)
+        let dispatchApp = try LocationUpdate.parse([
+            "lat": 37.7, "lng": -122.4, "accuracy": 5, "heading": 90, "speed": 12, "sequence": 7, "timestamp": "2027-01-01T00:00:00Z",
+        ])
+        #expect(dispatchApp.point == GeoPoint(latitude: 37.7, longitude: -122.4) && dispatchApp.sequence == 7 && dispatchApp.clientTime == 1_798_761_600_000)
+        let rideshareApp = try LocationUpdate.parse(
+            ["latitude": 37.7, "longitude": -122.4, "accuracy_meters": 5, "speed_mps": 3, "battery_percent": 80], sequenceOverride: 9)
+        #expect(rideshareApp.sequence == 9 && rideshareApp.speedMps == 3)
         for bad: [String: JSONValue] in [
             ["lat": 90.5, "lng": 0], ["lat": 0, "lng": 181], ["lat": 0], ["lat": 0, "lng": 0, "sequence": -1], ["lat": 0, "lng": 0, "heading": 400],
-            ["lat": 0, "lng": 0, "speed": 151], ["lat": 0, "lng": 0, "course": "north"], ["lat": "0", "lng": 0], ["lat": 0, "lng": 0, "timestamp": "yesterday"],
+            ["lat": 0, "lng": 0, "speed": 151], ["lat": 0, "lng": 0, "course": "north"], ["lat": "0", "lng": 0],
+            ["lat": 0, "lng": 0, "timestamp": "yesterday"],
             ["lat": 0, "lng": 0, "is_mock_location": "yes"], ["lat": 0, "lng": 0, "device_integrity": "rooted"],
         ] {
             #expect(throws: APIError.self) { try LocationUpdate.parse(bad) }
@@ -106,7 +110,7 @@ import Testing
         #expect(try LocationUpdate.parse(["lat": 1, "lng": 2, "heading": -0.5]).heading == nil)
     }
 
-    /// Seed 002 issue: a newer app's extra fields must not make a sample fail (the rider's map
+    /// A newer app's extra fields must not make a sample fail (the rider's map
     /// would freeze); the fraud signals are read under both platforms' names.
     @Test func unknownFieldsAreIgnoredAndFraudSignalsRead() throws {
         let extra = try LocationUpdate.parse(["lat": 37.7, "lng": -122.4, "floor_level": 3, "provider": ["name": "fused"], "vertical_accuracy": 2.5])

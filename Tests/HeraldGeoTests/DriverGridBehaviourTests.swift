@@ -1,5 +1,6 @@
-@testable import HeraldGeo
 import Testing
+
+@testable import HeraldGeo
 
 @Suite struct DriverGridBehaviourTests {
     let mission = GeoPoint(latitude: 37.7599, longitude: -122.4148)
@@ -121,7 +122,8 @@ import Testing
         var grid = DriverGrid()
         for id in ["delta", "alpha", "charlie", "bravo", "echo"] { grid.upsert(id, at: mission, time: 0) }
         grid.upsert("zulu_near", at: GeoPoint(latitude: 37.7599, longitude: -122.41479), time: 0)
-        #expect(grid.nearest(to: mission, radiusMeters: 100, limit: .max).map(\.driverID)
+        #expect(
+            grid.nearest(to: mission, radiusMeters: 100, limit: .max).map(\.driverID)
                 == ["alpha", "bravo", "charlie", "delta", "echo", "zulu_near"])
         #expect(grid.nearest(to: mission, radiusMeters: 100, limit: 3).map(\.driverID) == ["alpha", "bravo", "charlie"])
     }

@@ -79,20 +79,23 @@ import Testing
             }
             grid.upsert("w\(i)", at: GeoPoint(latitude: latitude, longitude: longitude), time: 0)
         }
-        let centers: [GeoPoint] = [
-            GeoPoint(latitude: 90, longitude: 0), GeoPoint(latitude: -90, longitude: 123),
-            GeoPoint(latitude: 89.5, longitude: -45), GeoPoint(latitude: 0, longitude: 180),
-            GeoPoint(latitude: 0, longitude: -180), GeoPoint(latitude: 1, longitude: 179.9),
-            GeoPoint(latitude: -1, longitude: -179.95),
-        ] + (0..<60).map { _ in
-            GeoPoint(latitude: .random(in: -90...90, using: &rng), longitude: .random(in: -180...180, using: &rng))
-        }
+        let centers: [GeoPoint] =
+            [
+                GeoPoint(latitude: 90, longitude: 0), GeoPoint(latitude: -90, longitude: 123),
+                GeoPoint(latitude: 89.5, longitude: -45), GeoPoint(latitude: 0, longitude: 180),
+                GeoPoint(latitude: 0, longitude: -180), GeoPoint(latitude: 1, longitude: 179.9),
+                GeoPoint(latitude: -1, longitude: -179.95),
+            ]
+            + (0..<60).map { _ in
+                GeoPoint(latitude: .random(in: -90...90, using: &rng), longitude: .random(in: -180...180, using: &rng))
+            }
         for center in centers {
             for radius in [10_000.0, 100_000, 400_000] {
                 for limit in [1, 20, Int.max] {
                     let expected = BruteForce.nearest(grid, to: center, radiusMeters: radius, limit: limit)
-                    #expect(grid.nearest(to: center, radiusMeters: radius, limit: limit) == expected,
-                            "center \(center) radius \(radius) limit \(limit)")
+                    #expect(
+                        grid.nearest(to: center, radiusMeters: radius, limit: limit) == expected,
+                        "center \(center) radius \(radius) limit \(limit)")
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HeraldGeo
 import Testing
+
+@testable import HeraldGeo
 
 @Suite struct HaversineTests {
     /// The textbook formula with libm for every term, to check the kernel's polynomials against.

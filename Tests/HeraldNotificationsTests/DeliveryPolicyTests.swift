@@ -69,7 +69,7 @@ import Testing
         }
     }
 
-    /// Seed 004 keeps quiet hours per type: a type's window replaces the user's for that type,
+    /// The notification design keeps quiet hours per type: a type's window replaces the user's for that type,
     /// whether the user has one or not; other types keep the user's.
     @Test func aTypesQuietHoursReplaceTheUsersForThatType() throws {
         let evening = QuietHours(start: try #require(LocalTime(parsing: "18:00")), end: try #require(LocalTime(parsing: "20:00")))
@@ -77,7 +77,9 @@ import Testing
         settings.typeQuietHours["trip_update"] = evening
         let digest = NotificationType(name: "promo", severity: .warning, delivery: .push)
         // 19:00 local (09:00Z): the type's evening window holds trip_update back; promo follows the user's 22–07.
-        #expect(DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).pushSuppressed == "quiet_hours")
+        #expect(
+            DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).pushSuppressed
+                == "quiet_hours")
         #expect(DeliveryPolicy.decide(type: digest, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).push)
         // 23:00 local (13:00Z): inside the user's window but not the type's: trip_update goes out.
         #expect(DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T13:00:00Z")).push)

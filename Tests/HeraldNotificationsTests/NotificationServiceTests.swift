@@ -1,5 +1,4 @@
 import Foundation
-@testable import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPush
@@ -7,6 +6,8 @@ import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldAuth
 
 @Suite struct NotificationServiceTests {
     @Test(arguments: TestEngine.allCases)
@@ -279,7 +280,7 @@ import Testing
             await h.hub.localDeliveriesSettled()
             #expect(device2.events.map(\.name) == ["notification_read", "notifications_bulk_read"])
             // The other device learns which ones were read (only those that changed), when, and
-            // the count left, in the seed's shape.
+            // the count left, in the notification design's shape.
             let single = try JSONDecoder().decode(JSONValue.self, from: Data(device2.events[0].payloadJSON.utf8))
             #expect(single["notification_id"] == .string(a.id) && single["unread_count"] == 1 && single["read_at"]?.stringValue != nil)
             let bulk = try JSONDecoder().decode(JSONValue.self, from: Data(device2.events[1].payloadJSON.utf8))
@@ -300,7 +301,8 @@ import Testing
             let h = NotificationHarness(database: database)
             let now = h.clock.now().epochMilliseconds
             try await database.withConnection { db in
-                try await db.raw("INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES ('node_live', \(bind: now)), ('node_dead', \(bind: now - 60_000))").run()
+                try await db.raw("INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES ('node_live', \(bind: now)), ('node_dead', \(bind: now - 60_000))")
+                    .run()
                 try await db.raw("INSERT INTO realtime_presence (node_id, user_id, connections) VALUES ('node_live', 'ann', 1), ('node_dead', 'bob', 1)").run()
             }
             for user in ["ann", "bob", "cat"] { try await h.device(user) }

@@ -1,5 +1,6 @@
-@testable import HeraldNotifications
 import Testing
+
+@testable import HeraldNotifications
 
 @Suite struct PushStatisticsTests {
     @Test func countsOutcomesReasonsAndLatencyWithBoundedLabels() {

@@ -46,7 +46,8 @@ struct FakeStripe: Sendable {
         // server while a just-accepted connection is still buffered traps in NIOAsyncWriter's
         // deinit (apple/swift-nio#3481), and clients here open connections until the end.
         let services = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-stripe", factory: { _ in SwiftLogNoOpLogHandler() })))
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-stripe", factory: { _ in SwiftLogNoOpLogHandler() }))
+        )
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { portSink.finish() }
@@ -230,9 +231,12 @@ struct FakeIntent: Sendable {
     func json(expandingCharge: Bool) -> JSONValue {
         var charge: JSONValue = .null
         if let chargeID {
-            charge = expandingCharge
-                ? ["id": .string(chargeID), "object": "charge",
-                   "payment_method_details": ["type": "card", "card": ["incremental_authorization": ["status": .string(incrementalStatus)]]]]
+            charge =
+                expandingCharge
+                ? [
+                    "id": .string(chargeID), "object": "charge",
+                    "payment_method_details": ["type": "card", "card": ["incremental_authorization": ["status": .string(incrementalStatus)]]],
+                ]
                 : .string(chargeID)
         }
         return [
@@ -574,11 +578,16 @@ actor FakeStripeState {
     }
 
     private func create(_ request: RecordedRequest) -> FakeReply {
-        if let unknown = unknownParameter(request, allowed: [
-            "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
-            "payment_method_options[card][request_incremental_authorization]", "description", "customer", "off_session",
-            "setup_future_usage",
-        ]) { return unknown }
+        if let unknown = unknownParameter(
+            request,
+            allowed: [
+                "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_types[]",
+                "payment_method_options[card][request_incremental_authorization]", "description", "customer", "off_session",
+                "setup_future_usage",
+            ])
+        {
+            return unknown
+        }
         guard let amount = request.field("amount").flatMap(Int64.init), amount > 0 else {
             return .error(400, type: "invalid_request_error", code: "parameter_invalid_integer", param: "amount", message: "Invalid integer.")
         }

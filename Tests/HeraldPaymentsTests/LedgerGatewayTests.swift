@@ -40,7 +40,7 @@ import Testing
             // Repeating a call with its key returns its first result without applying again.
             let again = try await ledger.capture(raised, amountMinor: 5_000, idempotencyKey: "job_1:capture:5000")
             #expect(again == captured)
-            #expect(try await ledger.entries(held.reference).map(\.operation) .sorted() == ["authorize", "capture", "change"])
+            #expect(try await ledger.entries(held.reference).map(\.operation).sorted() == ["authorize", "capture", "change"])
             // A key reused for a different operation is refused.
             await #expect(throws: PaymentError.self) { try await ledger.cancel(captured, idempotencyKey: "job_1:change:32150") }
             // Unknown holds are invalid, not closed.

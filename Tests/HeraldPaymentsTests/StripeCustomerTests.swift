@@ -192,9 +192,10 @@ struct StripeCustomerTests {
 
                 let customer = try #require(try await Self.saved(db)["ann"])
                 let posts = await fake.state.posts
-                #expect(posts.map(\.path) == [
-                    "/v1/customers", "/v1/payment_methods/pm_card_visa/attach", "/v1/payment_intents", "/v1/payment_intents",
-                ])
+                #expect(
+                    posts.map(\.path) == [
+                        "/v1/customers", "/v1/payment_methods/pm_card_visa/attach", "/v1/payment_intents", "/v1/payment_intents",
+                    ])
                 for create in posts.filter({ $0.path == "/v1/payment_intents" }) {
                     #expect(create.field("off_session") == "true" && create.field("customer") == customer)
                     // Setting the card up for later is for when the customer is present.

@@ -24,7 +24,9 @@ struct StripeFlowTests {
     }
 
     static func book(_ s: TestSession, _ customer: String, card: String?) async throws -> TestReply {
-        var body: [String: JSONValue] = ["address": "1 Market St", "lat": 37.7749, "lng": -122.4194, "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]]]
+        var body: [String: JSONValue] = [
+            "address": "1 Market St", "lat": 37.7749, "lng": -122.4194, "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]],
+        ]
         if let card { body["payment_method_id"] = .string(card) }
         return try await s.request(.post, "/api/v1/jobs", token: try await s.token(customer), json: .object(body))
     }
@@ -39,12 +41,15 @@ struct StripeFlowTests {
     /// The application with `payments.provider: stripe` against a fresh fake Stripe.
     static func withStripe(clock: ManualClock = ManualClock(start), _ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
         try await FakeStripe.run(secretKey: Self.key) { fake in
-            try await TestServer.run(.sqlite, clock: clock, configure: { config in
-                config.payments.provider = "stripe"
-                config.payments.stripe.baseURL = fake.baseURL
-                config.payments.stripe.secretKey = Self.key
-                config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
-            }) { s in try await body(fake, s) }
+            try await TestServer.run(
+                .sqlite, clock: clock,
+                configure: { config in
+                    config.payments.provider = "stripe"
+                    config.payments.stripe.baseURL = fake.baseURL
+                    config.payments.stripe.secretKey = Self.key
+                    config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
+                }
+            ) { s in try await body(fake, s) }
         }
     }
 
@@ -86,7 +91,8 @@ struct StripeFlowTests {
             for step in ["started", "completed"] {
                 #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(jobID)/status", token: driver, json: ["status": .string(step)]).status == 200)
             }
-            let reference = try #require(approved.data?["payment"]?["provider"] == "stripe" ? await s.runtime.dispatch.service.payments.hold(jobID)?.reference : nil)
+            let reference = try #require(
+                approved.data?["payment"]?["provider"] == "stripe" ? await s.runtime.dispatch.service.payments.hold(jobID)?.reference : nil)
             let (_, intent) = try await fake.retrieve(reference, secretKey: Self.key)
             #expect(intent?["status"] == "succeeded" && intent?["amount_received"] == 32_150)
 
@@ -106,15 +112,16 @@ struct StripeFlowTests {
             let calls = posts.map { post in
                 post.path.replacingOccurrences(of: reference, with: "{1}").replacingOccurrences(of: secondReference, with: "{2}")
             }
-            #expect(calls == [
-                "/v1/customers",  // ann's, once
-                "/v1/payment_methods/pm_card_chargeDeclinedInsufficientFunds/attach", "/v1/payment_intents",  // the refused card
-                "/v1/payment_methods/pm_card_visa/attach",
-                "/v1/payment_intents", "/v1/payment_intents/{1}/increment_authorization", "/v1/payment_intents/{1}/increment_authorization",
-                "/v1/payment_intents/{1}",  // adjusted=true, reason=volume_increase
-                "/v1/payment_intents/{1}/capture",
-                "/v1/payment_intents", "/v1/payment_intents/{2}/capture",  // the card is ann's already: no attach
-            ])
+            #expect(
+                calls == [
+                    "/v1/customers",  // ann's, once
+                    "/v1/payment_methods/pm_card_chargeDeclinedInsufficientFunds/attach", "/v1/payment_intents",  // the refused card
+                    "/v1/payment_methods/pm_card_visa/attach",
+                    "/v1/payment_intents", "/v1/payment_intents/{1}/increment_authorization", "/v1/payment_intents/{1}/increment_authorization",
+                    "/v1/payment_intents/{1}",  // adjusted=true, reason=volume_increase
+                    "/v1/payment_intents/{1}/capture",
+                    "/v1/payment_intents", "/v1/payment_intents/{2}/capture",  // the card is ann's already: no attach
+                ])
             #expect(posts.allSatisfy { $0.header("Idempotency-Key") != nil && $0.header("Authorization") == "Bearer \(Self.key)" })
             try #require(posts.count == 11)
             let customer = try #require(await fake.state.customers.values.first?.id)

@@ -40,7 +40,9 @@ struct StripeGatewayTests {
             #expect(hold.currency == "USD")
 
             let raised = try await gateway.changeAmount(hold, to: 2000, reason: "volume_increase", idempotencyKey: "raise-1")
-            #expect(raised == HoldState(reference: hold.reference, status: .authorized, authorizedMinor: 2000, amountMinor: 2000, capturedMinor: 0, currency: "USD"))
+            #expect(
+                raised == HoldState(reference: hold.reference, status: .authorized, authorizedMinor: 2000, amountMinor: 2000, capturedMinor: 0, currency: "USD")
+            )
 
             let captured = try await gateway.capture(raised, amountMinor: 1800, idempotencyKey: "capture-1")
             #expect(captured.status == .captured)
@@ -54,19 +56,20 @@ struct StripeGatewayTests {
             #expect(intent?["amount_capturable"] == 0)
 
             let posts = await fake.state.posts
-            #expect(posts.map(\.path) == [
-                // The user's customer, the card saved to it, then the hold.
-                "/v1/customers",
-                "/v1/payment_methods/pm_card_visa/attach",
-                "/v1/payment_intents",
-                "/v1/payment_intents/\(hold.reference)/increment_authorization",
-                "/v1/payment_intents/\(hold.reference)",
-                "/v1/payment_intents/\(hold.reference)/capture",
-            ])
+            #expect(
+                posts.map(\.path) == [
+                    // The user's customer, the card saved to it, then the hold.
+                    "/v1/customers",
+                    "/v1/payment_methods/pm_card_visa/attach",
+                    "/v1/payment_intents",
+                    "/v1/payment_intents/\(hold.reference)/increment_authorization",
+                    "/v1/payment_intents/\(hold.reference)",
+                    "/v1/payment_intents/\(hold.reference)/capture",
+                ])
             #expect(posts.count == 6)
             if posts.count == 6 {
                 #expect(posts[3].field("amount") == "2000")
-                // The seed's metadata, written once the raise went through.
+                // The price-adjustment design's metadata, written once the raise went through.
                 #expect(posts[4].form?.map(\.name) == ["metadata[adjusted]", "metadata[reason]"])
                 #expect(posts[4].field("metadata[adjusted]") == "true" && posts[4].field("metadata[reason]") == "volume_increase")
                 #expect(posts[5].field("amount_to_capture") == "1800")
@@ -213,16 +216,17 @@ struct StripeGatewayTests {
             #expect(await fake.state.paymentMethods[FakeStripeState.noIncrementCard]?.customer == new.customer)
             #expect(new.metadata == ["job_id": "job_1", "customer_id": "cust_1", "adjusted": "true", "reason": "volume_increase", "replaces": hold.reference])
             let requests = await fake.state.requests
-            #expect(requests.map { "\($0.method) \($0.path)" } == [
-                "POST /v1/customers",
-                "GET /v1/payment_methods/\(FakeStripeState.noIncrementCard)",
-                "POST /v1/payment_methods/\(FakeStripeState.noIncrementCard)/attach",
-                "POST /v1/payment_intents",
-                "POST /v1/payment_intents/\(hold.reference)/increment_authorization",
-                "GET /v1/payment_intents/\(hold.reference)",
-                "POST /v1/payment_intents",
-                "POST /v1/payment_intents/\(hold.reference)/cancel",
-            ])
+            #expect(
+                requests.map { "\($0.method) \($0.path)" } == [
+                    "POST /v1/customers",
+                    "GET /v1/payment_methods/\(FakeStripeState.noIncrementCard)",
+                    "POST /v1/payment_methods/\(FakeStripeState.noIncrementCard)/attach",
+                    "POST /v1/payment_intents",
+                    "POST /v1/payment_intents/\(hold.reference)/increment_authorization",
+                    "GET /v1/payment_intents/\(hold.reference)",
+                    "POST /v1/payment_intents",
+                    "POST /v1/payment_intents/\(hold.reference)/cancel",
+                ])
             #expect(requests.count == 8 && requests[5].expands("latest_charge"))
             // The same change again (a retry after a lost answer) is the same new hold.
             let again = try await gateway.changeAmount(hold, to: 3100, reason: "volume_increase", idempotencyKey: "raise-1")
@@ -431,10 +435,11 @@ struct StripeGatewayTests {
             let state = fake.state
             #expect(await state.violations.isEmpty)
             let posts = await state.posts
-            #expect(posts.map { $0.header("Idempotency-Key") } == [
-                "herald-customer:cust%2F42%3Db", "authorize-a:attach", "authorize-a", "raise-a", "raise-a:metadata", "capture-a",
-                "herald-customer:cust_1", "authorize-b:attach", "authorize-b", "cancel-b",
-            ])
+            #expect(
+                posts.map { $0.header("Idempotency-Key") } == [
+                    "herald-customer:cust%2F42%3Db", "authorize-a:attach", "authorize-a", "raise-a", "raise-a:metadata", "capture-a",
+                    "herald-customer:cust_1", "authorize-b:attach", "authorize-b", "cancel-b",
+                ])
             for post in posts {
                 #expect(post.header("Authorization") == "Bearer \(Self.secretKey)")
                 #expect(post.header("Stripe-Version") == "2024-06-20")

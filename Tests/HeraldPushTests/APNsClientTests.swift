@@ -1,9 +1,10 @@
 import Foundation
 import HeraldCore
 import HeraldMockProviders
-@testable import HeraldPush
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldPush
 
 /// The APNs HTTP/2 client under load and failure, against the TLS + HTTP/2 mock.
 @Suite struct APNsClientTests {
@@ -28,9 +29,11 @@ import Testing
 
     @Test func requestsSpreadOverTheConfiguredConnectionsBeyondTheStreamLimit() async throws {
         // 400 in flight over 2 connections: twice the mock's 100 concurrent streams on each.
-        try await APNsFixture.with({ request in
-            MockPushServer.Response(status: 200, headers: [("apns-id", request.header("apns-id") ?? "")], delay: .milliseconds(20))
-        }, connections: 2) { f in
+        try await APNsFixture.with(
+            { request in
+                MockPushServer.Response(status: 200, headers: [("apns-id", request.header("apns-id") ?? "")], delay: .milliseconds(20))
+            }, connections: 2
+        ) { f in
             let results = await Self.sendAll(f.sender, count: 1200, concurrency: 400)
             #expect(results.count == 1200)
             #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
@@ -79,7 +82,7 @@ import Testing
         }
     }
 
-    /// Seed 000 pitfall 2: a development build's token works only against the sandbox host and
+    /// A development build's token works only against the sandbox host and
     /// an App Store build's only against production, so `environment` must pick the host.
     @Test func theEnvironmentPicksApplesHost() async throws {
         var config = APNsConfig(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: "", topic: "com.example.app")

@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldPush
+import HeraldTestSupport
 import JWTKit
 import Synchronization
-import HeraldTestSupport
 import Testing
 
 /// A mock APNs and a sender configured for it.
@@ -205,10 +205,12 @@ final class Script: Sendable {
         // The mock answers only once the test opens the gate, after the send returned: nothing
         // but the sender's own 300 ms deadline can end the send (a hang is the time limit).
         let gate = Gate()
-        try await APNsFixture.with({ _ in
-            await gate.wait()
-            return APNsFixture.reply(200)
-        }, timeout: .milliseconds(300)) { f in
+        try await APNsFixture.with(
+            { _ in
+                await gate.wait()
+                return APNsFixture.reply(200)
+            }, timeout: .milliseconds(300)
+        ) { f in
             defer { gate.open() }  // the stalled answer goes out before the mock stops
             // The sender's own deadline ends it: a retry the worker schedules, not a hung send.
             let result = try await f.sender.send(APNsFixture.message())

@@ -111,7 +111,7 @@ import Testing
                 == ["kept": "yes", "notification_id": "ntf_1", "notification_type": "driver_assigned", "type": "driver_assigned"])
     }
 
-    /// Apps route a tap on the sender's `type` (seed 000's `job:new`): it reaches the device
+    /// Apps route a tap on the sender's `type` (the dispatch design's `job:new`): it reaches the device
     /// unchanged, and the catalog type travels beside it.
     @Test func theSendersTypeIsKept() {
         let flat = FCMMessageBuilder.data(for: Self.message(data: ["job_id": "job_1", "type": "job:new"]))
@@ -131,7 +131,8 @@ import Testing
     /// to one it can, the same each time.
     @Test func webPushTopicIsAlwaysValid() throws {
         let key = "trip:9f8e7d6c-5b4a-3210-fedc-ba9876543210/eta"
-        let topic = try #require(FCMMessageBuilder.body(for: Self.message(collapseKey: key), now: Self.now)["message"]?["webpush"]?["headers"]?["Topic"]?.stringValue)
+        let topic = try #require(
+            FCMMessageBuilder.body(for: Self.message(collapseKey: key), now: Self.now)["message"]?["webpush"]?["headers"]?["Topic"]?.stringValue)
         #expect(topic.count == 32)
         #expect(topic.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
         #expect(FCMMessageBuilder.body(for: Self.message(collapseKey: key), now: Self.now)["message"]?["webpush"]?["headers"]?["Topic"] == .string(topic))

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import Synchronization
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// Google stand-in on one mock server: the OAuth2 token endpoint (`/token`), which checks
@@ -444,17 +444,18 @@ struct FCMErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     /// Each bad field is named; the key itself never appears in the message.
-    @Test(arguments: [
-        ("type", "authorized_user", "must be \"service_account\""),
-        ("type", nil, "is missing"),
-        ("client_email", nil, "is missing"),
-        ("client_email", "", "is empty"),
-        ("client_email", "not-an-email", "not an email address"),
-        ("private_key", nil, "is missing"),
-        ("private_key", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "not a PEM private key"),
-        ("private_key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "not a usable RSA private key"),
-        ("token_uri", "oauth2.googleapis.com/token", "not an http(s) URL"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("type", "authorized_user", "must be \"service_account\""),
+            ("type", nil, "is missing"),
+            ("client_email", nil, "is missing"),
+            ("client_email", "", "is empty"),
+            ("client_email", "not-an-email", "not an email address"),
+            ("private_key", nil, "is missing"),
+            ("private_key", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "not a PEM private key"),
+            ("private_key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "not a usable RSA private key"),
+            ("token_uri", "oauth2.googleapis.com/token", "not an http(s) URL"),
+        ] as [(String, String?, String)])
     func invalidFieldsAreNamed(_ field: String, _ value: String?, _ problem: String) throws {
         let account = try FCMTestAccount()
         var object = account.json(tokenURI: "https://oauth2.googleapis.com/token")

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import HeraldMockProviders
 import HeraldCore
+import HeraldMockProviders
 import JWTKit
 import Testing
 
@@ -155,7 +155,8 @@ import Testing
 
     @Test func loadsFromConfigWithExactlyOneSource() throws {
         let key = VAPIDKey.generate()
-        #expect(try VAPIDKey(config: WebPushConfig(vapidPrivateKey: key.privateKeyBase64URL, subject: "mailto:a@b.c")).publicKeyBase64URL == key.publicKeyBase64URL)
+        #expect(
+            try VAPIDKey(config: WebPushConfig(vapidPrivateKey: key.privateKeyBase64URL, subject: "mailto:a@b.c")).publicKeyBase64URL == key.publicKeyBase64URL)
 
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("vapid-\(UUID().uuidString).pem")
         let signing = P256.Signing.PrivateKey()
@@ -250,7 +251,8 @@ import Testing
     @Test func pyJWTRefusesAnExpiredHeraldToken() async throws {
         try WebPushTestPython.requireInterpreter()
         let key = VAPIDKey.generate()
-        let token = try key.token(audience: "https://localhost:8443", subject: "mailto:ops@example.com", now: Date(timeIntervalSinceNow: -7200), ttl: .seconds(3600))
+        let token = try key.token(
+            audience: "https://localhost:8443", subject: "mailto:ops@example.com", now: Date(timeIntervalSinceNow: -7200), ttl: .seconds(3600))
         await #expect(throws: WebPushTestError.self) {
             try await WebPushTestPython.run(Self.pyJWTVerify, input: ["token": token, "k": key.publicKeyBase64URL, "aud": "https://localhost:8443"])
         }

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import HeraldCore
-import NIOHTTP1
 import HeraldTestSupport
+import NIOHTTP1
 import Testing
 
 @testable import HeraldPush
@@ -117,7 +117,11 @@ import Testing
             #expect(try await sender.send(message) == .accepted(providerMessageID: "https://push.example/m/abc123"))
             let requests = server.requests
             #expect(requests.count == 2)
-            #expect(requests.allSatisfy { $0.header("ttl") == "2419200" && $0.header("urgency") == "normal" && $0.header("topic") == WebPushSender.topic(collapseKey: message.notificationID) })
+            #expect(
+                requests.allSatisfy {
+                    $0.header("ttl") == "2419200" && $0.header("urgency") == "normal"
+                        && $0.header("topic") == WebPushSender.topic(collapseKey: message.notificationID)
+                })
             #expect(requests[0].header("authorization") == requests[1].header("authorization"))
             // Each push is sealed anew all the same.
             #expect(requests[0].body != requests[1].body)
@@ -172,10 +176,14 @@ import Testing
             #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the subscription's auth secret must be 16 bytes, got 8"))))
             message.webpushAuth = subscription.auth
             message.webpushP256dh = WebPushTestBase64.encode(Data(count: 64))
-            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the subscription's p256dh key is unusable: expected 65 bytes, got 64"))))
+            #expect(
+                try await sender.send(message)
+                    == .refused(.webPush(.invalidSubscription("the subscription's p256dh key is unusable: expected 65 bytes, got 64"))))
             message.webpushP256dh = subscription.p256dh
             message.token = "not an endpoint"
-            #expect(try await sender.send(message) == .refused(.webPush(.invalidSubscription("the push endpoint \"not an endpoint\" is not an http(s) URL with a host"))))
+            #expect(
+                try await sender.send(message)
+                    == .refused(.webPush(.invalidSubscription("the push endpoint \"not an endpoint\" is not an http(s) URL with a host"))))
         }
     }
 

@@ -3,8 +3,8 @@ import HeraldCore
 import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
-
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// Runs `body` with a hub on `database` and the right bus for its engine (the bus's LISTEN
@@ -140,10 +140,14 @@ func withHub<T: Sendable>(
                     try await hub.publish("e", payload: .number(Double(index)), to: "job:9")
                 }
                 #expect(await member.waitFor(6).count == 6)
-                #expect(try await hub.replay(room: "job:9", after: 4) == .recovered([
-                    RealtimeEvent(room: "job:9", seq: 5, name: "e", payloadJSON: "5", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 5))),
-                    RealtimeEvent(room: "job:9", seq: 6, name: "e", payloadJSON: "6", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 6))),
-                ]))
+                #expect(
+                    try await hub.replay(room: "job:9", after: 4)
+                        == .recovered([
+                            RealtimeEvent(
+                                room: "job:9", seq: 5, name: "e", payloadJSON: "5", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 5))),
+                            RealtimeEvent(
+                                room: "job:9", seq: 6, name: "e", payloadJSON: "6", createdAt: try #require(try await hub.replayedCreatedAt("job:9", 6))),
+                        ]))
                 #expect(try await hub.replay(room: "job:9", after: 6) == .recovered([]))
                 // From the future (e.g. a client that talked to a reset database): unavailable.
                 #expect(try await hub.replay(room: "job:9", after: 7) == .unavailable)
@@ -258,8 +262,6 @@ final class RecordedChanges: Sendable {
     func append(_ value: String) { storage.withLock { $0.append(value) } }
     var values: [String] { storage.withLock { $0 } }
 }
-
-import Synchronization
 
 extension RealtimeHub {
     /// The stored creation time of one event (tests compare whole events).

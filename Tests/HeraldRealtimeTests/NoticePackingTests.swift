@@ -7,7 +7,8 @@ import Testing
 /// doubled, no notification past the payload limit, a lone notice sent as itself.
 @Suite struct NoticePackingTests {
     static func notice(_ index: Int, padding: Int) throws -> String {
-        try PostgresBus.encode(PostgresBus.Notice(r: "user:\(index)", s: nil, e: "tick", p: "\"" + String(repeating: "x", count: padding) + "\"", t: Int64(index)))
+        try PostgresBus.encode(
+            PostgresBus.Notice(r: "user:\(index)", s: nil, e: "tick", p: "\"" + String(repeating: "x", count: padding) + "\"", t: Int64(index)))
     }
 
     @Test func noticesAreKeptInOrderWithinTheLimit() throws {

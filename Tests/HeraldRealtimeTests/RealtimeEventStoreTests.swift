@@ -22,8 +22,10 @@ import Testing
             }
             #expect(seqs == [1, 2, 3, 1, 2])
             let (next, stored, last) = try await database.transaction { db in
-                (try await store.append(db, room: "trip:c", event: "after", payload: "{}", now: 3),
-                 try await store.events(db, room: "trip:c", after: 0, limit: 10), try await store.lastSeq(db, room: "trip:a"))
+                (
+                    try await store.append(db, room: "trip:c", event: "after", payload: "{}", now: 3),
+                    try await store.events(db, room: "trip:c", after: 0, limit: 10), try await store.lastSeq(db, room: "trip:a")
+                )
             }
             #expect(next == 3 && last == 2)
             #expect(stored.map(\.seq) == [1, 2, 3] && stored.map(\.payload) == ["{\"n\":4}", "{\"n\":5}", "{}"])

@@ -182,7 +182,9 @@ import Testing
             try await a.save(Self.session(4, at: now - 121_000))  // past the 120 s window
             try await a.save(Self.session(5, at: now - 60_000))
             try await database.withConnection { db in
-                try await db.raw("INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES ('node_alive', \(bind: now - 5_000)), ('node_dead', \(bind: now - 20_000))").run()
+                try await db.raw(
+                    "INSERT INTO realtime_nodes (node_id, heartbeat_at) VALUES ('node_alive', \(bind: now - 5_000)), ('node_dead', \(bind: now - 20_000))"
+                ).run()
             }
             try await a.expire(now: now)
             #expect(try await Self.row(database, "pid_1")?.node == "node_a")  // its own

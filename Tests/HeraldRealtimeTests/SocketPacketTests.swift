@@ -27,7 +27,9 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
     static let plainCases: [PacketCase] = [
         PacketCase(text: "0", packet: SocketPacket(type: .connect)),
         PacketCase(text: #"0/admin,{"token":"123"}"#, packet: SocketPacket(type: .connect, namespace: "/admin", data: .object(["token": .string("123")]))),
-        PacketCase(text: #"0/admin,{"sid":"oSO0OpakMV_3jnilAAAA"}"#, packet: SocketPacket(type: .connect, namespace: "/admin", data: .object(["sid": .string("oSO0OpakMV_3jnilAAAA")]))),
+        PacketCase(
+            text: #"0/admin,{"sid":"oSO0OpakMV_3jnilAAAA"}"#,
+            packet: SocketPacket(type: .connect, namespace: "/admin", data: .object(["sid": .string("oSO0OpakMV_3jnilAAAA")]))),
         PacketCase(text: #"0{"sid":"wZX3oN0bSVIhsaknAAAI"}"#, packet: SocketPacket(type: .connect, data: .object(["sid": .string("wZX3oN0bSVIhsaknAAAI")]))),
         PacketCase(text: "1", packet: SocketPacket(type: .disconnect)),
         PacketCase(text: "1/admin,", packet: SocketPacket(type: .disconnect, namespace: "/admin")),
@@ -36,17 +38,32 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
         PacketCase(text: #"2["hey","Jude"]"#, packet: SocketPacket(type: .event, data: .array([.string("hey"), .string("Jude")]))),
         PacketCase(text: #"2/admin,["bar"]"#, packet: SocketPacket(type: .event, namespace: "/admin", data: .array([.string("bar")]))),
         PacketCase(text: #"212["foo"]"#, packet: SocketPacket(type: .event, id: 12, data: .array([.string("foo")]))),
-        PacketCase(text: #"2/admin,456["project:delete",123]"#, packet: SocketPacket(type: .event, namespace: "/admin", id: 456, data: .array([.string("project:delete"), .number(123)]))),
-        PacketCase(text: #"2["message",1,"2",{"3":[true]}]"#, packet: SocketPacket(type: .event, data: .array([.string("message"), .number(1), .string("2"), .object(["3": .array([.bool(true)])])]))),
-        PacketCase(text: #"2456["message-with-ack",1,"2",{"3":[false]}]"#, packet: SocketPacket(type: .event, id: 456, data: .array([.string("message-with-ack"), .number(1), .string("2"), .object(["3": .array([.bool(false)])])]))),
+        PacketCase(
+            text: #"2/admin,456["project:delete",123]"#,
+            packet: SocketPacket(type: .event, namespace: "/admin", id: 456, data: .array([.string("project:delete"), .number(123)]))),
+        PacketCase(
+            text: #"2["message",1,"2",{"3":[true]}]"#,
+            packet: SocketPacket(type: .event, data: .array([.string("message"), .number(1), .string("2"), .object(["3": .array([.bool(true)])])]))),
+        PacketCase(
+            text: #"2456["message-with-ack",1,"2",{"3":[false]}]"#,
+            packet: SocketPacket(
+                type: .event, id: 456, data: .array([.string("message-with-ack"), .number(1), .string("2"), .object(["3": .array([.bool(false)])])]))),
         PacketCase(text: #"3/admin,456[]"#, packet: SocketPacket(type: .ack, namespace: "/admin", id: 456, data: .array([]))),
         PacketCase(text: #"3/admin,13["bar"]"#, packet: SocketPacket(type: .ack, namespace: "/admin", id: 13, data: .array([.string("bar")]))),
-        PacketCase(text: #"3456[1,"2",{"3":[false]}]"#, packet: SocketPacket(type: .ack, id: 456, data: .array([.number(1), .string("2"), .object(["3": .array([.bool(false)])])]))),
+        PacketCase(
+            text: #"3456[1,"2",{"3":[false]}]"#,
+            packet: SocketPacket(type: .ack, id: 456, data: .array([.number(1), .string("2"), .object(["3": .array([.bool(false)])])]))),
         PacketCase(text: #"30[null]"#, packet: SocketPacket(type: .ack, id: 0, data: .array([.null]))),
         PacketCase(text: #"4{"message":"Not authorized"}"#, packet: SocketPacket(type: .connectError, data: .object(["message": .string("Not authorized")]))),
-        PacketCase(text: #"4/random,{"message":"Invalid namespace"}"#, packet: SocketPacket(type: .connectError, namespace: "/random", data: .object(["message": .string("Invalid namespace")]))),
+        PacketCase(
+            text: #"4/random,{"message":"Invalid namespace"}"#,
+            packet: SocketPacket(type: .connectError, namespace: "/random", data: .object(["message": .string("Invalid namespace")]))),
         PacketCase(text: #"4"Not authorized""#, packet: SocketPacket(type: .connectError, data: .string("Not authorized"))),
-        PacketCase(text: #"2["a",{"b":{"c":[1,-2.5,null,false,"d"]}}]"#, packet: SocketPacket(type: .event, data: .array([.string("a"), .object(["b": .object(["c": .array([.number(1), .number(-2.5), .null, .bool(false), .string("d")])])])]))),
+        PacketCase(
+            text: #"2["a",{"b":{"c":[1,-2.5,null,false,"d"]}}]"#,
+            packet: SocketPacket(
+                type: .event,
+                data: .array([.string("a"), .object(["b": .object(["c": .array([.number(1), .number(-2.5), .null, .bool(false), .string("d")])])])]))),
     ]
 
     @Test(arguments: plainCases)
@@ -197,7 +214,10 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
         ])
         let encoded = SocketPacketEncoder.encode(SocketPacket(type: .event, namespace: "/files", id: 9, data: data))
         // Object keys are sorted, so placeholders are numbered a, b[0], b[1].c, then the top-level binary.
-        #expect(encoded.text == #"54-/files,9["upload",{"a":{"_placeholder":true,"num":0},"b":[{"_placeholder":true,"num":1},{"c":{"_placeholder":true,"num":2}},4],"name":"file.bin"},{"_placeholder":true,"num":3}]"#)
+        #expect(
+            encoded.text
+                == #"54-/files,9["upload",{"a":{"_placeholder":true,"num":0},"b":[{"_placeholder":true,"num":1},{"c":{"_placeholder":true,"num":2}},4],"name":"file.bin"},{"_placeholder":true,"num":3}]"#
+        )
         #expect(encoded.attachments == [[1], [2, 2], [3, 3, 3], [5]])
 
         var decoder = SocketPacketDecoder()
@@ -247,7 +267,11 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
         SocketPacket(type: .connect, namespace: "/admin", data: .object(["token": .string("t"), "n": .number(1.5)])),
         SocketPacket(type: .disconnect, namespace: "/a/b"),
         SocketPacket(type: .event, namespace: "/chat", id: 0, data: .array([.string("say"), .string("héllo 🎉 \"quoted\" \\ \u{0} \n\t\u{1f} / \u{2028}")])),
-        SocketPacket(type: .event, data: .array([.string("n"), .number(-0.5), .number(1e21), .number(9_007_199_254_740_992), .number(0.1), .number(-1e-7), .number(1.7976931348623157e308)])),
+        SocketPacket(
+            type: .event,
+            data: .array([
+                .string("n"), .number(-0.5), .number(1e21), .number(9_007_199_254_740_992), .number(0.1), .number(-1e-7), .number(1.7976931348623157e308),
+            ])),
         SocketPacket(type: .event, data: .array([.string("empty"), .array([]), .object([:]), .string("")])),
         SocketPacket(type: .ack, id: 123_456_789_012_345, data: .array([])),
         SocketPacket(type: .ack, namespace: "/x", id: 1, data: .array([.object(["ok": .bool(true), "nested": .array([.null, .array([.number(3)])])])])),
@@ -364,13 +388,18 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
     @Test func eventTextVariants() {
         #expect(SocketPacketEncoder.eventText(namespace: "/", event: "tick", argumentsJSON: "") == #"2["tick"]"#)
         #expect(SocketPacketEncoder.eventText(namespace: "/", event: "x", argumentsJSON: #""x",2"#) == #"2["x","x",2]"#)
-        #expect(SocketPacketEncoder.eventText(namespace: "/admin", event: "project:delete", argumentsJSON: "123", ackID: 456) == #"2/admin,456["project:delete",123]"#)
+        #expect(
+            SocketPacketEncoder.eventText(namespace: "/admin", event: "project:delete", argumentsJSON: "123", ackID: 456)
+                == #"2/admin,456["project:delete",123]"#)
         #expect(SocketPacketEncoder.eventText(namespace: "/", event: "q\"\n", argumentsJSON: "null", ackID: 0) == #"20["q\"\n",null]"#)
     }
 
     @Test func eventTextDecodesBack() throws {
         let text = SocketPacketEncoder.eventText(namespace: "/room", event: "msg", argumentsJSON: #"{"id":"1"},[2,3]"#, ackID: 77)
-        #expect(try decodeComplete(text) == SocketPacket(type: .event, namespace: "/room", id: 77, data: .array([.string("msg"), .object(["id": .string("1")]), .array([.number(2), .number(3)])])))
+        #expect(
+            try decodeComplete(text)
+                == SocketPacket(
+                    type: .event, namespace: "/room", id: 77, data: .array([.string("msg"), .object(["id": .string("1")]), .array([.number(2), .number(3)])])))
     }
 
     // MARK: - Malformed input
@@ -411,7 +440,7 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
         "1null",
         // EVENT
         "2",
-        "2{}", // the test suite's "42{}" without the Engine.IO "4"
+        "2{}",  // the test suite's "42{}" without the Engine.IO "4"
         "2[]",
         "2[1]",
         "2[1.5,\"a\"]",
@@ -585,6 +614,7 @@ private func decodeComplete(_ text: String) throws -> SocketPacket? {
     }
 
     @Test func booleansStayBooleansAndNumbersStayNumbers() throws {
-        #expect(try decodeComplete(#"3[true,1,false,0,null,"true"]"#)?.data == .array([.bool(true), .number(1), .bool(false), .number(0), .null, .string("true")]))
+        #expect(
+            try decodeComplete(#"3[true,1,false,0,null,"true"]"#)?.data == .array([.bool(true), .number(1), .bool(false), .number(0), .null, .string("true")]))
     }
 }

@@ -105,7 +105,8 @@ import Testing
                 for publisher in 0..<publishers {
                     group.addTask {
                         for index in 0..<each {
-                            try await nodeA.publish("tick", payload: ["p": .number(Double(publisher)), "i": .number(Double(index))], to: "user:many", persist: false)
+                            try await nodeA.publish(
+                                "tick", payload: ["p": .number(Double(publisher)), "i": .number(Double(index))], to: "user:many", persist: false)
                         }
                     }
                 }
@@ -117,7 +118,9 @@ import Testing
             #expect(seen.count == publishers * each + 1)
             var next = [Int](repeating: 0, count: publishers)
             for event in seen where event.name == "tick" {
-                guard case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(event.payloadJSON.utf8)), case .number(let p)? = fields["p"], case .number(let i)? = fields["i"] else {
+                guard case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(event.payloadJSON.utf8)),
+                    case .number(let p)? = fields["p"], case .number(let i)? = fields["i"]
+                else {
                     Issue.record("unexpected payload \(event.payloadJSON)")
                     continue
                 }

@@ -22,7 +22,9 @@ import Testing
         #expect(!cors.allows(origin: "https://app.example.com.evil.net"))
         #expect(cors.allows(origin: "http://localhost:5173") && cors.allows(origin: "http://localhost"))
         #expect(cors.allows(origin: "http://[::1]:3000") && !cors.allows(origin: "http://[::1]:3001"))
-        for hostile in ["null", "", "https://app.example.com/", "https://user@app.example.com", "app.example.com", "https://app.example.com:x", "http://localhost:*"] {
+        for hostile in [
+            "null", "", "https://app.example.com/", "https://user@app.example.com", "app.example.com", "https://app.example.com:x", "http://localhost:*",
+        ] {
             #expect(!cors.allows(origin: hostile), "\(hostile)")
         }
     }
@@ -57,7 +59,10 @@ import Testing
 
     @Test func preflightsAllowKnownMethodsAndWellFormedHeaders() {
         let cors = policy(["https://app.example.com"])
-        guard case .allowed(let fields) = cors.preflight(origin: "https://app.example.com", method: "POST", requestHeaders: "authorization, content-type, idempotency-key") else {
+        guard
+            case .allowed(let fields) = cors.preflight(
+                origin: "https://app.example.com", method: "POST", requestHeaders: "authorization, content-type, idempotency-key")
+        else {
             Issue.record("refused")
             return
         }

@@ -96,7 +96,7 @@ import Testing
     }
 
     /// Every section states its keys once, as its properties: a key of each module's section,
-    /// spelled as the README documents it, reaches its setting, and acronyms are one word.
+    /// spelled as docs/configuration.md documents it, reaches its setting, and acronyms are one word.
     @Test func readsAKeyOfEverySection() throws {
         let config = try ConfigLoader.parse(
             """
@@ -124,7 +124,14 @@ import Testing
         #expect(config.dispatch.pricing.perYardMinor == PricingConfig().perYardMinor)
         #expect(config.payments.stripe.secretKey == "sk_test_x")
         #expect(config.trips.surge.maxMultiplier == 2.5 && config.trips.surge.sensitivity == SurgeConfig().sensitivity)
-        #expect(config.trips.rideTypes == ["PREMIUM": { var rates = RideTypeConfig(); rates.capacity = 3; return rates }()])
+        #expect(
+            config.trips.rideTypes == [
+                "PREMIUM": {
+                    var rates = RideTypeConfig()
+                    rates.capacity = 3
+                    return rates
+                }()
+            ])
         #expect(config.transit.feeds.map(\.name) == ["city"] && config.transit.feeds[0].refreshIntervalSeconds == 86_400)
         #expect(config.transit.alerts.muteHours == 12)
         #expect(config.idempotency.ttlSeconds == 60)
@@ -139,7 +146,10 @@ import Testing
     @Test func namesEachMissingCredential() throws {
         let config = try ConfigLoader.parse("push:\n  apns: { topic: app.x }\ntransit:\n  realtime: [{ feed: x }]\n", isYAML: true)
         let fields = Set(config.validationErrors().map(\.field))
-        #expect(fields.isSuperset(of: ["push.apns.team_id", "push.apns.key_id", "push.apns.private_key_file", "transit.realtime[0].name", "transit.realtime[0].url"]), "\(fields)")
+        #expect(
+            fields.isSuperset(of: [
+                "push.apns.team_id", "push.apns.key_id", "push.apns.private_key_file", "transit.realtime[0].name", "transit.realtime[0].url",
+            ]), "\(fields)")
     }
 
     @Test func environmentOverridesTheFile() throws {
@@ -161,7 +171,10 @@ import Testing
         config.dataDir = "/data"
         #expect(try config.resolvedDatabaseURL() == .sqlite(path: "/data/herald.sqlite"))
         config.database.url = "postgres://u:p%40ss@h:6543/db?sslmode=require"
-        guard case .postgres(let location) = try config.resolvedDatabaseURL() else { Issue.record("not postgres"); return }
+        guard case .postgres(let location) = try config.resolvedDatabaseURL() else {
+            Issue.record("not postgres")
+            return
+        }
         #expect(location.host == "h")
         #expect(location.port == 6543)
         #expect(location.username == "u")

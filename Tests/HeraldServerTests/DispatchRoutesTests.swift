@@ -1,8 +1,8 @@
 import Foundation
-import HeraldRealtime
 import HTTPTypes
 import HeraldAuth
 import HeraldCore
+import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
@@ -38,7 +38,10 @@ import Testing
     }
 
     static func book(_ s: TestSession, _ customer: String = "cust", extra: [String: JSONValue] = [:]) async throws -> (id: String, reply: TestReply) {
-        var body: [String: JSONValue] = ["address": "1 Market St", "lat": .number(job.lat), "lng": .number(job.lng), "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]]]
+        var body: [String: JSONValue] = [
+            "address": "1 Market St", "lat": .number(job.lat), "lng": .number(job.lng), "volume_estimate": 4,
+            "items": [["category": "furniture", "quantity": 1]],
+        ]
         for (key, value) in extra { body[key] = value }
         let reply = try await s.request(.post, "/api/v1/jobs", token: try await s.token(customer), json: .object(body))
         return (reply.data?["id"]?.stringValue ?? "", reply)
@@ -79,7 +82,7 @@ import Testing
             // The job_new notification reached the offered drivers' inboxes.
             let inbox = try await s.request(.get, "/api/v1/notifications", token: near)
             #expect(inbox.data?["notifications"]?[0]?["type"] == "job_new")
-            // Claim: the winner gets 200 (again on a repeat), the other 409 with the seed's message.
+            // Claim: the winner gets 200 (again on a repeat), the other 409 with the dispatch design's message.
             let won = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: near)
             #expect(won.status == 200 && won.data?["job"]?["status"] == "accepted" && won.data?["job"]?["driver"]?["name"] == "Driver near")
             let lost = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: other)
@@ -94,8 +97,8 @@ import Testing
             let told = try await s.request(.get, "/api/v1/notifications", token: cust)
             #expect(told.data?["notifications"]?[0]?["type"] == "driver_assigned")
             #expect(told.data?["notifications"]?[0]?["body"] == "Driver near has accepted your job.")
-            // Seed 001's "call the customer": the assigned driver sees the customer's phone while
-            // the job is active; nobody else does, and not after the end.
+            // The price-adjustment design's "call the customer": the assigned driver sees the
+            // customer's phone while the job is active; nobody else does, and not after the end.
             let phone = try await s.request(.put, "/api/v1/me", token: cust, json: ["phone": "+14155550123", "display_name": "Casey"])
             #expect(phone.status == 200 && phone.data?["phone"] == "+14155550123")
             #expect(try await s.request(.put, "/api/v1/me", token: cust, json: ["phone": "0415 555 012"]).status == 422)
@@ -162,7 +165,8 @@ import Testing
             let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust"))
             #expect(job.data?["driver_id"]?.stringValue == winners.first?.1)
             let assigned = try await s.runtime.database.withConnection { db in
-                try await db.raw("SELECT COUNT(*) AS n FROM job_events WHERE job_id = \(bind: id) AND to_status = 'accepted'").first()?.decode(column: "n", as: Int.self)
+                try await db.raw("SELECT COUNT(*) AS n FROM job_events WHERE job_id = \(bind: id) AND to_status = 'accepted'").first()?.decode(
+                    column: "n", as: Int.self)
             }
             #expect(assigned == 1)
         }
@@ -184,7 +188,9 @@ import Testing
             #expect(Set(try await Self.offers(s, id).keys) == ["a"])
             // Drivers keep reporting (positions older than location_max_age_seconds drop out of matching).
             for (name, km) in [("a", 5.0), ("b", 40), ("c", 55), ("d", 80)] {
-                _ = try await s.request(.post, "/api/v1/drivers/location", token: try await s.token(name, .driver), json: ["lat": .number(Self.job.lat + km / 111.2), "lng": .number(Self.job.lng), "sequence": 2])
+                _ = try await s.request(
+                    .post, "/api/v1/drivers/location", token: try await s.token(name, .driver),
+                    json: ["lat": .number(Self.job.lat + km / 111.2), "lng": .number(Self.job.lng), "sequence": 2])
             }
             clock.advance(by: 61)
             try await s.runtime.dispatch.service.runDueRounds()
@@ -228,7 +234,9 @@ import Testing
         }
     }
 
-    static func withApp<T: Sendable>(_ config: HeraldConfig, _ clock: ManualClock, _ body: @Sendable @escaping (TestSession) async throws -> T) async throws -> T {
+    static func withApp<T: Sendable>(_ config: HeraldConfig, _ clock: ManualClock, _ body: @Sendable @escaping (TestSession) async throws -> T) async throws
+        -> T
+    {
         let (application, runtime) = try await HeraldApplication.build(config: config, clock: clock, logger: TestDatabase.logger)
         let issuer = await TokenIssuer(secret: runtime.jwtSecret, config: config.auth, clock: clock)
         return try await application.test(.router) { client in
@@ -239,7 +247,8 @@ import Testing
     @Test func badInputsAndTheWrongPartyAreRefused() async throws {
         try await TestServer.run(.sqlite) { s in
             let cust = try await s.token("cust")
-            let bad = try await s.request(.post, "/api/v1/jobs", token: cust, json: ["address": "x", "lat": 95, "lng": -122, "items": [["category": "spaceship", "quantity": -2]]])
+            let bad = try await s.request(
+                .post, "/api/v1/jobs", token: cust, json: ["address": "x", "lat": 95, "lng": -122, "items": [["category": "spaceship", "quantity": -2]]])
             #expect(bad.status == 422 && bad.errorCode == "VALIDATION_FAILED")
             let fields = Set((0..<10).compactMap { bad.json?["error"]?["details"]?["fields"]?[$0]?["field"]?.stringValue })
             #expect(fields == ["lat", "items[0].category", "items[0].quantity"])
@@ -272,11 +281,13 @@ import Testing
             #expect(noName.status == 422)
             // A photo is an https URL the apps load; anything else is refused by name.
             for bad in ["javascript:alert(1)", "http://cdn.example.com/a.jpg", "data:image/png;base64,AAAA", "https://"] {
-                let refused = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(bad)])
+                let refused = try await s.request(
+                    .put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(bad)])
                 #expect(refused.status == 422 && refused.json?["error"]?["details"]?["fields"]?[0]?["field"] == "photo_url", "\(bad)")
             }
             let photo = "https://cdn.example.com/drivers/d1.jpg"
-            let withPhoto = try await s.request(.put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(photo)])
+            let withPhoto = try await s.request(
+                .put, "/api/v1/drivers/me", token: driverToken, json: ["name": "D", "truck_type": "van", "photo_url": .string(photo)])
             #expect(withPhoto.data?["photo_url"]?.stringValue == photo)
             #expect(try await s.request(.get, "/api/v1/drivers/me", token: driverToken).data?["photo_url"]?.stringValue == photo)
             // A driver without a profile.
@@ -301,7 +312,7 @@ import Testing
                 return stored != nil
             }
             #expect(stored == 1)
-            // Online and approved but no position sent yet: seed 000 broadcasts to them too.
+            // Online and approved but no position sent yet: the dispatch design broadcasts to them too.
             try await Self.driver(s, "nopos", kilometersNorth: nil)
             try await Self.driver(s, "offline", kilometersNorth: 2, online: false)
             let (id, booked) = try await Self.book(s, extra: ["lat": .null, "lng": .null])
@@ -318,7 +329,8 @@ import Testing
         try await TestServer.run(engine) { s in
             let token = try await Self.driver(s, "restart", kilometersNorth: nil)
             func report(_ sequence: Int, _ session: String) async throws -> TestReply {
-                try await s.request(.post, "/api/v1/drivers/location", token: token,
+                try await s.request(
+                    .post, "/api/v1/drivers/location", token: token,
                     json: ["lat": 37.78, "lng": -122.41, "sequence": .number(Double(sequence)), "session_id": .string(session)])
             }
             #expect(try await report(900, "launch-1").data?["accepted"] == true)
@@ -351,7 +363,7 @@ import Testing
             .filter { $0["job_id"]?.stringValue == jobID }
     }
 
-    /// Seed 000 pitfall 3: every driver whose feed shows a job hears when it leaves the market,
+    /// Every driver whose feed shows a job hears when it leaves the market,
     /// not only the drivers it was offered to (the feed reaches further than the first round).
     @Test(arguments: TestEngine.allCases)
     func everyDriverWhoseFeedShowsAJobHearsWhenItLeaves(engine: TestEngine) async throws {

@@ -72,7 +72,10 @@ import Testing
             push.requestTimeoutMs = 300_000  // the maximum: a loaded machine answers late, not never
             push.apns = try Self.apns(server, key: key, in: directory)
             let accepted = await Doctor.push(push, dryRun: false, clock: SystemClock())
-            #expect(accepted.first == DoctorFinding(.ok, "push.apns", "\(server.baseURL) accepted the credentials (a made-up device token was refused as expected: BadDeviceToken)"))
+            #expect(
+                accepted.first
+                    == DoctorFinding(
+                        .ok, "push.apns", "\(server.baseURL) accepted the credentials (a made-up device token was refused as expected: BadDeviceToken)"))
             #expect(accepted.dropFirst().map(\.status) == [.skipped, .skipped])
             #expect(server.requests.count == 1 && server.requests[0].path == "/3/device/" + String(repeating: "0", count: 64))
 
@@ -80,7 +83,9 @@ import Testing
             push.apns = try Self.apns(server, key: key, teamID: "WRONG12345", in: directory)
             let refused = await Doctor.push(push, dryRun: false, clock: SystemClock())
             #expect(refused.first?.status == .failed)
-            #expect(refused.first?.message.contains("refused: InvalidProviderToken — check push.apns.team_id, key_id and the .p8 file belong together") == true, "\(refused)")
+            #expect(
+                refused.first?.message.contains("refused: InvalidProviderToken — check push.apns.team_id, key_id and the .p8 file belong together") == true,
+                "\(refused)")
             // Another key than the one Apple holds: refused too (the mock checks the signature).
             push.apns = try Self.apns(server, key: P256.Signing.PrivateKey(), in: directory)
             #expect(await Doctor.push(push, dryRun: false, clock: SystemClock()).first?.status == .failed)
@@ -129,7 +134,8 @@ import Testing
         // A step behind: pending, and still pending after the check (nothing applied).
         try await database.withConnection { db in try await db.raw("DELETE FROM herald_migrations WHERE module = 'realtime' AND version = 2").run() }
         let behind = await Doctor.database(config, logger: Self.logger, deadline: Patience.limit)
-        #expect(behind.status == .warning && behind.message.hasSuffix("1 migration(s) pending, applied by `herald migrate` or `serve`: realtime/2"), "\(behind)")
+        #expect(
+            behind.status == .warning && behind.message.hasSuffix("1 migration(s) pending, applied by `herald migrate` or `serve`: realtime/2"), "\(behind)")
         #expect(try await HeraldSchema.migrator.applied(database).contains(MigrationID(module: "realtime", version: 2)) == false)
 
         // Made by a newer Herald: refused, as `serve` would.

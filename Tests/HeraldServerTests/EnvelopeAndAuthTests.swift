@@ -106,12 +106,15 @@ import Testing
     }
 
     @Test func rolesAreEnforcedPerRoute() async throws {
-        try await TestServer.run(.sqlite, extraRoutes: { api in
-            api.get("/test/operators-only") { _, context in
-                let identity = try context.require(.operator, .service)
-                return try Envelope.response(["user": identity.userID], context: context)
+        try await TestServer.run(
+            .sqlite,
+            extraRoutes: { api in
+                api.get("/test/operators-only") { _, context in
+                    let identity = try context.require(.operator, .service)
+                    return try Envelope.response(["user": identity.userID], context: context)
+                }
             }
-        }) { session in
+        ) { session in
             let refused = try await session.request(.get, "/api/v1/test/operators-only", token: try await session.token("c", .customer))
             #expect(refused.status == 403)
             #expect(refused.errorCode == "FORBIDDEN")

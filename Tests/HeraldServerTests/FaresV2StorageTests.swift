@@ -3,11 +3,11 @@ import HeraldCore
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
+import HeraldTransit
 import SQLKit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 /// GTFS Fares v2 through the real application: an import writes the files' rows, a planned
 /// itinerary shows the v2 fare (not the sample feed's fares v1) with the products of each
@@ -21,7 +21,8 @@ import HeraldTransit
         let files = [
             "fare_products.txt": "fare_product_id,fare_product_name,amount,currency\nsingle,Single ride,1.75,USD\n",
             "fare_leg_rules.txt": "leg_group_id,fare_product_id\nall,single\n",
-            "fare_transfer_rules.txt": "from_leg_group_id,to_leg_group_id,transfer_count,duration_limit,duration_limit_type,fare_transfer_type\nall,all,-1,7200,1,0\n",
+            "fare_transfer_rules.txt":
+                "from_leg_group_id,to_leg_group_id,transfer_count,duration_limit,duration_limit_type,fare_transfer_type\nall,all,-1,7200,1,0\n",
         ]
         for (name, text) in files {
             try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
@@ -32,7 +33,11 @@ import HeraldTransit
     /// AB1 BEATTY_AIRPORT 8:00 → BULLFROG 8:10, BFC1 BULLFROG 8:20 → FUR_CREEK_RES 9:20.
     static func itinerary(_ s: TestSession) async throws -> JSONValue {
         let reply = try await TripPlanRoutesTests.plan(
-            s, ["origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1])
+            s,
+            [
+                "origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00",
+                "max_itineraries": 1,
+            ])
         #expect(reply.status == 200)
         return try #require(reply.data?["itineraries"]?[0])
     }

@@ -1,13 +1,13 @@
 import Foundation
 import HeraldCore
-@testable import HeraldServer
 import HeraldTestSupport
+import HeraldTransit
 import SQLKit
 import SwiftProtobuf
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
+@testable import HeraldServer
 
 /// The inputs an attack used to stop a node, through the real application: a realtime
 /// message whose numbers trap unbounded arithmetic (stored, so it came back at every start)
@@ -89,7 +89,11 @@ import HeraldTransit
         try await TestServer.run(.sqlite, setup: .live, clock: clock) { s in
             _ = try await s.importSample()
             let planned = try await TripPlanRoutesTests.plan(
-                s, ["origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1])
+                s,
+                [
+                    "origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00",
+                    "max_itineraries": 1,
+                ])
             let id = try #require(planned.data?["itineraries"]?[0]?["itinerary_id"]?.stringValue)
             var parts = id.split(separator: ".").map(String.init)
             var fields = parts[2].split(separator: "-").map(String.init)
@@ -146,7 +150,8 @@ import HeraldTransit
             // Most of the trips gone: refused too.
             let halved = try Self.sampleCopy { files in
                 let lines = files["stop_times.txt"]!.split(separator: "\n", omittingEmptySubsequences: true)
-                files["stop_times.txt"] = ([lines[0]] + lines.dropFirst().filter { $0.hasPrefix("AB1,") || $0.hasPrefix("AB2,") }).joined(separator: "\n") + "\n"
+                files["stop_times.txt"] =
+                    ([lines[0]] + lines.dropFirst().filter { $0.hasPrefix("AB1,") || $0.hasPrefix("AB2,") }).joined(separator: "\n") + "\n"
             }
             let partial = try await s.runtime.transit.service.importFeed("default", source: .path(halved), requestedBy: "test")
             #expect(partial.record.status == .failed)
@@ -171,7 +176,11 @@ import HeraldTransit
             _ = try await s.importSample()
             func itinerary(_ from: String, _ to: String) async throws -> String {
                 let planned = try await TripPlanRoutesTests.plan(
-                    s, ["origin": ["stop_id": .string(from)], "destination": ["stop_id": .string(to)], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1],
+                    s,
+                    [
+                        "origin": ["stop_id": .string(from)], "destination": ["stop_id": .string(to)], "depart_at": "2007-06-05T07:50:00-07:00",
+                        "max_itineraries": 1,
+                    ],
                     token: try await s.token("planner"))
                 return "itinerary:" + (try #require(planned.data?["itineraries"]?[0]?["itinerary_id"]?.stringValue))
             }
@@ -209,7 +218,8 @@ import HeraldTransit
                     #expect(await bob.next(type: "subscribed", timeout: .seconds(60))?["channel"] == .string(third))
                     // A first update evaluates every followed itinerary (nothing was sent yet).
                     let now = Int64(sampleMorning.timeIntervalSince1970)
-                    let elsewhere = FeedMessages.message([FeedMessages.tripUpdate("e9", trip: "AAMV1", date: "20070605", stops: [(1, 60, false)])], timestamp: now)
+                    let elsewhere = FeedMessages.message(
+                        [FeedMessages.tripUpdate("e9", trip: "AAMV1", date: "20070605", stops: [(1, 60, false)])], timestamp: now)
                     let warmed = try await s.postProtobuf("/api/v1/transit/realtime", elsewhere, token: svc)
                     #expect(warmed.status == 200)
                     for _ in 0..<2 { #expect(await ann.next(type: "itinerary_update", timeout: .seconds(60))?["payload"]?["status"] == "on_time") }
@@ -241,7 +251,8 @@ import HeraldTransit
                 #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH/departures?at=\(bad)").status == 422, "\(bad)")
             }
             let svc = try await s.token("backend", .service)
-            let message = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 60, false)])], timestamp: Int64(sampleMorning.timeIntervalSince1970))
+            let message = FeedMessages.message(
+                [FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 60, false)])], timestamp: Int64(sampleMorning.timeIntervalSince1970))
             let unknown = try await s.postProtobuf("/api/v1/transit/realtime?feed=nosuchfeed", message, token: svc)
             #expect(unknown.status == 422)
             #expect(unknown.json?["error"]?["details"]?["fields"]?[0]?["field"] == "feed")

@@ -1,13 +1,14 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
-@testable import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import Hummingbird
 import SQLKit
 import Synchronization
 import Testing
+
+@testable import HeraldServer
 
 /// A booking route whose first run "dies" right after its transaction commits: it never
 /// returns (as a node killed at that moment), so nothing after the commit happens.
@@ -112,11 +113,13 @@ final class DyingBookings: Sendable {
             let store = IdempotencyStore()
             let now = clock.now().epochMilliseconds
             let stale = try await database.withConnection { db in
-                try await store.begin(db, scope: "user:backend", key: "k", requestHash: "h", now: now, ttlMilliseconds: 86_400_000, lockTimeoutMilliseconds: 60_000)
+                try await store.begin(
+                    db, scope: "user:backend", key: "k", requestHash: "h", now: now, ttlMilliseconds: 86_400_000, lockTimeoutMilliseconds: 60_000)
             }
             #expect(stale == IdempotencyStore.BeginResult.acquired(lockedAt: now))
             let newer = try await database.withConnection { db in
-                try await store.begin(db, scope: "user:backend", key: "k", requestHash: "h", now: now + 60_000, ttlMilliseconds: 86_400_000, lockTimeoutMilliseconds: 60_000)
+                try await store.begin(
+                    db, scope: "user:backend", key: "k", requestHash: "h", now: now + 60_000, ttlMilliseconds: 86_400_000, lockTimeoutMilliseconds: 60_000)
             }
             #expect(newer == IdempotencyStore.BeginResult.acquired(lockedAt: now + 60_000))
             try await database.withConnection { db in try await db.raw("CREATE TABLE stale_work (id TEXT)").run() }

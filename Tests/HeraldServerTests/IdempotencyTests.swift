@@ -5,8 +5,8 @@ import HeraldCore
 import HeraldServer
 import HeraldTestSupport
 import Hummingbird
-import Synchronization
 import SQLKit
+import Synchronization
 import Testing
 
 /// A POST route that counts how often its work really runs.
@@ -164,7 +164,10 @@ let idempotencyKey = HTTPField.Name("Idempotency-Key")!
             let reply = try await session.request(
                 .post, "/api/v1/test/orders", token: try await session.token("ann"), headers: [idempotencyKey: key], json: ["item": "x"])
             #expect(reply.status == 422)
-            #expect(reply.json?["error"]?["details"]?["fields"] == [["field": "Idempotency-Key", "message": "must be 1 to 255 printable ASCII characters without spaces"]])
+            #expect(
+                reply.json?["error"]?["details"]?["fields"] == [
+                    ["field": "Idempotency-Key", "message": "must be 1 to 255 printable ASCII characters without spaces"]
+                ])
             #expect(counter.count == 0)
         }
     }

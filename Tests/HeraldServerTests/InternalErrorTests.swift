@@ -37,9 +37,12 @@ struct DatabaseExploded: Error, CustomStringConvertible {
 @Suite struct InternalErrorTests {
     @Test func unknownErrorsAreAGeneric500AndTheirDetailOnlyInTheLog() async throws {
         let capture = LogCapture()
-        try await TestServer.run(.sqlite, logger: capture.logger, extraRoutes: { api in
-            api.get("/test/explode") { _, _ -> String in throw DatabaseExploded() }
-        }) { session in
+        try await TestServer.run(
+            .sqlite, logger: capture.logger,
+            extraRoutes: { api in
+                api.get("/test/explode") { _, _ -> String in throw DatabaseExploded() }
+            }
+        ) { session in
             let reply = try await session.request(.get, "/api/v1/test/explode", headers: [.init("X-Request-ID")!: "trace-me-1"])
             #expect(reply.status == 500)
             #expect(reply.errorCode == "INTERNAL_SERVER_ERROR")

@@ -42,7 +42,10 @@ import Testing
             #expect(reply.status == 422)
             #expect(reply.errorCode == "VALIDATION_FAILED")
             let fields = reply.json?["error"]?["details"]?["fields"]
-            guard case .array(let list)? = fields else { Issue.record("no field list"); return }
+            guard case .array(let list)? = fields else {
+                Issue.record("no field list")
+                return
+            }
             #expect(Set(list.compactMap { $0["field"]?.stringValue }) == ["display_name", "locale", "time_zone", "timezone"])
             let read = try await session.request(.get, "/api/v1/me", token: ann)
             #expect(read.data?["time_zone"] == "UTC")

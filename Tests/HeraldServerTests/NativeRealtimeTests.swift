@@ -71,7 +71,7 @@ func withNativeClient(
         }
     }
 
-    /// Seed 004's `subscribe {user_id}`: the own room is confirmed (it was joined at connect, and
+    /// The notification design's `subscribe {user_id}`: the own room is confirmed (it was joined at connect, and
     /// events keep arriving once), another user's is refused like its channel name.
     @Test func subscribeByUserIDNamesTheUsersRoom() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
@@ -133,7 +133,7 @@ func withNativeClient(
     }
 
     /// A client that connected with `?acks=false` is asked for no ack, and a delivery counts
-    /// as acknowledged once handed to it (seed 004's apps never acknowledge).
+    /// as acknowledged once handed to it (the notification design's apps never acknowledge).
     @Test func aClientThatSaysItNeverAcknowledgesHasDeliveriesAcknowledgedOnEmit() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
             let hub = session.runtime.realtime.hub
@@ -162,7 +162,10 @@ func withNativeClient(
             let realtime = session.runtime.realtime
             realtime.channels.allow(prefix: "trip") { identity, _ in identity.userID == "rider" }
             realtime.native.stateSync(prefix: "trip") { _, channel, clientState in
-                ["current_state": "IN_PROGRESS", "latest_driver_location": ["latitude": -33.86], "client_state_was": clientState ?? .null, "echo": .string(channel)]
+                [
+                    "current_state": "IN_PROGRESS", "latest_driver_location": ["latitude": -33.86], "client_state_was": clientState ?? .null,
+                    "echo": .string(channel),
+                ]
             }
             for index in 1...3 {
                 try await realtime.hub.publish("driver_location", payload: ["n": .number(Double(index))], to: "trip:tr_1")
@@ -228,13 +231,14 @@ func withNativeClient(
         }
     }
 
-    /// Seed 004's `resync {last_sync_at}` on the native protocol: the unread notifications
+    /// The notification design's `resync {last_sync_at}` on the native protocol: the unread notifications
     /// since then, and the ids read or deleted meanwhile (Socket.IO: Tests/e2e).
     @Test func resyncAnswersWithWhatChangedSince() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
             let backend = try await session.token("backend", .service)
             @Sendable func send(_ title: String) async throws -> String {
-                let reply = try await session.request(.post, "/api/v1/notifications", token: backend, json: ["user_id": "ann", "type": "service_alert", "title": .string(title)])
+                let reply = try await session.request(
+                    .post, "/api/v1/notifications", token: backend, json: ["user_id": "ann", "type": "service_alert", "title": .string(title)])
                 return try #require(reply.data?["results"]?[0]?["notification"]?["id"]?.stringValue ?? reply.data?["notification"]?["id"]?.stringValue)
             }
             let old = try await send("Old")

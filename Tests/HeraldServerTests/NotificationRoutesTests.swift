@@ -46,7 +46,8 @@ import Testing
                 ids.append(try #require(reply.data?["results"]?[0]?["notification"]?["id"]?.stringValue))
                 try await CancellableSleep.sleep(for: .milliseconds(3))
             }
-            let bulk = try await s.request(.post, "/api/v1/notifications/bulk-read", token: ann, json: ["notification_ids": [.string(ids[0]), .string(ids[1]), "ntf_nope"]])
+            let bulk = try await s.request(
+                .post, "/api/v1/notifications/bulk-read", token: ann, json: ["notification_ids": [.string(ids[0]), .string(ids[1]), "ntf_nope"]])
             #expect(bulk.data?["updated"] == 2 && bulk.data?["unread_count"] == 3)
             let page = try await s.request(.get, "/api/v1/notifications?offset=1&limit=2", token: ann)
             #expect(page.data?["total"] == 5 && page.data?["unread_count"] == 3)
@@ -60,16 +61,19 @@ import Testing
         }
     }
 
-    /// Seed 004: a stored `push_enabled = false` for a type keeps that type off the user's
+    /// A stored `push_enabled = false` for a type keeps that type off the user's
     /// devices (the inbox still gets it), through the real worker and sender; another type, sent
     /// after it, still arrives, so the absence is not a worker that never ran.
     @Test(arguments: TestEngine.allCases)
     func aStoredPushOptOutStopsARealSend(engine: TestEngine) async throws {
         let pushLog = try TestDatabase.temporaryDirectory() + "/pushes.jsonl"
-        try await TestServer.run(engine, configure: { config in
-            config.push.logFile = pushLog
-            config.push.pollIntervalMs = 50
-        }) { s in
+        try await TestServer.run(
+            engine,
+            configure: { config in
+                config.push.logFile = pushLog
+                config.push.pollIntervalMs = 50
+            }
+        ) { s in
             let ann = try await s.token("ann")
             let device = try await s.request(
                 .post, "/api/v1/push/register", token: ann, json: ["token": .string(Self.apnsToken), "provider": "apns", "platform": "ios"])
@@ -93,7 +97,7 @@ import Testing
         }
     }
 
-    /// Seed 004's per-type quiet hours, set in its single-type form and in the document form,
+    /// The notification design's per-type quiet hours, set in its single-type form and in the document form,
     /// shown back, applied to a real send in the user's zone, and cleared with null.
     @Test(arguments: TestEngine.allCases)
     func quietHoursPerTypeHoldBackThatTypesPushes(engine: TestEngine) async throws {
@@ -101,8 +105,10 @@ import Testing
         let clock = ManualClock(try #require(Timestamp.parse("2026-11-25T23:00:00Z")))
         try await TestServer.run(engine, clock: clock) { s in
             let ann = try await s.token("ann")
-            #expect(try await s.request(
-                .post, "/api/v1/push/register", token: ann, json: ["token": .string(Self.apnsToken), "provider": "apns", "platform": "ios"]).status == 201)
+            #expect(
+                try await s.request(
+                    .post, "/api/v1/push/register", token: ann, json: ["token": .string(Self.apnsToken), "provider": "apns", "platform": "ios"]
+                ).status == 201)
             let single = try await s.request(
                 .put, "/api/v1/notifications/preferences", token: ann, json: ["type": "job_update", "quiet_hours_start": "22:00", "quiet_hours_end": "07:00"])
             #expect(single.status == 200 && single.data?["types"]?["job_update"]?["quiet_hours"] == ["start": "22:00", "end": "07:00"], "\(single.text)")
@@ -160,7 +166,9 @@ import Testing
         try await TestServer.run(.sqlite) { s in
             let ann = try await s.token("ann")
             let bob = try await s.token("bob")
-            let body: JSONValue = ["token": .string(Self.apnsToken.uppercased()), "provider": "apns", "platform": "ios", "device_id": "phone-1", "app_version": "2.1.0"]
+            let body: JSONValue = [
+                "token": .string(Self.apnsToken.uppercased()), "provider": "apns", "platform": "ios", "device_id": "phone-1", "app_version": "2.1.0",
+            ]
             let created = try await s.request(.post, "/api/v1/push/register", token: ann, json: body)
             #expect(created.status == 201 && created.data?["token"] == .string(Self.apnsToken) && created.data?["active"] == true)
             #expect(try await s.request(.post, "/api/v1/push/register", token: ann, json: body).status == 200)
@@ -175,7 +183,10 @@ import Testing
             #expect(again.status == 200 && again.data?["active"] == true)
             // A new token for the same device replaces the old one.
             var rotated = body
-            if case .object(var object) = rotated { object["token"] = .string(String(repeating: "f", count: 64)); rotated = .object(object) }
+            if case .object(var object) = rotated {
+                object["token"] = .string(String(repeating: "f", count: 64))
+                rotated = .object(object)
+            }
             #expect(try await s.request(.post, "/api/v1/push/register", token: bob, json: rotated).status == 201)
             let devices = try await s.request(.get, "/api/v1/push/devices", token: bob)
             let states = (0..<2).compactMap { devices.data?["devices"]?[$0]?["deactivation_reason"] }
@@ -183,7 +194,7 @@ import Testing
         }
     }
 
-    /// Seed 004's web client registers with `fetch(url, {method: "POST", body: JSON.stringify(…)})`
+    /// The notification design's web client registers with `fetch(url, {method: "POST", body: JSON.stringify(…)})`
     /// and no `Content-Type`, which a browser labels `text/plain;charset=UTF-8`. That route takes
     /// it; other routes still want JSON.
     @Test func theWebClientsPlainTextRegistrationIsAccepted() async throws {
@@ -193,11 +204,13 @@ import Testing
             let plain: HTTPFields = [.contentType: "text/plain;charset=UTF-8", .contentLength: "\(body.utf8.count)"]
             let registered = try await s.request(.post, "/api/v1/push/register", token: ann, headers: plain, rawBody: body)
             #expect(registered.status == 201 && registered.data?["provider"] == "fcm" && registered.data?["platform"] == "web", "\(registered.text)")
-            let notJSON = try await s.request(.post, "/api/v1/push/register", token: ann, headers: [.contentType: "text/plain", .contentLength: "5"], rawBody: "hello")
+            let notJSON = try await s.request(
+                .post, "/api/v1/push/register", token: ann, headers: [.contentType: "text/plain", .contentLength: "5"], rawBody: "hello")
             #expect(notJSON.status == 400)
             let read = #"{"notification_ids": ["ntf_1"]}"#
             let elsewhere = try await s.request(
-                .post, "/api/v1/notifications/bulk-read", token: ann, headers: [.contentType: "text/plain", .contentLength: "\(read.utf8.count)"], rawBody: read)
+                .post, "/api/v1/notifications/bulk-read", token: ann, headers: [.contentType: "text/plain", .contentLength: "\(read.utf8.count)"], rawBody: read
+            )
             #expect(elsewhere.status == 415 && elsewhere.errorCode == "UNSUPPORTED_MEDIA_TYPE")
         }
     }
@@ -214,7 +227,10 @@ import Testing
             #expect(try await fields(["token": "not-hex", "provider": "apns", "platform": "ios"]) == ["token"])
             #expect(try await fields(["token": .string(Self.apnsToken), "provider": "apns", "platform": "android"]) == ["platform"])
             #expect(try await fields(["token": "short", "provider": "fcm", "platform": "android"]) == ["token"])
-            #expect(try await fields(["token": .string(Self.apnsToken), "provider": "carrier-pigeon", "platform": "ios", "colour": "red"]) == ["provider", "colour"])
+            #expect(
+                try await fields(["token": .string(Self.apnsToken), "provider": "carrier-pigeon", "platform": "ios", "colour": "red"]) == [
+                    "provider", "colour",
+                ])
             let badKeys: JSONValue = [
                 "provider": "webpush", "platform": "web",
                 "subscription": ["endpoint": "https://push.example.com/send/abc", "keys": ["p256dh": "AAAA", "auth": "!!"]],
@@ -239,7 +255,10 @@ import Testing
                 .post, "/api/v1/push/register", token: try await s.token("ann"),
                 json: [
                     "platform": "web",
-                    "subscription": ["endpoint": "https://fcm.googleapis.com/fcm/send/abc123", "expirationTime": .null, "keys": ["p256dh": .string(key), "auth": .string(auth)]],
+                    "subscription": [
+                        "endpoint": "https://fcm.googleapis.com/fcm/send/abc123", "expirationTime": .null,
+                        "keys": ["p256dh": .string(key), "auth": .string(auth)],
+                    ],
                 ])
             #expect(reply.status == 201)
             #expect(reply.data?["provider"] == "webpush" && reply.data?["token"] == "https://fcm.googleapis.com/fcm/send/abc123")
@@ -252,9 +271,9 @@ import Testing
             let initial = try await s.request(.get, "/api/v1/notifications/preferences", token: ann)
             #expect(initial.data?["types"]?["job_new"]?["push_enabled"] == true)
             #expect(initial.data?["quiet_hours"]?["enabled"] == false)
-            let seedForm = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["type": "job_new", "push_enabled": false])
-            #expect(seedForm.status == 200 && seedForm.data?["types"]?["job_new"]?["push_enabled"] == false)
-            #expect(seedForm.data?["types"]?["job_new"]?["in_app_enabled"] == true)
+            let singleTypeForm = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["type": "job_new", "push_enabled": false])
+            #expect(singleTypeForm.status == 200 && singleTypeForm.data?["types"]?["job_new"]?["push_enabled"] == false)
+            #expect(singleTypeForm.data?["types"]?["job_new"]?["in_app_enabled"] == true)
             let full = try await s.request(
                 .put, "/api/v1/notifications/preferences", token: ann,
                 json: [
@@ -268,11 +287,15 @@ import Testing
             #expect(full.data?["types"]?["job_new"]?["push_enabled"] == false)
             #expect(try await s.request(.get, "/api/v1/me", token: ann).data?["time_zone"] == "Australia/Sydney")
 
-            let critical = try await s.request(.put, "/api/v1/notifications/preferences", token: ann, json: ["type": "volume_adjustment", "push_enabled": false])
+            let critical = try await s.request(
+                .put, "/api/v1/notifications/preferences", token: ann, json: ["type": "volume_adjustment", "push_enabled": false])
             #expect(critical.status == 422)
             let bad = try await s.request(
                 .put, "/api/v1/notifications/preferences", token: ann,
-                json: ["quiet_hours": ["start": "25:00"], "severity_floor": "panic", "time_zone": "Mars/Base", "types": ["nope": ["push_enabled": true]], "extra": 1])
+                json: [
+                    "quiet_hours": ["start": "25:00"], "severity_floor": "panic", "time_zone": "Mars/Base", "types": ["nope": ["push_enabled": true]],
+                    "extra": 1,
+                ])
             #expect(bad.status == 422)
             let list = try #require(bad.json?["error"]?["details"]?["fields"]?.arrayValue, "no field list in \(bad.text)")
             #expect(Set(list.compactMap { $0["field"]?.stringValue }) == ["quiet_hours.start", "severity_floor", "time_zone", "types.nope", "extra"])

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
-@testable import HeraldServer
 import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct OperationsTests {
     @Test(arguments: TestEngine.allCases)
@@ -17,7 +18,10 @@ import Testing
             #expect(ready.status == 200)
             #expect(ready.json?["status"] == "ready" && ready.json?["database"] == .string(engine.rawValue))
             // The node that answered, as whoami names it to a socket (the node id's shape).
-            guard case .string(let node)? = ready.json?["node"] else { Issue.record("no node in \(String(describing: ready.json))"); return }
+            guard case .string(let node)? = ready.json?["node"] else {
+                Issue.record("no node in \(String(describing: ready.json))")
+                return
+            }
             #expect(node.hasPrefix("node_") && node.count > 10)
         }
     }
@@ -45,7 +49,10 @@ import Testing
             #expect(reply.status == 200)
             let document = try #require(reply.json)
             #expect(document["openapi"] == "3.1.0")
-            guard case .object(let paths)? = document["paths"] else { Issue.record("no paths"); return }
+            guard case .object(let paths)? = document["paths"] else {
+                Issue.record("no paths")
+                return
+            }
             var documented: Set<String> = []
             for (path, item) in paths {
                 for method in item.objectValue?.keys ?? [:].keys { documented.insert("\(method.uppercased()) \(path)") }
@@ -73,7 +80,7 @@ import Testing
 
     @Test func theDocsPageListsEveryOperation() async throws {
         try await TestServer.run(.sqlite) { session in
-            let page = try await session.request(.get, "/api/v1/docs")
+            let page = try await session.request(.get, "/api/v1/docs/operations")
             #expect(page.status == 200)
             #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
             for operation in session.runtime.operations {
@@ -82,9 +89,25 @@ import Testing
         }
     }
 
+    /// ReDoc over the OpenAPI document, its script served from the binary's resources.
+    @Test func theDocsPageIsReDocFromTheBinarysOwnScript() async throws {
+        try await TestServer.run(.sqlite) { session in
+            let page = try await session.request(.get, "/api/v1/docs")
+            #expect(page.status == 200 && page.text.contains("<redoc spec-url=\"/api/v1/openapi.json\""))
+            #expect(page.text.contains("<script src=\"/api/v1/docs/redoc.standalone.js\"></script>") && !page.text.contains("https://"))
+            let script = try await session.request(.get, "/api/v1/docs/redoc.standalone.js")
+            #expect(script.status == 200 && script.header("Content-Type")?.hasPrefix("text/javascript") == true)
+            #expect(script.body.count > 500_000 && script.text.hasPrefix("/*! For license information please see redoc.standalone.js.LICENSE.txt */"))
+            let tag = try #require(script.header("ETag"))
+            #expect(try await session.request(.get, "/api/v1/docs/redoc.standalone.js", headers: [.ifNoneMatch: tag]).status == 304)
+        }
+    }
+
     @Test func realSocketsCarryTheSameConventions() async throws {
         // A clock that stands still: a loaded machine's half minute must not refill the bucket.
-        try await TestServer.run(.sqlite, setup: .live, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+        try await TestServer.run(
+            .sqlite, setup: .live, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }
+        ) { session in
             #expect(try await session.request(.get, "/healthz").status == 200)
             let token = try await session.token("ann")
             let me = try await session.request(.get, "/api/v1/me", token: token)

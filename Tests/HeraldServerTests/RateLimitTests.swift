@@ -31,7 +31,8 @@ import Testing
     @Test func authenticatedCallersHaveTheirOwnBuckets() async throws {
         // A clock that stands still: on a loaded machine five seconds between two requests
         // would refill a token.
-        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 10) }) { session in
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 10) }) {
+            session in
             let ann = try await session.token("ann")
             let bob = try await session.token("bob")
             #expect(try await session.request(.get, "/api/v1/me", token: ann).status == 200)
@@ -49,10 +50,13 @@ import Testing
     /// per-user default. A service token has its own, larger default, and the riders'
     /// built-in route rules do not hold it.
     @Test func serviceCallersHaveABackendSizedLimitOfTheirOwn() async throws {
-        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
-            config.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 60)
-            config.rateLimits.service = RateLimitRule(limit: 5, windowSeconds: 60)
-        }) { session in
+        try await TestServer.run(
+            .sqlite, clock: ManualClock(),
+            configure: { config in
+                config.rateLimits.authenticated = RateLimitRule(limit: 2, windowSeconds: 60)
+                config.rateLimits.service = RateLimitRule(limit: 5, windowSeconds: 60)
+            }
+        ) { session in
             let backend = try await session.token("billing", .service)
             let person = try await session.token("ann")
             for _ in 0..<5 {
@@ -82,9 +86,12 @@ import Testing
     }
 
     @Test func perRouteRulesReplaceTheDefaults() async throws {
-        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
-            config.rateLimits.routes["PUT /api/v1/me"] = RateLimitRule(limit: 1, windowSeconds: 3600)
-        }) { session in
+        try await TestServer.run(
+            .sqlite, clock: ManualClock(),
+            configure: { config in
+                config.rateLimits.routes["PUT /api/v1/me"] = RateLimitRule(limit: 1, windowSeconds: 3600)
+            }
+        ) { session in
             let token = try await session.token("ann")
             #expect(try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "A"]).status == 200)
             let limited = try await session.request(.put, "/api/v1/me", token: token, json: ["display_name": "B"])
@@ -98,7 +105,7 @@ import Testing
         }
     }
 
-    /// Seed 002's 5 cancels a minute hold whichever route cancels: a cancel through
+    /// The rideshare design's 5 cancels a minute hold whichever route cancels: a cancel through
     /// `/trips/{id}/transitions` spends the same allowance; other transitions do not.
     @Test func aCancelThroughTransitionsSpendsTheCancelAllowance() async throws {
         // A clock that stands still: a loaded machine's minute must not refill the allowance.
@@ -117,7 +124,8 @@ import Testing
     }
 
     @Test func failedAuthenticationIsRateLimitedByIP() async throws {
-        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) { session in
+        try await TestServer.run(.sqlite, clock: ManualClock(), configure: { $0.rateLimits.anonymous = RateLimitRule(limit: 2, windowSeconds: 60) }) {
+            session in
             var statuses: [Int] = []
             for guess in ["guess-1", "guess-2", "guess-3"] {
                 statuses.append(try await session.request(.get, "/api/v1/me", token: guess).status)
@@ -127,10 +135,13 @@ import Testing
     }
 
     @Test func disabledLimitsLetEverythingThrough() async throws {
-        try await TestServer.run(.sqlite, configure: { config in
-            config.rateLimits.enabled = false
-            config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
-        }) { session in
+        try await TestServer.run(
+            .sqlite,
+            configure: { config in
+                config.rateLimits.enabled = false
+                config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
+            }
+        ) { session in
             var statuses: [Int] = []
             for _ in 0..<5 { statuses.append(try await session.request(.get, "/api/v1/openapi.json").status) }
             #expect(statuses == [200, 200, 200, 200, 200])
@@ -140,10 +151,13 @@ import Testing
     @Test func forwardedForIsOnlyTrustedWhenConfigured() async throws {
         let forwarded = HTTPField.Name("X-Forwarded-For")!
         for trusted in [true, false] {
-            try await TestServer.run(.sqlite, clock: ManualClock(), configure: { config in
-                config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
-                config.server.trustForwardedFor = trusted
-            }) { session in
+            try await TestServer.run(
+                .sqlite, clock: ManualClock(),
+                configure: { config in
+                    config.rateLimits.anonymous = RateLimitRule(limit: 1, windowSeconds: 60)
+                    config.server.trustForwardedFor = trusted
+                }
+            ) { session in
                 #expect(try await session.request(.get, "/api/v1/openapi.json", headers: [forwarded: "203.0.113.1"]).status == 200)
                 let other = try await session.request(.get, "/api/v1/openapi.json", headers: [forwarded: "203.0.113.2, 10.0.0.1"])
                 #expect(other.status == (trusted ? 200 : 429))

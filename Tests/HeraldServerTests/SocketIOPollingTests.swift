@@ -181,7 +181,13 @@ final class PollingClient: Sendable {
     @Test(arguments: TestEngine.allCases)
     func aDroppedSessionRecoversItsRoomsAndMissedEvents(engine: TestEngine) async throws {
         let clock = ManualClock(Date())
-        try await TestServer.run(engine, clock: clock, configure: { $0.realtime.pingIntervalMs = 1000; $0.realtime.pingTimeoutMs = 1000 }) { session in
+        try await TestServer.run(
+            engine, clock: clock,
+            configure: {
+                $0.realtime.pingIntervalMs = 1000
+                $0.realtime.pingTimeoutMs = 1000
+            }
+        ) { session in
             let token = try await session.token("ann", ttl: 86_400)
             let hub = session.runtime.realtime.hub
             let first = try await PollingClient.open(session)

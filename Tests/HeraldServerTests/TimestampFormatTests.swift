@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldTestSupport
 import Testing
 
-/// Seed 003 §1.1 and every iOS app decoding with `.iso8601`: each time in each answer must
+/// The transit API contract and every iOS app decoding with `.iso8601`: each time in each answer must
 /// decode with `ISO8601DateFormatter()`'s default options, which refuse fractional seconds.
 /// The walk follows the OpenAPI document: every GET route the document lists is called
 /// (with a customer's token, else an operator's or a backend's), and every field the
@@ -17,12 +17,18 @@ import Testing
             let operatorToken = try await s.token("ops", .operator)
             // Something in every inbox, list and feed the walk reads.
             #expect(try await s.request(.post, "/api/v1/favorites", token: rider, json: ["stop_id": "STAGECOACH"]).status == 201)
-            #expect(try await s.request(.post, "/api/v1/push/register", token: rider, json: [
-                "token": .string(String(repeating: "ab", count: 32)), "provider": "apns", "platform": "ios", "device_id": "phone-1",
-            ]).status == 201)
-            let sent = try await s.request(.post, "/api/v1/notifications", token: backend, json: [
-                "user_id": "rider", "type": "service_alert", "title": "Hello", "body": "A time in the inbox",
-            ])
+            #expect(
+                try await s.request(
+                    .post, "/api/v1/push/register", token: rider,
+                    json: [
+                        "token": .string(String(repeating: "ab", count: 32)), "provider": "apns", "platform": "ios", "device_id": "phone-1",
+                    ]
+                ).status == 201)
+            let sent = try await s.request(
+                .post, "/api/v1/notifications", token: backend,
+                json: [
+                    "user_id": "rider", "type": "service_alert", "title": "Hello", "body": "A time in the inbox",
+                ])
             #expect(sent.status == 201, "\(sent.text)")
             try await TransitAlertPushTests.postAlerts(s, [TransitAlertPushTests.alert("walk-alert", route: "STBA")])
             #expect([200, 201].contains(try await s.request(.post, "/api/v1/alerts/walk-alert/mute", token: rider).status))

@@ -12,7 +12,7 @@ import Testing
 @testable import HeraldGTFS
 @testable import HeraldTransit
 
-/// Service alerts matched to favourites and pushed (seed 003 §4) through the real server on
+/// Service alerts matched to favourites and pushed through the real server on
 /// both engines. On the sample feed: STBA runs Stagecoach ↔ Beatty Airport, CITY serves
 /// Stagecoach and four town stops, AB Airport ↔ Bullfrog, AAMV Airport ↔ Amargosa Valley.
 @Suite struct TransitAlertPushTests {
@@ -93,7 +93,8 @@ import Testing
     }
 
     static func alert(
-        _ id: String, route: String? = nil, stop: String? = nil, trip: String? = nil, agency: String? = nil, severity: TransitRealtime_Alert.SeverityLevel = .warning,
+        _ id: String, route: String? = nil, stop: String? = nil, trip: String? = nil, agency: String? = nil,
+        severity: TransitRealtime_Alert.SeverityLevel = .warning,
         effect: TransitRealtime_Alert.Effect = .significantDelays, header: String = "Delays", start: Int64 = now - 600, end: Int64 = now + 3600
     ) -> TransitRealtime_FeedEntity {
         var entity = FeedMessages.alert(id, route: route, stop: stop, severity: severity, header: header, start: start, end: end)
@@ -156,7 +157,7 @@ import Testing
             #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened", token: annToken).status == 204)
             #expect(try await s.request(.get, "/api/v1/notifications/unread-count", token: annToken).data?["count"] == 0)
             // Opened from the app's list by a rider it was never pushed to: nothing to mark, no error
-            // (the seed's app sends the receipt for every alert it opens); only an alert Herald never had is 404.
+            // (the transit app sends the receipt for every alert it opens); only an alert Herald never had is 404.
             let catToken = try await s.token("cat")
             #expect(try await s.request(.post, "/api/v1/alerts/stba-delay/opened", token: catToken).status == 204)
             #expect(try await s.request(.post, "/api/v1/alerts/no-such-alert/opened", token: catToken).errorCode == "ALERT_NOT_FOUND")
@@ -222,13 +223,19 @@ import Testing
             #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB"]).errorCode == "FAVORITE_EXISTS")
             #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "stop_id": "AMV"]).errorCode == "VALIDATION_FAILED")
             #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["label": "x"]).errorCode == "VALIDATION_FAILED")
-            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "route_ids": ["AB"]]).errorCode == "VALIDATION_FAILED")
-            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": ["AAMV"]]).errorCode == "VALIDATION_FAILED")
-            #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": []]).errorCode == "VALIDATION_FAILED")
+            #expect(
+                try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "AB", "route_ids": ["AB"]]).errorCode == "VALIDATION_FAILED")
+            #expect(
+                try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": ["AAMV"]]).errorCode
+                    == "VALIDATION_FAILED")
+            #expect(
+                try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH", "route_ids": []]).errorCode == "VALIDATION_FAILED")
             #expect(try await s.request(.post, "/api/v1/favorites", token: ann, json: ["route_id": "NOPE"]).errorCode == "ROUTE_NOT_FOUND")
             #expect(try await s.request(.get, "/api/v1/favorites", token: ann).data?["favorites"]?[0]?["kind"] == "route")
 
-            func recipients(_ id: String) async throws -> [String] { try await Self.sent(s).filter { $0.json["alert_id"] == .string(id) }.map(\.userID).sorted() }
+            func recipients(_ id: String) async throws -> [String] {
+                try await Self.sent(s).filter { $0.json["alert_id"] == .string(id) }.map(\.userID).sorted()
+            }
             // A trip of route AB (Airport → Bullfrog): Ann by her route, Cat by her stop, not Bob.
             try await Self.postAlerts(s, [Self.alert("ab1", trip: "AB1")])
             try await Self.run(s)
@@ -376,8 +383,12 @@ import Testing
             for user in ["ann", "bob", "cat", "dan"] { try await Self.device(s, user) }
             let quiet: JSONValue = ["quiet_hours": ["enabled": true, "start": "22:00", "end": "07:00"], "time_zone": "America/Los_Angeles"]
             #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("ann"), json: quiet).status == 200)
-            #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("bob"), json: ["severity_floor": "alert"]).status == 200)
-            #expect(try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("cat"), json: ["time_sensitive_allowed": false]).status == 200)
+            #expect(
+                try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("bob"), json: ["severity_floor": "alert"]).status == 200
+            )
+            #expect(
+                try await s.request(.put, "/api/v1/notifications/preferences", token: try await s.token("cat"), json: ["time_sensitive_allowed": false]).status
+                    == 200)
             try await Self.postAlerts(s, [Self.alert("delay", route: "STBA", header: "Late shuttle", start: at - 60, end: at + 12 * 3600)], at: at)
             try await Self.run(s)
             let delay = Dictionary(uniqueKeysWithValues: try await Self.sent(s).map { ($0.userID, $0) })
@@ -412,7 +423,11 @@ import Testing
     @Test func aBatchLargerThanASendMayNameIsCutToIt() async throws {
         try await TestServer.run(
             .sqlite, clock: ManualClock(sampleMorning),
-            configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 5000; $0.notifications.maxRecipients = 3 }
+            configure: {
+                Self.quiet(&$0)
+                $0.transit.alerts.batchSize = 5000
+                $0.notifications.maxRecipients = 3
+            }
         ) { s in
             _ = try await s.importSample()
             for index in 0..<7 { try await Self.favorite(s, "user\(index)", "STAGECOACH") }
@@ -445,7 +460,13 @@ import Testing
     /// versions: each version is processed by exactly one of them, every user gets one push.
     @Test(arguments: TestEngine.allCases)
     func twoNodesRacingForOneVersionPushOnce(engine: TestEngine) async throws {
-        try await TestServer.run(engine, clock: ManualClock(sampleMorning), configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 7 }) { s in
+        try await TestServer.run(
+            engine, clock: ManualClock(sampleMorning),
+            configure: {
+                Self.quiet(&$0)
+                $0.transit.alerts.batchSize = 7
+            }
+        ) { s in
             _ = try await s.importSample()
             let db = s.runtime.database
             let now = sampleMorning.epochMilliseconds
@@ -466,7 +487,12 @@ import Testing
                 AlertPusher(transit: transit.service, notifications: s.runtime.notifications.service, nodeID: "node-b", logger: TestDatabase.logger),
             ]
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for node in nodes { group.addTask { try await node.recordVersions(); try await node.processDue() } }
+                for node in nodes {
+                    group.addTask {
+                        try await node.recordVersions()
+                        try await node.processDue()
+                    }
+                }
                 try await group.waitForAll()
             }
             let sent = try await Self.sent(s)
@@ -475,7 +501,10 @@ import Testing
             #expect(perVersion == ["a1": 60, "a2": 60, "a3": 60])
             let owners = try await db.withConnection { db in
                 try await db.raw("SELECT claimed_by, attempts, status FROM transit_alert_versions").all().map {
-                    (try $0.decode(column: "claimed_by", as: String.self), try $0.decode(column: "attempts", as: Int.self), try $0.decode(column: "status", as: String.self))
+                    (
+                        try $0.decode(column: "claimed_by", as: String.self), try $0.decode(column: "attempts", as: Int.self),
+                        try $0.decode(column: "status", as: String.self)
+                    )
                 }
             }
             #expect(owners.count == 3 && owners.allSatisfy { $0.1 == 1 && $0.2 == "done" })
@@ -487,7 +516,13 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func aCrashMidFanOutIsResumedWithoutASecondPush(engine: TestEngine) async throws {
         let clock = ManualClock(sampleMorning)
-        try await TestServer.run(engine, clock: clock, configure: { Self.quiet(&$0); $0.transit.alerts.batchSize = 4 }) { s in
+        try await TestServer.run(
+            engine, clock: clock,
+            configure: {
+                Self.quiet(&$0)
+                $0.transit.alerts.batchSize = 4
+            }
+        ) { s in
             _ = try await s.importSample()
             for index in 0..<10 { try await Self.favorite(s, "user\(index)", "STAGECOACH") }
             for index in 0..<10 { try await Self.device(s, "user\(index)") }
@@ -497,7 +532,8 @@ import Testing
             try await dying.recordVersions()
             let now = clock.now().epochMilliseconds
             let claimed = try await s.runtime.database.withConnection { db in
-                try await AlertVersionStore().claim(db, alertID: "crash", fingerprint: try #require(try await AlertVersionStore().latest(db, alertID: "crash")).fingerprint,
+                try await AlertVersionStore().claim(
+                    db, alertID: "crash", fingerprint: try #require(try await AlertVersionStore().latest(db, alertID: "crash")).fingerprint,
                     node: "node-dying", now: now, leaseUntil: now + 60_000)
             }
             let version = try #require(claimed)

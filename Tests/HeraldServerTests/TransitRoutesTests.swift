@@ -6,11 +6,11 @@ import HeraldCore
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
+import HeraldTransit
 import SQLKit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct TransitRoutesTests {
     @Test(arguments: TestEngine.allCases)
@@ -95,7 +95,8 @@ import HeraldTransit
             #expect(offline.status == 200 && offline.header("Content-Type") == "application/vnd.sqlite3")
             #expect(version.data?["checksum_sha256"]?.stringValue == SHA256.hash(data: offline.body).map { String(format: "%02x", $0) }.joined())
             #expect(version.data?["file_size_bytes"]?.doubleValue == Double(offline.body.count) && version.data?["schema_version"] == 1)
-            #expect(try await s.request(.get, "/api/v1/gtfs/feeds/default/offline.db", headers: [.ifNoneMatch: try #require(offline.header("ETag"))]).status == 304)
+            #expect(
+                try await s.request(.get, "/api/v1/gtfs/feeds/default/offline.db", headers: [.ifNoneMatch: try #require(offline.header("ETag"))]).status == 304)
             try await Self.checkOfflineDatabase(offline.body)
             #expect(try await s.request(.get, "/api/v1/gtfs/version", headers: [.ifNoneMatch: try #require(version.header("ETag"))]).status == 304)
             #expect(try await s.request(.get, "/api/v1/gtfs/feeds/nope/download").errorCode == "FEED_NOT_FOUND")
@@ -150,7 +151,8 @@ import HeraldTransit
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString)").path
         try FileManager.default.copyItem(atPath: try TransitFixtures.sampleFeedPath(), toPath: folder)
         let path = folder + "/stop_times.txt"
-        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "AB1,8:10:00,8:15:00,BULLFROG", with: "AB1,8:10:00,8:15:00,NOWHERE")
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "AB1,8:10:00,8:15:00,BULLFROG", with: "AB1,8:10:00,8:15:00,NOWHERE")
         try FileManager.default.removeItem(atPath: path)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return folder
@@ -176,8 +178,10 @@ import HeraldTransit
             let counts = try await s.runtime.database.withConnection { db in
                 (
                     try await db.raw("SELECT COUNT(*) AS n FROM transit_feed_versions").first()!.decode(column: "n", as: Int.self),
-                    try await db.raw("SELECT COUNT(*) AS n FROM transit_stops WHERE version_id <> \(bind: versionID)").first()!.decode(column: "n", as: Int.self),
-                    try await db.raw("SELECT COUNT(*) AS n FROM transit_stop_times WHERE version_id = \(bind: versionID)").first()!.decode(column: "n", as: Int.self)
+                    try await db.raw("SELECT COUNT(*) AS n FROM transit_stops WHERE version_id <> \(bind: versionID)").first()!.decode(
+                        column: "n", as: Int.self),
+                    try await db.raw("SELECT COUNT(*) AS n FROM transit_stop_times WHERE version_id = \(bind: versionID)").first()!.decode(
+                        column: "n", as: Int.self)
                 )
             }
             #expect(counts.0 == 1)
@@ -209,7 +213,8 @@ import HeraldTransit
             #expect(status == "succeeded")
             #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH").status == 200)
             // Not a zip: the import fails with the reason; customers may not import.
-            let bad = try await s.request(.post, "/api/v1/transit/feeds/default/import", token: ops, headers: [.contentType: "application/zip"], bytes: Data("nope".utf8))
+            let bad = try await s.request(
+                .post, "/api/v1/transit/feeds/default/import", token: ops, headers: [.contentType: "application/zip"], bytes: Data("nope".utf8))
             let badID = try #require(bad.data?["id"]?.stringValue)
             var record = bad.data
             if record?["status"] == "running" {
@@ -238,7 +243,8 @@ import HeraldTransit
                     FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 420, false)]),
                     FeedMessages.tripUpdate("e2", trip: "BFC1", date: "20070605", canceled: true),
                     FeedMessages.tripUpdate("e3", trip: "AB2", date: "20070605", stops: [(1, nil, true)]),
-                    FeedMessages.vehicle("bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: now - 5),
+                    FeedMessages.vehicle(
+                        "bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: now - 5),
                     FeedMessages.alert("a1", route: "AB", severity: .warning, header: "Delays on route 10", start: now - 600, end: now + 3600),
                 ], timestamp: now - 30)
             let posted = try await s.postProtobuf("/api/v1/transit/realtime", feed, token: svc)
@@ -316,7 +322,10 @@ import HeraldTransit
             let now = Int64(sampleMorning.timeIntervalSince1970)
             func vehicles(at time: Int64) async throws {
                 let message = FeedMessages.message(
-                    [FeedMessages.vehicle("bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: time)],
+                    [
+                        FeedMessages.vehicle(
+                            "bus-7", trip: "AB1", date: "20070605", latitude: 36.87, longitude: -116.79, bearing: 45, speed: 10, occupancy: 2, timestamp: time)
+                    ],
                     timestamp: time)
                 #expect(try await s.postProtobuf("/api/v1/transit/realtime?source=vehicles", message, token: svc).status == 200)
             }
@@ -353,7 +362,8 @@ import HeraldTransit
             #expect(first.data?["stop_name"] == "Stagecoach Hotel & Casino (Demo)")
             #expect(first.data?["sort_order"] == 0)
             #expect(first.data?["notifications_enabled"] == true)
-            let second = try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "BULLFROG", "label": "Work", "notifications_enabled": false])
+            let second = try await s.request(
+                .post, "/api/v1/favorites", token: ann, json: ["stop_id": "BULLFROG", "label": "Work", "notifications_enabled": false])
             #expect(second.data?["sort_order"] == 1)
             let secondID = try #require(second.data?["id"]?.stringValue)
             let duplicate = try await s.request(.post, "/api/v1/favorites", token: ann, json: ["stop_id": "STAGECOACH"])
@@ -409,11 +419,13 @@ import HeraldTransit
         }
     }
 
-    @Test func theSeedsDeviceRegistrationIsAnAlias() async throws {
+    @Test func theTransitAppsDeviceRegistrationIsAnAlias() async throws {
         try await TestServer.run(.sqlite) { s in
             let ann = try await s.token("ann")
             let token = String(repeating: "a1b2c3d4", count: 8)
-            let reply = try await s.request(.post, "/api/v1/user/device", token: ann, json: ["apns_token": .string(token), "device_id": "iphone-1", "platform": "ios", "app_version": "1.0.0", "os_version": "18.0"])
+            let reply = try await s.request(
+                .post, "/api/v1/user/device", token: ann,
+                json: ["apns_token": .string(token), "device_id": "iphone-1", "platform": "ios", "app_version": "1.0.0", "os_version": "18.0"])
             #expect(reply.status == 201)
             #expect(reply.data?["device_id"]?.stringValue?.hasPrefix("dev_") == true)
             let devices = try await s.request(.get, "/api/v1/push/devices", token: ann)
@@ -424,7 +436,7 @@ import HeraldTransit
         }
     }
 
-    @Test func stopsHaveTheSeedsRateLimits() async throws {
+    @Test func stopsHaveTheTransitAPIsRateLimits() async throws {
         try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning)) { s in
             _ = try await s.importSample()
             for _ in 0..<60 { #expect(try await s.request(.get, "/api/v1/stops/STAGECOACH").status == 200) }

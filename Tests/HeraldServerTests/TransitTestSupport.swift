@@ -2,10 +2,10 @@ import Foundation
 import HeraldCore
 import HeraldServer
 import HeraldTestSupport
+import HeraldTransit
 import SwiftProtobuf
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 /// GTFS-Realtime messages for tests, written with the generated protobuf types.
 enum FeedMessages {
@@ -35,7 +35,9 @@ enum FeedMessages {
         return entity
     }
 
-    static func vehicle(_ id: String, trip: String, date: String, latitude: Float, longitude: Float, bearing: Float, speed: Float, occupancy: Int, timestamp: Int64) -> TransitRealtime_FeedEntity {
+    static func vehicle(
+        _ id: String, trip: String, date: String, latitude: Float, longitude: Float, bearing: Float, speed: Float, occupancy: Int, timestamp: Int64
+    ) -> TransitRealtime_FeedEntity {
         var entity = TransitRealtime_FeedEntity()
         entity.id = id
         entity.vehicle.trip.tripID = trip
@@ -50,7 +52,9 @@ enum FeedMessages {
         return entity
     }
 
-    static func alert(_ id: String, route: String? = nil, stop: String? = nil, severity: TransitRealtime_Alert.SeverityLevel, header: String, start: Int64, end: Int64) -> TransitRealtime_FeedEntity {
+    static func alert(
+        _ id: String, route: String? = nil, stop: String? = nil, severity: TransitRealtime_Alert.SeverityLevel, header: String, start: Int64, end: Int64
+    ) -> TransitRealtime_FeedEntity {
         var entity = TransitRealtime_FeedEntity()
         entity.id = id
         var selector = TransitRealtime_EntitySelector()

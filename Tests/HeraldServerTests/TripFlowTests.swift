@@ -1,6 +1,6 @@
 import Foundation
-import HeraldGeo
 import HeraldCore
+import HeraldGeo
 import HeraldRealtime
 import HeraldServer
 import HeraldStorage
@@ -8,7 +8,7 @@ import HeraldTestSupport
 import HeraldTrips
 import Testing
 
-/// Ride requests, trips and the location stream (seed 002) through the real application, on
+/// Ride requests, trips and the location stream through the real application, on
 /// both engines.
 @Suite struct TripFlowTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -20,7 +20,9 @@ import Testing
     static func driver(_ s: TestSession, _ id: String, metersNorth: Double, name: String = "Alex Smith") async throws -> String {
         let token = try await s.token(id, .driver)
         let photo = JSONValue.string("https://cdn.example.com/drivers/\(id).jpg")
-        #expect(try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string(name), "truck_type": "sedan", "photo_url": photo]).status == 201)
+        #expect(
+            try await s.request(.put, "/api/v1/drivers/me", token: token, json: ["name": .string(name), "truck_type": "sedan", "photo_url": photo]).status
+                == 201)
         let ops = try await s.token("ops", .operator)
         #expect(try await s.request(.post, "/api/v1/operators/drivers/\(id)/approval", token: ops, json: ["status": "approved"]).status == 200)
         #expect(try await s.request(.post, "/api/v1/drivers/online", token: token, json: ["online": true]).status == 200)
@@ -56,10 +58,12 @@ import Testing
     static func run(
         _ engine: TestEngine, _ configure: @escaping (inout HeraldConfig) -> Void = { _ in }, _ body: @Sendable @escaping (TestSession) async throws -> Void
     ) async throws {
-        try await TestServer.run(engine, clock: ManualClock(Self.start), configure: { config in
-            config.dispatch.indexSyncIntervalMs = 60_000
-            configure(&config)
-        }, body)
+        try await TestServer.run(
+            engine, clock: ManualClock(Self.start),
+            configure: { config in
+                config.dispatch.indexSyncIntervalMs = 60_000
+                configure(&config)
+            }, body)
     }
 
     static func advance(_ s: TestSession, _ seconds: Double) {
@@ -76,10 +80,13 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func aRideGoesFromRequestToCompletionAndEveryChangeIsTold(engine: TestEngine) async throws {
         let pushLog = try TestDatabase.temporaryDirectory() + "/pushes.jsonl"
-        try await Self.run(engine, { config in
-            config.push.logFile = pushLog
-            config.push.pollIntervalMs = 50
-        }) { s in
+        try await Self.run(
+            engine,
+            { config in
+                config.push.logFile = pushLog
+                config.push.pollIntervalMs = 50
+            }
+        ) { s in
             // The rider's app is closed: no socket, one iPhone registered.
             let device = try await s.request(
                 .post, "/api/v1/push/register", token: try await s.token("rider"),
@@ -140,7 +147,9 @@ import Testing
 
             // Invalid transitions say what is allowed; a rider cannot drive the trip.
             let skip = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "IN_PROGRESS"])
-            #expect(skip.status == 409 && skip.errorCode == "INVALID_TRANSITION" && skip.json?["error"]?["details"]?["allowed_transitions"] == ["ARRIVED", "CANCELLED"])
+            #expect(
+                skip.status == 409 && skip.errorCode == "INVALID_TRANSITION"
+                    && skip.json?["error"]?["details"]?["allowed_transitions"] == ["ARRIVED", "CANCELLED"])
             #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: rider, json: ["to": "ARRIVED"]).status == 403)
             #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "FLYING"]).status == 422)
             #expect(try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "ARRIVED", "context": "x"]).status == 422)
@@ -148,7 +157,8 @@ import Testing
             for step in ["ARRIVED", "IN_PROGRESS", "COMPLETED"] {
                 Self.advance(s, 60)
                 // A fresh position each minute (the arrival needs one).
-                _ = try await s.request(.post, "/api/v1/drivers/location", token: alex, json: ["latitude": 37.7749, "longitude": -122.4194, "accuracy_meters": 5])
+                _ = try await s.request(
+                    .post, "/api/v1/drivers/location", token: alex, json: ["latitude": 37.7749, "longitude": -122.4194, "accuracy_meters": 5])
                 let moved = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": .string(step)])
                 #expect(moved.status == 200 && moved.data?["state"] == .string(step))
             }
@@ -169,17 +179,20 @@ import Testing
             let shown = (0..<50).compactMap { titles?[$0]?["title"]?.stringValue }
             #expect(shown.contains("Driver arrived") && shown.contains("Trip complete") && !shown.contains("Trip started"))
             let silent = try await s.runtime.database.withConnection { db in
-                try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = 'rider' AND silent = 1 AND type = 'trip_sync'").first()?.decode(column: "n", as: Int.self)
+                try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = 'rider' AND silent = 1 AND type = 'trip_sync'").first()?.decode(
+                    column: "n", as: Int.self)
             }
             #expect(silent == 1)
 
-            // What APNs would have received (seed 002's push table): the arrival at high
-            // priority; the start as a silent background push carrying the seed's state sync.
+            // What APNs would have received (the rideshare design's push table): the arrival at
+            // high priority; the start as a silent background push carrying its state sync.
             let expected: Set<String> = ["Driver on the way", "Driver arrived", "Trip started", "Trip complete"]
             var pushes: [String: JSONValue] = [:]
             // (Not thrown: the expectation below names what did arrive.)
             try? await waitUntil("the trip's pushes", every: .milliseconds(50)) {
-                pushes = Dictionary(Self.recordedPushes(pushLog, user: "rider").compactMap { line in line["title"]?.stringValue.map { ($0, line) } }) { a, _ in a }
+                pushes = Dictionary(Self.recordedPushes(pushLog, user: "rider").compactMap { line in line["title"]?.stringValue.map { ($0, line) } }) { a, _ in
+                    a
+                }
                 return Set(pushes.keys).isSuperset(of: expected)
             }
             #expect(Set(pushes.keys).isSuperset(of: expected), "\(pushes.keys)")
@@ -201,12 +214,15 @@ import Testing
         try await Self.run(engine) { s in
             let alex = try await Self.driver(s, "alex", metersNorth: 800)
             let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
-            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            let tripID = try #require(
+                try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
             func send(_ lat: Double, _ accuracy: Double = 5, sequence: Int) async throws -> TestReply {
                 try await s.request(
                     .post, "/api/v1/drivers/location", token: alex,
-                    json: ["latitude": .number(lat), "longitude": -122.4194, "accuracy_meters": .number(accuracy), "heading": 180, "speed_mps": 10,
-                           "altitude_meters": 12, "battery_percent": 70, "is_charging": false, "sequence": .number(Double(sequence))])
+                    json: [
+                        "latitude": .number(lat), "longitude": -122.4194, "accuracy_meters": .number(accuracy), "heading": 180, "speed_mps": 10,
+                        "altitude_meters": 12, "battery_percent": 70, "is_charging": false, "sequence": .number(Double(sequence)),
+                    ])
             }
             // Driving south towards the pickup at ~10 m/s, one sample a second.
             var lat = 37.7749 + 700 / 111_200.0
@@ -234,7 +250,7 @@ import Testing
             #expect(shared.last?["interpolation_hint"]?["duration_ms"] == 1000 && shared.first?["heading"] == 180)
             let eta = try await Self.events(s, "trip:\(tripID)").first { $0.name == "eta_update" }?.payload
             #expect(eta?["pickup_eta"]?["seconds"]?.doubleValue.map { $0 > 0 && $0 < 200 } == true && eta?["dropoff_eta"]?["confidence"] != nil)
-            // The seed's route and traffic fields: the straight segment from a shared position to the pickup.
+            // The rideshare design's route and traffic fields: the straight segment from a shared position to the pickup.
             let pickup = GeoPoint(latitude: 37.7749, longitude: -122.4194)
             let segments = shared.compactMap { p -> JSONValue? in
                 guard let lat = p["latitude"]?.doubleValue, let lng = p["longitude"]?.doubleValue else { return nil }
@@ -250,7 +266,8 @@ import Testing
 
             // The audit trail: every sample for the driver and operators, the shared ones for the rider.
             let full = try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: ops)
-            #expect(full.data?["count"] == 6 && full.data?["locations"]?[4]?["accuracy_meters"] == 80 && full.data?["locations"]?[5]?["warning"] == "TELEPORTATION")
+            #expect(
+                full.data?["count"] == 6 && full.data?["locations"]?[4]?["accuracy_meters"] == 80 && full.data?["locations"]?[5]?["warning"] == "TELEPORTATION")
             #expect(full.data?["locations"]?[0]?["battery_percent"] == 70 && full.data?["locations"]?[0]?["sequence"] == 11)
             let riderView = try await s.request(.get, "/api/v1/trips/\(tripID)/locations", token: try await s.token("rider"))
             #expect(riderView.data?["count"] == 4 && riderView.data?["locations"]?[0]?["battery_percent"] == nil)
@@ -276,7 +293,9 @@ import Testing
             }
             #expect(statuses == [200, 200, 200, 200, 200, 429])
             let throttled = try await send(lat, sequence: sequence + 1)
-            #expect(throttled.errorCode == "RATE_LIMIT_EXCEEDED" && throttled.json?["error"]?["details"]?["limit"] == "1/s" && throttled.header("Retry-After") == "1")
+            #expect(
+                throttled.errorCode == "RATE_LIMIT_EXCEEDED" && throttled.json?["error"]?["details"]?["limit"] == "1/s"
+                    && throttled.header("Retry-After") == "1")
             Self.advance(s, 1)
             #expect(try await send(lat, sequence: sequence + 2).status == 200)
         }
@@ -284,7 +303,7 @@ import Testing
 
     /// The OS's mock-provider signal, through the location route, the dispatch tracker and
     /// the trip tracker: the sample is kept for operators, never shown to the rider, the driver
-    /// is warned and the trip flagged (seed 002's mock location flag).
+    /// is warned and the trip flagged (the rideshare design's mock location flag).
     @Test func aMockLocationIsKeptButNotSharedAndTheTripIsFlagged() async throws {
         try await Self.run(.sqlite) { s in
             let alex = try await Self.driver(s, "alex", metersNorth: 800)
@@ -293,7 +312,9 @@ import Testing
             func send(_ extra: [String: JSONValue]) async throws -> TestReply {
                 Self.advance(s, 1)
                 sequence += 1
-                var sample: [String: JSONValue] = ["latitude": .number(37.7749 + 700 / 111_200.0), "longitude": -122.4194, "accuracy_meters": 5, "sequence": .number(Double(sequence))]
+                var sample: [String: JSONValue] = [
+                    "latitude": .number(37.7749 + 700 / 111_200.0), "longitude": -122.4194, "accuracy_meters": 5, "sequence": .number(Double(sequence)),
+                ]
                 sample.merge(extra) { _, new in new }
                 return try await s.request(.post, "/api/v1/drivers/location", token: alex, json: .object(sample))
             }
@@ -343,11 +364,13 @@ import Testing
             let alex = try await Self.driver(s, "alex", metersNorth: 800)
             let blake = try await Self.driver(s, "blake", metersNorth: 1_000)
             let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
-            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            let tripID = try #require(
+                try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
             // The driver is busy: accepting another ride fails.
             let second = try #require(try await Self.book(s, "rider2").data?["request_id"]?.stringValue)
             #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/\(second)/accept", token: alex).errorCode == "DRIVER_BUSY")
-            let dropped = try await s.request(.post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "CANCELLED", "context": ["reason": "flat tyre"]])
+            let dropped = try await s.request(
+                .post, "/api/v1/trips/\(tripID)/transitions", token: alex, json: ["to": "CANCELLED", "context": ["reason": "flat tyre"]])
             #expect(dropped.status == 200 && dropped.data?["state"] == "CANCELLED" && dropped.data?["cancelled_by"] == "DRIVER")
             let again = try #require(try await Self.events(s, "user:rider").last { $0.name == "ride_request_updated" }?.payload)
             #expect(again["state"] == "SEARCHING" && again["previous_trip_id"]?.stringValue == tripID)
@@ -380,7 +403,10 @@ import Testing
             let multiplier = try #require(surged.json?["error"]?["details"]?["surge_multiplier"]?.doubleValue)
             #expect(multiplier > 1.0 && surged.json?["error"]?["details"]?["fare_estimate"]?["surge_multiplier"]?.doubleValue == multiplier)
             var confirmed = Self.body
-            if case .object(var fields) = confirmed { fields["surge_multiplier"] = .number(multiplier); confirmed = .object(fields) }
+            if case .object(var fields) = confirmed {
+                fields["surge_multiplier"] = .number(multiplier)
+                confirmed = .object(fields)
+            }
             let booked = try await Self.book(s, "r9", body: confirmed)
             #expect(booked.status == 201 && booked.data?["fare_estimate"]?["surge_multiplier"]?.doubleValue == multiplier)
             let id = try #require(booked.data?["request_id"]?.stringValue)
@@ -399,7 +425,7 @@ import Testing
         }
     }
 
-    /// Seed 002: the fare is final at COMPLETED, priced from the trail driven (3 km north in
+    /// The fare is final at COMPLETED, priced from the trail driven (3 km north in
     /// 200 s of samples, 15 minutes from start to end: 250 + 120 × 3 + 30 × 15 = 1,060), and
     /// each side rates the other once.
     @Test(arguments: TestEngine.allCases)
@@ -413,7 +439,10 @@ import Testing
                 Self.advance(s, seconds)
                 let reply = try await s.request(
                     .post, "/api/v1/drivers/location", token: alex,
-                    json: ["latitude": .number(37.7749 + metersNorth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "sequence": .number(Double(sequence))])
+                    json: [
+                        "latitude": .number(37.7749 + metersNorth / 111_200), "longitude": -122.4194, "accuracy_meters": 5,
+                        "sequence": .number(Double(sequence)),
+                    ])
                 #expect(reply.data?["accepted"] == true, "\(reply.text)")
             }
             let rider = try await s.token("rider")
@@ -439,7 +468,9 @@ import Testing
             // Bad ratings name their field; strangers and operators cannot rate.
             let path = "/api/v1/trips/\(tripID)/rating"
             let longComment = String(repeating: "x", count: 501)
-            for bad: JSONValue in [["rating": 0], ["rating": 6], ["rating": 4.5], ["rating": "5"], [:], ["rating": 5, "comment": .string(longComment)], ["rating": 5, "stars": 5]] {
+            for bad: JSONValue in [
+                ["rating": 0], ["rating": 6], ["rating": 4.5], ["rating": "5"], [:], ["rating": 5, "comment": .string(longComment)], ["rating": 5, "stars": 5],
+            ] {
                 let refused = try await s.request(.post, path, token: rider, json: bad)
                 #expect(refused.status == 422 && refused.errorCode == "VALIDATION_FAILED", "\(bad)")
             }
@@ -513,7 +544,8 @@ import Testing
             let blake = try await Self.driver(s, "blake", metersNorth: 1_500, name: "Blake Jones")
             let rider = try await s.token("rider")
             let requestID = try #require(try await Self.book(s, "rider").data?["request_id"]?.stringValue)
-            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            let tripID = try #require(
+                try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
 
             let riderTrips = try await s.request(.get, "/api/v1/trips", token: rider)
             #expect(riderTrips.data?["total"] == 1 && riderTrips.data?["trips"]?[0]?["trip_id"]?.stringValue == tripID)
@@ -579,7 +611,7 @@ import Testing
         }
     }
 
-    /// Seed 002's route-deviation check through the application: a ride 1 km east, the
+    /// The rideshare design's route-deviation check through the application: a ride 1 km east, the
     /// driver heads south instead at 20 m/s; past the 2 km corridor (trips.location.
     /// route_deviation_meters) the driver is warned once and the trip flagged once, the
     /// samples still shared (action NONE); before the ride starts nothing is checked.
@@ -592,20 +624,24 @@ import Testing
             ]
             let booked = try await Self.book(s, "rider", body: body)
             let requestID = try #require(booked.data?["request_id"]?.stringValue)
-            let tripID = try #require(try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
+            let tripID = try #require(
+                try await s.request(.post, "/api/v1/drivers/ride-requests/\(requestID)/accept", token: alex).data?["trip_id"]?.stringValue)
             var sequence = 1
             func at(metersSouth: Double) async throws {
                 sequence += 1
                 Self.advance(s, 10)
                 let reply = try await s.request(
                     .post, "/api/v1/drivers/location", token: alex,
-                    json: ["latitude": .number(37.7749 - metersSouth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "speed_mps": 20,
-                           "sequence": .number(Double(sequence))])
+                    json: [
+                        "latitude": .number(37.7749 - metersSouth / 111_200), "longitude": -122.4194, "accuracy_meters": 5, "speed_mps": 20,
+                        "sequence": .number(Double(sequence)),
+                    ])
                 #expect(reply.data?["accepted"] == true, "\(reply.text)")
             }
             func deviations() async throws -> [JSONValue] {
                 _ = await s.runtime.trips.service.writer.flushOnce()
-                return try await Self.events(s, "user:alex").filter { $0.name == "location_warning" && $0.payload["warning_code"] == "ROUTE_DEVIATION" }.map(\.payload)
+                return try await Self.events(s, "user:alex").filter { $0.name == "location_warning" && $0.payload["warning_code"] == "ROUTE_DEVIATION" }.map(
+                    \.payload)
             }
             // Before the ride starts the driver may come from anywhere: 2.4 km south is no deviation.
             try await at(metersSouth: 2_400)
@@ -628,7 +664,7 @@ import Testing
         }
     }
 
-    /// Seed 002's LOCATION_REQUIRED (an arrival is confirmed by a fresh position) and its
+    /// The rideshare design's LOCATION_REQUIRED (an arrival is confirmed by a fresh position) and its
     /// limit of 30 trip reads a minute.
     @Test func anArrivalNeedsAFreshLocationAndTripReadsAreLimited() async throws {
         try await Self.run(.sqlite) { s in
@@ -667,21 +703,27 @@ import Testing
     @Test func badRequestsNameTheirFields() async throws {
         // No surge here: with no drivers around, a rider's queue of requests would be surged.
         try await Self.run(.sqlite, { $0.trips.surge.enabled = false }) { s in
-            let bad = try await Self.book(s, "rider", body: ["pickup": ["latitude": 91, "longitude": "x"], "dropoff": Self.dropoff, "passenger_count": 9, "extra": 1])
+            let bad = try await Self.book(
+                s, "rider", body: ["pickup": ["latitude": 91, "longitude": "x"], "dropoff": Self.dropoff, "passenger_count": 9, "extra": 1])
             #expect(bad.status == 422 && bad.errorCode == "VALIDATION_FAILED")
             let fields = (0..<10).compactMap { bad.json?["error"]?["details"]?["fields"]?[$0]?["field"]?.stringValue }
             #expect(Set(fields).isSuperset(of: ["pickup.latitude", "pickup.longitude", "passenger_count", "extra"]))
             let notObject = try await Self.book(s, "rider", body: "[]")
             #expect(notObject.status == 400 || notObject.status == 422)
             // Drivers do not book rides; riders do not accept them.
-            #expect(try await s.request(.post, "/api/v1/ride-requests", token: try await s.token("d", .driver), headers: [.init("Idempotency-Key")!: "k"], json: Self.body).status == 403)
+            #expect(
+                try await s.request(
+                    .post, "/api/v1/ride-requests", token: try await s.token("d", .driver), headers: [.init("Idempotency-Key")!: "k"], json: Self.body
+                ).status == 403)
             #expect(try await s.request(.post, "/api/v1/drivers/ride-requests/req_x/accept", token: try await s.token("rider")).status == 403)
             #expect(try await s.request(.get, "/api/v1/trips/tr_nothing", token: try await s.token("rider")).errorCode == "TRIP_NOT_FOUND")
             // Three requests a minute per rider.
             var statuses: [Int] = []
             for _ in 0..<4 { statuses.append(try await Self.book(s, "eager").status) }
             #expect(statuses == [201, 201, 201, 429])
-            let vehicle = try await s.request(.put, "/api/v1/drivers/me/vehicle", token: try await s.token("nobody", .driver), json: ["make": "A", "model": "B", "color": "C", "license_plate": "D"])
+            let vehicle = try await s.request(
+                .put, "/api/v1/drivers/me/vehicle", token: try await s.token("nobody", .driver),
+                json: ["make": "A", "model": "B", "color": "C", "license_plate": "D"])
             #expect(vehicle.status == 404 && vehicle.errorCode == "DRIVER_NOT_FOUND")
         }
     }

@@ -113,8 +113,11 @@ import Testing
             #expect(rail.errorCode == "NO_ROUTE_FOUND")
             #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["bus"]]]).status == 200)
             // The words and route types apps send fold the same way as /routes?route_type= reads them.
-            #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["coach", 700]]]).status == 200)
-            #expect(try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["train", "metro", "401"]]]).errorCode == "NO_ROUTE_FOUND")
+            #expect(
+                try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["coach", 700]]]).status == 200)
+            #expect(
+                try await Self.plan(s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "preferences": ["modes": ["train", "metro", "401"]]])
+                    .errorCode == "NO_ROUTE_FOUND")
             let same = try await Self.plan(s, ["origin": airport, "destination": airport])
             #expect(same.status == 422 && same.json?["error"]?["details"]?["fields"]?[0]?["field"] == "destination")
             let bad = try await Self.plan(
@@ -132,7 +135,11 @@ import Testing
                     "max_itineraries",
                 ])
             let range = try await Self.plan(
-                s, ["origin": airport, "destination": ["stop_id": "BULLFROG"], "depart_at": "2007-06-05T06:00:00-07:00", "depart_until": "2007-06-05T12:00:00-07:00"])
+                s,
+                [
+                    "origin": airport, "destination": ["stop_id": "BULLFROG"], "depart_at": "2007-06-05T06:00:00-07:00",
+                    "depart_until": "2007-06-05T12:00:00-07:00",
+                ])
             #expect(range.json?["error"]?["details"]?["fields"]?[0]?["field"] == "depart_until")
         }
     }
@@ -154,7 +161,11 @@ import Testing
             #expect(itinerary["arrival_time"] == "2007-06-06T09:20:00-07:00")
             // Directly to Bullfrog: AB1 at its predicted times, with its schedule and delay.
             let direct = try await Self.plan(
-                s, ["origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "BULLFROG"], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1])
+                s,
+                [
+                    "origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "BULLFROG"], "depart_at": "2007-06-05T07:50:00-07:00",
+                    "max_itineraries": 1,
+                ])
             let leg = try #require(direct.data?["itineraries"]?[0]?["legs"]?[0])
             #expect(leg["trip_id"] == "AB1" && leg["realtime"] == true)
             #expect(leg["from"]?["departure_time"] == "2007-06-05T08:10:00-07:00")
@@ -165,7 +176,7 @@ import Testing
         }
     }
 
-    @Test func planningHasTheSeedsRateLimit() async throws {
+    @Test func planningHasTheTransitAPIsRateLimit() async throws {
         try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning)) { s in
             _ = try await s.importSample()
             let body: JSONValue = ["origin": ["stop_id": "STAGECOACH"], "destination": ["stop_id": "BEATTY_AIRPORT"], "max_itineraries": 1]
@@ -189,7 +200,11 @@ extension TripPlanRoutesTests {
             _ = try await s.importSample()
             let svc = try await s.token("backend", .service)
             let planned = try await Self.plan(
-                s, ["origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00", "max_itineraries": 1])
+                s,
+                [
+                    "origin": ["stop_id": "BEATTY_AIRPORT"], "destination": ["stop_id": "FUR_CREEK_RES"], "depart_at": "2007-06-05T07:50:00-07:00",
+                    "max_itineraries": 1,
+                ])
             let id = try #require(planned.data?["itineraries"]?[0]?["itinerary_id"]?.stringValue)
             try await withNativeClient(s, token: try await s.token("ann")) { ann in
                 _ = await ann.next(type: "connected")

@@ -3,10 +3,10 @@ import HeraldCore
 import HeraldTestSupport
 import Testing
 
-/// Seed 003 §4.7's `/user/settings` over Herald's preferences, and the time zone quiet hours
+/// The transit app's `/user/settings` over Herald's preferences, and the time zone quiet hours
 /// run in for a rider who never sent one.
 @Suite struct UserSettingsTests {
-    @Test func theSeedsSettingsDocumentReadsAndWritesThePreferences() async throws {
+    @Test func theTransitAppsSettingsDocumentReadsAndWritesThePreferences() async throws {
         try await TestServer.run(.sqlite, clock: ManualClock(sampleMorning)) { s in
             _ = try await s.importSample()
             let rider = try await s.token("rider")
@@ -18,11 +18,13 @@ import Testing
             #expect(initial["time_sensitive_ok"] == true)
             #expect(initial["per_favorite_overrides"] == .object([favorite: ["notifications_enabled": true]]))
 
-            // The seed's app sends TIME columns as Python prints them (22:00:00).
-            let changed = try await s.request(.put, "/api/v1/user/settings", token: rider, json: [
-                "tz": "Australia/Sydney", "quiet_hours_enabled": true, "quiet_start": "22:00:00", "quiet_end": "07:00",
-                "severity_min": "major", "time_sensitive_ok": false, "per_favorite_overrides": .object([favorite: ["notifications_enabled": false]]),
-            ])
+            // The transit app sends TIME columns as Python prints them (22:00:00).
+            let changed = try await s.request(
+                .put, "/api/v1/user/settings", token: rider,
+                json: [
+                    "tz": "Australia/Sydney", "quiet_hours_enabled": true, "quiet_start": "22:00:00", "quiet_end": "07:00",
+                    "severity_min": "major", "time_sensitive_ok": false, "per_favorite_overrides": .object([favorite: ["notifications_enabled": false]]),
+                ])
             #expect(changed.status == 200, "\(changed.text)")
             #expect(changed.data?["tz"] == "Australia/Sydney" && changed.data?["quiet_start"] == "22:00" && changed.data?["quiet_end"] == "07:00")
             #expect(changed.data?["severity_min"] == "major" && changed.data?["time_sensitive_ok"] == false)
@@ -38,7 +40,7 @@ import Testing
             let patched = try await s.request(.patch, "/api/v1/user/settings", token: rider, json: ["severity_min": "cancelled"])
             #expect(patched.data?["severity_min"] == "cancelled" && patched.data?["tz"] == "Australia/Sydney" && patched.data?["quiet_hours_enabled"] == true)
 
-            // Bad input is named by the seed's field, and nothing of the request is applied.
+            // Bad input is named by the transit app's field, and nothing of the request is applied.
             for (body, field) in [
                 (["severity_min": "huge"], "severity_min"), (["tz": "Mars/Olympus_Mons"], "tz"), (["quiet_start": "25:00"], "quiet_start"),
                 (["per_favorite_overrides": ["fav_nope": ["notifications_enabled": false]]], "per_favorite_overrides.fav_nope"),

@@ -7,7 +7,7 @@ import HeraldStorage
 import HeraldTestSupport
 import Testing
 
-/// The on-site price adjustment (seed 001) through the real application, on both engines,
+/// The on-site price adjustment through the real application, on both engines,
 /// with the ledger payment provider.
 @Suite struct VolumeAdjustmentTests {
     /// 2027-01-15 08:00 UTC, a Friday morning: no weekend or after-hours surcharge, so the
@@ -129,13 +129,15 @@ import Testing
             #expect(opposite.status == 409 && opposite.errorCode == "ADJUSTMENT_ALREADY_DECIDED")
             let ledger = try await Self.ledger(s, job.id)
             #expect(ledger.entries == ["authorize", "capture"] && ledger.hold?.capturedMinor == 5000 && ledger.hold?.status == .captured)
-            #expect(try await Self.notification(s, job.driver, title: "Customer declined the new price")?["body"] == "The job is cancelled; you get the $50.00 trip fee.")
+            #expect(
+                try await Self.notification(s, job.driver, title: "Customer declined the new price")?["body"]
+                    == "The job is cancelled; you get the $50.00 trip fee.")
             // The driver cannot move a cancelled job on.
             #expect(try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/status", token: job.driver, json: ["status": "started"]).status == 409)
         }
     }
 
-    /// Seed 001, open question 3: after a decline the customer may keep the job at its booked
+    /// After a decline the customer may keep the job at its booked
     /// price instead of ending it with the trip fee. One adjustment per job, so the driver
     /// cannot propose again; they are told and may start.
     @Test func aDeclineCanKeepTheJobAtItsOriginalPrice() async throws {

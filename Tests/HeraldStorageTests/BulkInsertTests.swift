@@ -21,7 +21,10 @@ import Testing
             try await database.bulkInsert(rows)
             let read = try await database.withConnection { db in
                 try await db.raw("SELECT id, name, score FROM bulk_probe ORDER BY id").all().map {
-                    (try $0.decode(column: "id", as: Int.self), try $0.decode(column: "name", as: String?.self), try $0.decode(column: "score", as: Double.self))
+                    (
+                        try $0.decode(column: "id", as: Int.self), try $0.decode(column: "name", as: String?.self),
+                        try $0.decode(column: "score", as: Double.self)
+                    )
                 }
             }
             #expect(read.count == 2_500)

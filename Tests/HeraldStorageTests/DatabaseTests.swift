@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldServer
-@testable import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit
 import Synchronization
 import Testing
+
+@testable import HeraldAuth
 
 struct Boom: Error {}
 
@@ -18,7 +19,9 @@ struct Boom: Error {}
             let first = try await migrator.migrate(database, logger: TestDatabase.logger)
             let second = try await migrator.migrate(database, logger: TestDatabase.logger)
             let recorded = try await migrator.applied(database)
-            #expect(first == migrator.ids && first.count == 23)  // the 14 steps of the one list, two of them split, realtime/2, users/3, ledger/2, dispatch/5, trips/3, transit/3, transit/4
+            // The 14 steps of the one list (two of them split), realtime/2, users/3, ledger/2,
+            // dispatch/5, trips/3, transit/3, transit/4.
+            #expect(first == migrator.ids && first.count == 23)
             #expect(second.isEmpty)
             #expect(recorded == Set(migrator.ids))
         }
@@ -42,9 +45,10 @@ struct Boom: Error {}
     @Test(arguments: TestEngine.allCases)
     func refusesASchemaNewerThanTheBinary(engine: TestEngine) async throws {
         try await TestDatabase.with(engine) { database in
-            let future = Migrator(sets: HeraldSchema.sets + [
-                MigrationSet(module: "future", migrations: [Migration(version: 1, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
-            ])
+            let future = Migrator(
+                sets: HeraldSchema.sets + [
+                    MigrationSet(module: "future", migrations: [Migration(version: 1, name: "future", statements: ["CREATE TABLE future_things (id TEXT)"])])
+                ])
             try await future.migrate(database, logger: TestDatabase.logger)
             await #expect(throws: MigrationError.self) { try await HeraldSchema.migrator.migrate(database, logger: TestDatabase.logger) }
         }

@@ -2,8 +2,8 @@ import Foundation
 import HeraldStorage
 import HeraldTestSupport
 import Logging
-import ServiceLifecycle
 import SQLKit
+import ServiceLifecycle
 import Testing
 
 /// A PostgreSQL server that is not there costs a bounded wait and a typed error, never a hung

@@ -54,7 +54,9 @@ import Testing
         case .sqlite:
             let path = String(url.dropFirst("sqlite:".count))
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(open(sys.argv[2]).read())", path, fixture(engine)]
+            process.arguments = [
+                "python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(open(sys.argv[2]).read())", path, fixture(engine),
+            ]
         case .postgres:
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", fixture(engine)]
@@ -80,7 +82,9 @@ import Testing
             var schema: [String: [String]] = [:]
             switch database.engine {
             case .sqlite:
-                for table in try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'").all().map({ try $0.decode(column: "name", as: String.self) }) {
+                for table in try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'").all().map({
+                    try $0.decode(column: "name", as: String.self)
+                }) {
                     let columns = try await db.raw(SQLQueryString("PRAGMA table_info(\(unsafeRaw: table))")).all()
                     schema[table] = try columns.map { "\(try $0.decode(column: "name", as: String.self)) \(try $0.decode(column: "type", as: String.self))" }
                 }
@@ -95,7 +99,8 @@ import Testing
                     """
                 ).all()
                 for column in columns {
-                    let line = try ["column_name", "data_type", "is_nullable", "column_default"].map { try column.decode(column: $0, as: String.self) }.joined(separator: " ")
+                    let line = try ["column_name", "data_type", "is_nullable", "column_default"].map { try column.decode(column: $0, as: String.self) }.joined(
+                        separator: " ")
                     schema[try column.decode(column: "table_name", as: String.self), default: []].append(line)
                 }
                 for index in try await db.raw("SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = current_schema()").all() {

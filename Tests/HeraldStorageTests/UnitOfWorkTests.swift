@@ -1,8 +1,9 @@
-@testable import HeraldAuth
 import HeraldStorage
 import HeraldTestSupport
 import Synchronization
 import Testing
+
+@testable import HeraldAuth
 
 /// Effects registered in a unit of work run after its commit, in order, and see what it
 /// committed; a unit that throws runs none of them.

@@ -93,7 +93,8 @@ public enum TestDatabase {
         let database: any Database
         switch url {
         case .sqlite(let path): database = try await SQLiteDatabase.open(path: path, logger: logger)
-        case .postgres(let location): database = PostgresDatabase(
+        case .postgres(let location):
+            database = PostgresDatabase(
                 // A small pool (every case's pool shares the test cluster) and a long wait for it:
                 // a loaded machine waits instead of failing with DatabaseUnavailable(noConnection).
                 location: location, maxConnections: 10, acquireTimeout: Patience.limit, logger: logger)

@@ -1,7 +1,7 @@
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct AgencyTimeZoneTests {
     func day(_ y: Int, _ m: Int, _ d: Int) -> Int32 { ServiceDate.days(year: y, month: m, day: d)! }

@@ -7,7 +7,9 @@ import Testing
 @testable import HeraldTransit
 
 @Suite struct ServiceAlertTests {
-    static func alert(header: String = "Delays on T1", entities: [RealtimeAlert.InformedEntity] = [.init(routeID: "T1"), .init(stopID: "200060")]) -> ServiceAlert {
+    static func alert(header: String = "Delays on T1", entities: [RealtimeAlert.InformedEntity] = [.init(routeID: "T1"), .init(stopID: "200060")])
+        -> ServiceAlert
+    {
         ServiceAlert(
             id: "alert_12345", source: .realtime(feed: "default"), severity: .warning, cause: "TECHNICAL_PROBLEM", effect: "SIGNIFICANT_DELAYS",
             header: header, description: "Signal failure at Central.", url: nil, periods: [.init(start: 1_000, end: 2_000), .init(start: 5_000, end: nil)],
@@ -65,7 +67,7 @@ import Testing
         #expect(AlertSeverity.allCases.map(AlertPushPolicy.interruptionLevel) == ["active", "time-sensitive", "time-sensitive"])
     }
 
-    @Test func theDraftCarriesTheSeedsKeys() {
+    @Test func theDraftCarriesTheTransitDesignsKeys() {
         let policy = AlertPushPolicy()
         let draft = policy.draft(ServiceAlertTests.alert(), users: ["ann", "bob"], line: "T1", routeID: "T1", stopIDs: ["200060"])
         #expect(draft.userIDs == ["ann", "bob"])
@@ -79,7 +81,8 @@ import Testing
         #expect(
             draft.data == [
                 "alert_id": "alert_12345", "route_id": "T1", "stop_ids": ["200060"], "severity": "major", "deep_link": "transitapp://alerts/alert_12345",
-                "title_loc_key": "ALERT_TITLE_DELAY", "title_loc_args": ["T1"], "loc_key": "ALERT_BODY_DELAY", "loc_args": ["Delays on T1", "technical problem"],
+                "title_loc_key": "ALERT_TITLE_DELAY", "title_loc_args": ["T1"], "loc_key": "ALERT_BODY_DELAY",
+                "loc_args": ["Delays on T1", "technical problem"],
             ])
         let plain = AlertPushPolicy(deepLink: "myapp://a/{alert_id}?from=push", localized: false).draft(
             ServiceAlertTests.alert(), users: ["ann"], line: nil, routeID: nil, stopIDs: [])

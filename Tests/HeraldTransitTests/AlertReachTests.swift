@@ -1,7 +1,7 @@
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 /// Which stops an alert reaches, worked out by hand on a small network:
 /// station CEN with platforms CEN1 and CEN2; T1 runs CEN1 → TH → WY (direction 0) and back
@@ -10,32 +10,32 @@ import HeraldTransit
     static let files: [String: String] = [
         "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nA,Agency,https://example.com,Australia/Sydney\n",
         "stops.txt": """
-            stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
-            CEN,Central,-33.8839,151.2072,1,
-            CEN1,Central Platform 1,-33.8840,151.2070,0,CEN
-            CEN2,Central Platform 2,-33.8841,151.2071,0,CEN
-            TH,Town Hall,-33.8731,151.2068,0,
-            WY,Wynyard,-33.8661,151.2054,0,
-            NS,North Sydney,-33.8400,151.2070,0,
+        stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
+        CEN,Central,-33.8839,151.2072,1,
+        CEN1,Central Platform 1,-33.8840,151.2070,0,CEN
+        CEN2,Central Platform 2,-33.8841,151.2071,0,CEN
+        TH,Town Hall,-33.8731,151.2068,0,
+        WY,Wynyard,-33.8661,151.2054,0,
+        NS,North Sydney,-33.8400,151.2070,0,
 
-            """,
+        """,
         "routes.txt": "route_id,agency_id,route_short_name,route_long_name,route_type\nT1,A,T1,North Shore,2\nT2,A,T2,Inner West,2\nB1,A,B1,Harbour Bus,3\n",
         "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nWK,1,1,1,1,1,1,1,20260101,20261231\n",
         "trips.txt": "route_id,service_id,trip_id,direction_id\nT1,WK,T1a,0\nT1,WK,T1b,1\nT2,WK,T2a,0\nB1,WK,B1a,0\n",
         "stop_times.txt": """
-            trip_id,arrival_time,departure_time,stop_id,stop_sequence
-            T1a,08:00:00,08:00:00,CEN1,1
-            T1a,08:04:00,08:04:00,TH,2
-            T1a,08:08:00,08:08:00,WY,3
-            T1b,09:00:00,09:00:00,WY,1
-            T1b,09:04:00,09:04:00,TH,2
-            T1b,09:08:00,09:08:00,CEN1,3
-            T2a,08:10:00,08:10:00,CEN2,1
-            T2a,08:20:00,08:20:00,NS,2
-            B1a,08:30:00,08:30:00,TH,1
-            B1a,08:45:00,08:45:00,NS,2
+        trip_id,arrival_time,departure_time,stop_id,stop_sequence
+        T1a,08:00:00,08:00:00,CEN1,1
+        T1a,08:04:00,08:04:00,TH,2
+        T1a,08:08:00,08:08:00,WY,3
+        T1b,09:00:00,09:00:00,WY,1
+        T1b,09:04:00,09:04:00,TH,2
+        T1b,09:08:00,09:08:00,CEN1,3
+        T2a,08:10:00,08:10:00,CEN2,1
+        T2a,08:20:00,08:20:00,NS,2
+        B1a,08:30:00,08:30:00,TH,1
+        B1a,08:45:00,08:45:00,NS,2
 
-            """,
+        """,
     ]
 
     static func timetable() throws -> Timetable {
@@ -127,7 +127,8 @@ import HeraldTransit
         let audience = AlertAudience(reach: try Self.reach, favorites: favorites, mutes: mutes)
         #expect(audience.users == ["ann": ["TH"], "dan": ["WY"], "gus": ["WY"]])
         #expect(audience.muted == ["bob", "cat", "eve"])
-        let stopMuted = AlertAudience(reach: try Self.reach, favorites: [F(userID: "gus", stopID: "WY", notificationsEnabled: true)], mutes: ["gus": .init(stops: ["WY"])])
+        let stopMuted = AlertAudience(
+            reach: try Self.reach, favorites: [F(userID: "gus", stopID: "WY", notificationsEnabled: true)], mutes: ["gus": .init(stops: ["WY"])])
         #expect(stopMuted.users.isEmpty && stopMuted.muted == ["gus"])
     }
 

@@ -1,7 +1,7 @@
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct CSVFileTests {
     func rows(_ text: String) throws -> ([String], [[String]], CSVReadSummary) {

@@ -12,15 +12,15 @@ import Testing
     /// so its platform P1).
     static let base: [String: String] = [
         "stops.txt": """
-            stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
-            A,A,52.5000,13.4000,0,
-            B,B,52.5100,13.4000,0,
-            C,C,52.5118,13.4000,0,
-            D,D,52.5300,13.4000,0,
-            ST,Station,52.5400,13.4000,1,
-            P1,Platform 1,52.5401,13.4000,0,ST
+        stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
+        A,A,52.5000,13.4000,0,
+        B,B,52.5100,13.4000,0,
+        C,C,52.5118,13.4000,0,
+        D,D,52.5300,13.4000,0,
+        ST,Station,52.5400,13.4000,1,
+        P1,Platform 1,52.5401,13.4000,0,ST
 
-            """,
+        """,
         "networks.txt": "network_id,network_name\nn1,Bus\nn2,Tram\nn3,Rail\n",
         "route_networks.txt": "network_id,route_id\nn1,R1\nn2,R2\nn3,R3\n",
         "areas.txt": "area_id,area_name\nz1,Zone 1\nz2,Zone 2\n",
@@ -63,7 +63,8 @@ import Testing
         #expect(!fares.isEmpty)
         let bus = try #require(fares.quote([Self.leg(t, "R1", "A", "B", at: 600)]))
         #expect(bus.minor == 200 && bus.currency == "EUR")
-        #expect(bus.charges == [FareQuote.Charge(productID: "bus", productName: "Bus", minor: 200, currency: "EUR", fareMediaID: nil, leg: 0, isTransfer: false)])
+        #expect(
+            bus.charges == [FareQuote.Charge(productID: "bus", productName: "Bus", minor: 200, currency: "EUR", fareMediaID: nil, leg: 0, isTransfer: false)])
         // n1 is named: its legs never take the empty rule's product.
         #expect(fares.quote([Self.leg(t, "R3", "A", "B", at: 600)])?.minor == 500)
         #expect(fares.quote([Self.leg(t, "R2", "A", "B", at: 600)])?.charges.map(\.productID) == ["other"])
@@ -103,7 +104,8 @@ import Testing
 
     @Test func timeframesByLocalTimeAndServiceDay() throws {
         let (fares, t) = try Self.fares([
-            "timeframes.txt": "timeframe_group_id,start_time,end_time,service_id\npeak,07:00:00,09:00:00,S\noffpeak,00:00:00,07:00:00,S\noffpeak,09:00:00,24:00:00,S\n",
+            "timeframes.txt":
+                "timeframe_group_id,start_time,end_time,service_id\npeak,07:00:00,09:00:00,S\noffpeak,00:00:00,07:00:00,S\noffpeak,09:00:00,24:00:00,S\n",
             "fare_products.txt": Self.products("peak,Peak,3.00,EUR\noffpeak,Off-peak,2.00,EUR\n"),
             "fare_leg_rules.txt": "network_id,from_timeframe_group_id,fare_product_id\nn1,peak,peak\nn1,offpeak,offpeak\n",
         ])
@@ -220,12 +222,12 @@ import Testing
             "rider_categories.txt": "rider_category_id,rider_category_name,is_default_fare_category\nadult,Adult,1\nsenior,Senior,0\n",
             "fare_media.txt": "fare_media_id,fare_media_name,fare_media_type\ncash,Cash,0\ncard,Card,2\n",
             "fare_products.txt": """
-                fare_product_id,fare_product_name,rider_category_id,fare_media_id,amount,currency
-                single,Single,adult,cash,2.50,EUR
-                single,Single,adult,card,2.00,EUR
-                single,Single,senior,card,1.00,EUR
+            fare_product_id,fare_product_name,rider_category_id,fare_media_id,amount,currency
+            single,Single,adult,cash,2.50,EUR
+            single,Single,adult,card,2.00,EUR
+            single,Single,senior,card,1.00,EUR
 
-                """,
+            """,
             "fare_leg_rules.txt": "fare_product_id\nsingle\n",
         ])
         let quote = try #require(fares.quote([Self.leg(t, "R1", "A", "B", at: 600)]))
@@ -256,7 +258,9 @@ import Testing
         ])
         #expect(countReport.count("fare_transfer_rule_with_forbidden_transfer_count") == 1)
         #expect(countReport.count("fare_transfer_rule_missing_transfer_count") == 1)
-        let (_, timeReport) = try Self.parse(["timeframes.txt": "timeframe_group_id,start_time,end_time,service_id\nlate,23:00:00,25:00:00,S\nhalf,08:00:00,,S\n"])
+        let (_, timeReport) = try Self.parse([
+            "timeframes.txt": "timeframe_group_id,start_time,end_time,service_id\nlate,23:00:00,25:00:00,S\nhalf,08:00:00,,S\n"
+        ])
         #expect(timeReport.count("timeframe_start_or_end_time_greater_than_twenty_four_hours") == 1)
         #expect(timeReport.count("timeframe_only_start_or_end_time_specified") == 1)
     }

@@ -1,8 +1,8 @@
 import Foundation
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct FeedParserTests {
     @Test func readsTheSampleFeed() throws {
@@ -16,7 +16,11 @@ import HeraldTransit
         #expect(sample.stopTimes.count == 28)
         #expect(sample.frequencies.count == 11)
         #expect(sample.serviceIDs.sorted() == ["FULLW", "WE"])
-        #expect(sample.calendarExceptions == [CalendarException(service: sample.serviceIDs.firstIndex(of: "FULLW").map(Int32.init)!, day: ServiceDate.days(year: 2007, month: 6, day: 4)!, added: false)])
+        #expect(
+            sample.calendarExceptions == [
+                CalendarException(
+                    service: sample.serviceIDs.firstIndex(of: "FULLW").map(Int32.init)!, day: ServiceDate.days(year: 2007, month: 6, day: 4)!, added: false)
+            ])
         #expect(sample.fareAttributes.map(\.id) == ["p", "a"])
         #expect(sample.fareRules.count == 4)
         // Trip order and stop order: CITY1 visits STAGECOACH, NANAA, NADAV, DADAN, EMSI.
@@ -151,12 +155,12 @@ import HeraldTransit
     @Test func stationRulesAreChecked() throws {
         let report = try report([
             "stops.txt": """
-                stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
-                CEN,Central Station,-33.8839,151.2072,1,TH
-                CEN1,Central Platform 1,-33.8840,151.2070,0,CEN
-                TH,Town Hall,-33.8731,151.2068,0,
-                WY,Wynyard,-33.8661,151.2054,0,TH
-                """
+            stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station
+            CEN,Central Station,-33.8839,151.2072,1,TH
+            CEN1,Central Platform 1,-33.8840,151.2070,0,CEN
+            TH,Town Hall,-33.8731,151.2068,0,
+            WY,Wynyard,-33.8661,151.2054,0,TH
+            """
         ])
         #expect(report.count("station_with_parent_station") == 1)
         #expect(report.count("wrong_parent_location_type") == 1)

@@ -137,7 +137,9 @@ import Testing
             Self.tripUpdate("EXTRA") { update in
                 update.trip.scheduleRelationship = .added
                 update.trip.directionID = 200
-                update.stopTimeUpdate = [Self.stopUpdate("AMV") { $0.departure.time = now + 600 }, Self.stopUpdate("BEATTY_AIRPORT") { $0.arrival.time = now + 1200 }]
+                update.stopTimeUpdate = [
+                    Self.stopUpdate("AMV") { $0.departure.time = now + 600 }, Self.stopUpdate("BEATTY_AIRPORT") { $0.arrival.time = now + 1200 },
+                ]
             }
         ]
         let addedFeed = try Self.apply(added, t, now: now)
@@ -205,7 +207,13 @@ import Testing
         }
         for value in Self.extremesU32 {
             trip("trip.direction_id \(value)") { $0.trip.directionID = value }
-            trip("stop_sequence \(value)") { $0.stopTimeUpdate.append(TransitRealtime_TripUpdate.StopTimeUpdate.with { $0.stopSequence = value; $0.departure.delay = 60 }) }
+            trip("stop_sequence \(value)") {
+                $0.stopTimeUpdate.append(
+                    TransitRealtime_TripUpdate.StopTimeUpdate.with {
+                        $0.stopSequence = value
+                        $0.departure.delay = 60
+                    })
+            }
             var vehicle = Self.header()
             vehicle.entity = [
                 TransitRealtime_FeedEntity.with { entity in
@@ -231,7 +239,12 @@ import Testing
                                 if let end { range.end = end }
                             }
                         ]
-                        entity.alert.informedEntity = [TransitRealtime_EntitySelector.with { $0.routeType = Int32(truncatingIfNeeded: value); $0.directionID = UInt32(truncatingIfNeeded: value) }]
+                        entity.alert.informedEntity = [
+                            TransitRealtime_EntitySelector.with {
+                                $0.routeType = Int32(truncatingIfNeeded: value)
+                                $0.directionID = UInt32(truncatingIfNeeded: value)
+                            }
+                        ]
                     }
                 ]
                 cases.append(("alert period \(String(describing: start))–\(String(describing: end))", message))
@@ -269,7 +282,10 @@ import Testing
             _ = t.zone.iso8601(t.zone.serviceDayStart(ride.day) + Int64(ride.shift))
         }
         // The attack's own id: day Int32.max ("zik0zj") with a shift of a day.
-        let attack = try #require(ItineraryID("v1.v.\(String(trip, radix: 36))-zik0zj-\(String(ItineraryID.shiftOffset + 86_400, radix: 36))-\(String(good.board, radix: 36))-\(String(good.alight, radix: 36))"))
+        let attack = try #require(
+            ItineraryID(
+                "v1.v.\(String(trip, radix: 36))-zik0zj-\(String(ItineraryID.shiftOffset + 86_400, radix: 36))-\(String(good.board, radix: 36))-\(String(good.alight, radix: 36))"
+            ))
         #expect(attack.rides.first?.day == Int32.max)
         #expect(!ItineraryID.isRun(attack.rides[0], of: t))
         // A frequency trip's run is accepted only at a shift its frequencies make.
@@ -277,7 +293,8 @@ import Testing
         let cityRange = t.feed.stopTimes.range(trip: city)
         let first = t.feed.stopTimes.departure[cityRange.lowerBound]
         let window = try #require(t.frequenciesByTrip[city]?.first)
-        let inside = ItineraryID.Ride(trip: city, day: tuesday, shift: window.start - first + window.headway, board: Int32(cityRange.lowerBound), alight: Int32(cityRange.lowerBound + 1))
+        let inside = ItineraryID.Ride(
+            trip: city, day: tuesday, shift: window.start - first + window.headway, board: Int32(cityRange.lowerBound), alight: Int32(cityRange.lowerBound + 1))
         #expect(ItineraryID.isRun(inside, of: t))
         var outside = inside
         outside.shift = window.end - first + 86_400

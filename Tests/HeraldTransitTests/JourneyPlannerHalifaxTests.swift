@@ -67,7 +67,8 @@ import Testing
         let avoided = planner.plan(cancelled)
         #expect(!avoided.isEmpty)
         #expect(avoided.allSatisfy { journey in journey.arrival > TimetableTests.local(t, 2026, 3, 4, 12, 13) })
-        #expect(avoided.allSatisfy { journey in !journey.legs.contains { $0.ride?.trip == t.tripsByID["4308498"] && $0.ride?.day == t.zone.localDay(wednesday) } })
+        #expect(
+            avoided.allSatisfy { journey in !journey.legs.contains { $0.ride?.trip == t.tripsByID["4308498"] && $0.ride?.day == t.zone.localDay(wednesday) } })
 
         // Wheelchair only: Halifax marks no trip accessible (0 = no information), so nothing.
         var wheelchair = Self.query(t, "2203", "8172", wednesday)

@@ -23,7 +23,8 @@ import Testing
         let planner = JourneyPlannerTests.planner(t)
         let leave = TimetableTests.local(t, 2007, 6, 5, 7, 50)
         // Five minutes late: AB1 reaches Bullfrog at 8:15, a minute to spare for BFC1 at 8:20.
-        let late = try Self.realtimeQuery(t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave, [Overlay.update("u", trip: "AB1", date: "20070605", [Overlay.stop(1, delay: 300)])])
+        let late = try Self.realtimeQuery(
+            t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave, [Overlay.update("u", trip: "AB1", date: "20070605", [Overlay.stop(1, delay: 300)])])
         let caught = planner.plan(late)
         #expect(caught.map { JourneyPlannerTests.rides(t, $0) } == [["AB1 BEATTY_AIRPORT→BULLFROG", "BFC1 BULLFROG→FUR_CREEK_RES"]])
         let first = try #require(caught.first?.legs.first?.ride)
@@ -31,13 +32,17 @@ import Testing
         #expect(caught.first?.arrival == TimetableTests.local(t, 2007, 6, 5, 9, 20))
         // Ten minutes late: at Bullfrog 8:20, no minute to change; BFC1 runs once a day, so
         // the answer is tomorrow's pair, never today's missed connection.
-        let later = try Self.realtimeQuery(t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave, [Overlay.update("u", trip: "AB1", date: "20070605", [Overlay.stop(1, delay: 600)])])
+        let later = try Self.realtimeQuery(
+            t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave, [Overlay.update("u", trip: "AB1", date: "20070605", [Overlay.stop(1, delay: 600)])])
         let missed = planner.plan(later)
         #expect(missed.map(\.arrival) == [TimetableTests.local(t, 2007, 6, 6, 9, 20)])
         #expect(missed.first?.legs.last?.ride.map { t.feed.trips[Int($0.trip)].id } == "BFC1")
         #expect(missed.first?.legs.last?.ride?.day == t.zone.localDay(leave) + 1)
         // Without the realtime data the planner keeps today's connection.
-        #expect(planner.plan(JourneyPlannerTests.query(t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave)).map(\.arrival) == [TimetableTests.local(t, 2007, 6, 5, 9, 20)])
+        #expect(
+            planner.plan(JourneyPlannerTests.query(t, from: "BEATTY_AIRPORT", to: "FUR_CREEK_RES", at: leave)).map(\.arrival) == [
+                TimetableTests.local(t, 2007, 6, 5, 9, 20)
+            ])
     }
 
     @Test func cancelledTripsAndSkippedStopsAreNotUsed() async throws {
@@ -48,7 +53,8 @@ import Testing
             t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: leave, [Overlay.update("c", trip: "AB1", date: "20070605", relationship: .canceled, [])])
         #expect(planner.plan(cancelled).map(\.arrival) == [TimetableTests.local(t, 2007, 6, 6, 8, 10)])
         // AB1 skips Bullfrog: nobody gets off there today.
-        let skipped = try Self.realtimeQuery(t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: leave, [Overlay.update("s", trip: "AB1", date: "20070605", [Overlay.stop(2, skipped: true)])])
+        let skipped = try Self.realtimeQuery(
+            t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: leave, [Overlay.update("s", trip: "AB1", date: "20070605", [Overlay.stop(2, skipped: true)])])
         #expect(planner.plan(skipped).map(\.arrival) == [TimetableTests.local(t, 2007, 6, 6, 8, 10)])
         // CITY1 runs every 10 minutes from 8:00 (frequencies.txt; stop times 6:00 Stagecoach,
         // NADAV arr 6:12, DADAN arr 6:19). The 8:10 run skips NADAV: to NADAV the 8:20 run
@@ -65,7 +71,10 @@ import Testing
         let toDADAN = planner.plan(try Self.realtimeQuery(t, from: "STAGECOACH", to: "DADAN", at: morning, [skipNADAV]))
         #expect(toDADAN.map(\.arrival) == [TimetableTests.local(t, 2007, 6, 5, 8, 29)])
         #expect(toDADAN.first?.legs.first?.ride?.shift == runOf810)
-        #expect(planner.plan(JourneyPlannerTests.query(t, from: "STAGECOACH", to: "NADAV", at: morning)).map(\.arrival) == [TimetableTests.local(t, 2007, 6, 5, 8, 22)])
+        #expect(
+            planner.plan(JourneyPlannerTests.query(t, from: "STAGECOACH", to: "NADAV", at: morning)).map(\.arrival) == [
+                TimetableTests.local(t, 2007, 6, 5, 8, 22)
+            ])
         // Another day's run of AB1 is not touched by today's cancellation.
         let tomorrow = try Self.realtimeQuery(
             t, from: "BEATTY_AIRPORT", to: "BULLFROG", at: leave + 86_400, [Overlay.update("c", trip: "AB1", date: "20070605", relationship: .canceled, [])])

@@ -72,26 +72,26 @@ import Testing
     static let smallFeed: [String: String] = [
         "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nX,X,http://x.example,Europe/Berlin\n",
         "stops.txt": """
-            stop_id,stop_name,stop_lat,stop_lon,wheelchair_boarding
-            A,A,52.5000,13.4000,1
-            B,B,52.5100,13.4000,1
-            C,C,52.5118,13.4000,1
-            D,D,52.5300,13.4000,1
+        stop_id,stop_name,stop_lat,stop_lon,wheelchair_boarding
+        A,A,52.5000,13.4000,1
+        B,B,52.5100,13.4000,1
+        C,C,52.5118,13.4000,1
+        D,D,52.5300,13.4000,1
 
-            """,
+        """,
         "routes.txt": "route_id,route_short_name,route_type\nR1,1,3\nR2,2,3\nR3,3,3\n",
         "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20250101,20251231\n",
         "trips.txt": "route_id,service_id,trip_id,wheelchair_accessible\nR1,S,T1,1\nR2,S,T2,1\nR3,S,T3,2\n",
         "stop_times.txt": """
-            trip_id,arrival_time,departure_time,stop_id,stop_sequence
-            T1,23:50:00,23:50:00,A,1
-            T1,23:58:00,23:58:00,B,2
-            T2,24:10:00,24:10:00,C,1
-            T2,24:30:00,24:30:00,D,2
-            T3,24:35:00,24:35:00,A,1
-            T3,24:50:00,24:50:00,D,2
+        trip_id,arrival_time,departure_time,stop_id,stop_sequence
+        T1,23:50:00,23:50:00,A,1
+        T1,23:58:00,23:58:00,B,2
+        T2,24:10:00,24:10:00,C,1
+        T2,24:30:00,24:30:00,D,2
+        T3,24:35:00,24:35:00,A,1
+        T3,24:50:00,24:50:00,D,2
 
-            """,
+        """,
     ]
 
     @Test func aFootpathATripAfterMidnightAndWheelchairOnly() throws {
@@ -107,7 +107,10 @@ import Testing
         try #require(journeys.count == 2)
         #expect(journeys[0].arrival == leave + 65 * 60)
         let legs = journeys[1].legs
-        guard legs.count == 3, case .walk(let from?, let to?, let departure, let arrival) = legs[1] else { Issue.record("\(legs)"); return }
+        guard legs.count == 3, case .walk(let from?, let to?, let departure, let arrival) = legs[1] else {
+            Issue.record("\(legs)")
+            return
+        }
         #expect(t.feed.stops[Int(from)].id == "B" && t.feed.stops[Int(to)].id == "C")
         #expect(arrival - departure == 217)
         #expect(journeys[1].arrival == leave + 45 * 60)  // 23:45 → 00:30
@@ -204,7 +207,8 @@ extension JourneyPlannerTests {
         let times = t.feed.stopTimes
         // The destination is drawn from the other stops (one fewer, skipping the origin), so
         // every case is a real query.
-        await propertyCheck(count: 80, input: Gen.int(in: 0...(stops - 1)), Gen.int(in: 0...(stops - 2)), Gen.int(in: (6 * 3600)...(20 * 3600))) { from, other, second in
+        await propertyCheck(count: 80, input: Gen.int(in: 0...(stops - 1)), Gen.int(in: 0...(stops - 2)), Gen.int(in: (6 * 3600)...(20 * 3600))) {
+            from, other, second in
             let to = other >= from ? other + 1 : other
             let at = dayStart + Int64(second)
             var query = JourneyQuery(origins: [(Int32(from), 0)], destinations: [(Int32(to), 0)], departAt: at)

@@ -1,8 +1,8 @@
 import Foundation
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 /// The real feeds scripts/transit-data fetches, with answers computed by hand from their
 /// text (Python's csv module, independently of Herald and of the peers).

@@ -1,10 +1,10 @@
 import Foundation
+import HeraldCore
+import HeraldTransit
 import SwiftProtobuf
 import Testing
-import HeraldCore
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct TripPredictionTests {
     typealias U = TripPrediction.Update
@@ -62,7 +62,10 @@ import HeraldTransit
         return try! message.serializedData()
     }
 
-    static func update(_ id: String, trip: String, date: String? = nil, relationship: TransitRealtime_TripDescriptor.ScheduleRelationship = .scheduled, _ stops: [TransitRealtime_TripUpdate.StopTimeUpdate]) -> TransitRealtime_FeedEntity {
+    static func update(
+        _ id: String, trip: String, date: String? = nil, relationship: TransitRealtime_TripDescriptor.ScheduleRelationship = .scheduled,
+        _ stops: [TransitRealtime_TripUpdate.StopTimeUpdate]
+    ) -> TransitRealtime_FeedEntity {
         var entity = TransitRealtime_FeedEntity()
         entity.id = id
         entity.tripUpdate.trip.tripID = trip
@@ -72,7 +75,9 @@ import HeraldTransit
         return entity
     }
 
-    static func stop(_ sequence: UInt32? = nil, id: String? = nil, delay: Int32? = nil, time: Int64? = nil, skipped: Bool = false) -> TransitRealtime_TripUpdate.StopTimeUpdate {
+    static func stop(_ sequence: UInt32? = nil, id: String? = nil, delay: Int32? = nil, time: Int64? = nil, skipped: Bool = false)
+        -> TransitRealtime_TripUpdate.StopTimeUpdate
+    {
         var update = TransitRealtime_TripUpdate.StopTimeUpdate()
         if let sequence { update.stopSequence = sequence }
         if let id { update.stopID = id }
@@ -141,7 +146,10 @@ import HeraldTransit
         let now = TimetableTests.local(t, 2007, 6, 5, 9, 0)
         var entity = Self.update(
             "extra", trip: "EXTRA1", relationship: .new,
-            [Self.stop(1, id: "AMV", time: TimetableTests.local(t, 2007, 6, 5, 9, 30)), Self.stop(2, id: "BEATTY_AIRPORT", time: TimetableTests.local(t, 2007, 6, 5, 10, 30))])
+            [
+                Self.stop(1, id: "AMV", time: TimetableTests.local(t, 2007, 6, 5, 9, 30)),
+                Self.stop(2, id: "BEATTY_AIRPORT", time: TimetableTests.local(t, 2007, 6, 5, 10, 30)),
+            ])
         entity.tripUpdate.trip.routeID = "AAMV"
         let board = DepartureBoard(timetable: t, overlay: try Self.overlay(Self.message([entity]), t, now: now))
         let rows = board.departures(.init(stop: t.stopsByID["AMV"]!, at: now, limit: 1))

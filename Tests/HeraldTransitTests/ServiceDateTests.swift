@@ -1,7 +1,7 @@
+import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 @Suite struct ServiceDateTests {
     @Test func roundTripsDates() {

@@ -1,10 +1,10 @@
 import Foundation
+import HeraldCore
+import HeraldTransit
 import Synchronization
 import Testing
-import HeraldCore
 
 @testable import HeraldGTFS
-import HeraldTransit
 
 /// Departures from the in-memory index, checked against answers worked out by hand from
 /// the feeds' text (see each test).
@@ -105,7 +105,8 @@ import HeraldTransit
     @Test func theDSTChangeDayCountsFromNoonMinusTwelveHours() throws {
         var files = TransitTestData.minimalFiles
         // Australia/Sydney falls back from 03:00 AEDT to 02:00 AEST on Sunday 2026-04-05.
-        files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1a,00:30:00,00:30:00,TH,1\nT1a,04:00:00,04:00:00,WY,2\nT1b,12:00:00,12:00:00,TH,1\nT1b,12:10:00,12:10:00,WY,2\n"
+        files["stop_times.txt"] =
+            "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1a,00:30:00,00:30:00,TH,1\nT1a,04:00:00,04:00:00,WY,2\nT1b,12:00:00,12:00:00,TH,1\nT1b,12:10:00,12:10:00,WY,2\n"
         let (feed, report) = FeedParser.parse(try TransitTestData.archive(files))
         let t = try Timetable(feed: try #require(feed, "\(report.sorted)"))
         let rows = Self.board(t, stop: "TH", at: Self.local(t, 2026, 4, 4, 23, 0), limit: 2)

@@ -1,6 +1,7 @@
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct ETAEstimatorTests {
     /// Metres per degree of latitude on Redis's sphere (Haversine along a meridian is exact).

@@ -1,6 +1,7 @@
 import HeraldCore
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct FareModelTests {
     /// Default STANDARD rates: base 250, 120 per km, 30 per minute, minimum 700 (minor units).

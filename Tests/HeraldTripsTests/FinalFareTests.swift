@@ -1,7 +1,8 @@
 import HeraldCore
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct FinalFareTests {
     static let origin = GeoPoint(latitude: 37.7749, longitude: -122.4194)

@@ -1,7 +1,8 @@
 import HeraldCore
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct LocationFraudCheckTests {
     /// 2027-01-15 08:00:00 UTC in epoch milliseconds.

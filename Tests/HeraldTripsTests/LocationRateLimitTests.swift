@@ -1,6 +1,7 @@
 import HeraldCore
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct LocationRateLimitTests {
     /// 2027-01-15 08:00:00 UTC in epoch milliseconds.

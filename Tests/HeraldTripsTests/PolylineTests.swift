@@ -1,6 +1,7 @@
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct PolylineTests {
     @Test func googleDocumentedExample() {

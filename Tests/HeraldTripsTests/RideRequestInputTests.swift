@@ -1,7 +1,8 @@
 import HeraldCore
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 /// The fields a parse is refused for; records an issue unless it throws 422 `VALIDATION_FAILED`.
 private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation, _ parse: () throws -> T) -> [String] {
@@ -34,8 +35,8 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
         return .object(object)
     }
 
-    /// The seed's example request: San Francisco → Oakland.
-    static func seedBody() -> [String: JSONValue] {
+    /// The rideshare design's example request: San Francisco → Oakland.
+    static func exampleBody() -> [String: JSONValue] {
         [
             "pickup": place(37.7749, -122.4194, address: "1 Market St, San Francisco, CA", placeID: "ChIJIQBpAG2ahYAR_6128GcTUEo"),
             "dropoff": place(37.8044, -122.2712),
@@ -45,8 +46,8 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
         ]
     }
 
-    static func seedBody(_ change: (inout [String: JSONValue]) -> Void) -> [String: JSONValue] {
-        var body = seedBody()
+    static func exampleBody(_ change: (inout [String: JSONValue]) -> Void) -> [String: JSONValue] {
+        var body = exampleBody()
         change(&body)
         return body
     }
@@ -61,8 +62,8 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
 
     // MARK: valid bodies
 
-    @Test func seedBodyParses() throws {
-        let input = try Self.parse(Self.seedBody())
+    @Test func exampleBodyParses() throws {
+        let input = try Self.parse(Self.exampleBody())
         #expect(input.pickup.point == GeoPoint(latitude: 37.7749, longitude: -122.4194))
         #expect(input.pickup.address == "1 Market St, San Francisco, CA")
         #expect(input.pickup.placeID == "ChIJIQBpAG2ahYAR_6128GcTUEo")
@@ -84,12 +85,13 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
     }
 
     @Test func nullsCountAsOmitted() throws {
-        let input = try Self.parse(Self.seedBody {
-            $0["ride_type"] = .null
-            $0["passenger_count"] = .null
-            $0["payment_method_id"] = .null
-            $0["surge_multiplier"] = .null
-        })
+        let input = try Self.parse(
+            Self.exampleBody {
+                $0["ride_type"] = .null
+                $0["passenger_count"] = .null
+                $0["payment_method_id"] = .null
+                $0["surge_multiplier"] = .null
+            })
         #expect(input.rideType == "STANDARD")
         #expect(input.passengerCount == 1)
         #expect(input.paymentMethodID == nil)
@@ -97,23 +99,32 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
     }
 
     @Test func largerRideTypeCarriesMore() throws {
-        let input = try Self.parse(Self.seedBody { $0["ride_type"] = .string("XL"); $0["passenger_count"] = .number(6) })
+        let input = try Self.parse(
+            Self.exampleBody {
+                $0["ride_type"] = .string("XL")
+                $0["passenger_count"] = .number(6)
+            })
         #expect(input.rideType == "XL")
         #expect(input.passengerCount == 6)
-        #expect(Self.refused(Self.seedBody { $0["ride_type"] = .string("XL"); $0["passenger_count"] = .number(7) }) == ["passenger_count"])
+        #expect(
+            Self.refused(
+                Self.exampleBody {
+                    $0["ride_type"] = .string("XL")
+                    $0["passenger_count"] = .number(7)
+                }) == ["passenger_count"])
     }
 
     @Test func confirmedSurgeIsKept() throws {
-        #expect(try Self.parse(Self.seedBody { $0["surge_multiplier"] = .number(1.5) }).confirmedSurge == 1.5)
-        #expect(try Self.parse(Self.seedBody { $0["surge_multiplier"] = .number(1) }).confirmedSurge == 1.0)
-        #expect(try Self.parse(Self.seedBody { $0["surge_multiplier"] = .number(10) }).confirmedSurge == 10)
+        #expect(try Self.parse(Self.exampleBody { $0["surge_multiplier"] = .number(1.5) }).confirmedSurge == 1.5)
+        #expect(try Self.parse(Self.exampleBody { $0["surge_multiplier"] = .number(1) }).confirmedSurge == 1.0)
+        #expect(try Self.parse(Self.exampleBody { $0["surge_multiplier"] = .number(10) }).confirmedSurge == 10)
     }
 
     @Test func addressIsTrimmedAndMayBe500Characters() throws {
-        let trimmed = try Self.parse(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "  1 Market St \n") })
+        let trimmed = try Self.parse(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "  1 Market St \n") })
         #expect(trimmed.pickup.address == "1 Market St")
         let long = String(repeating: "a", count: 500)
-        #expect(try Self.parse(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: long) }).pickup.address == long)
+        #expect(try Self.parse(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: long) }).pickup.address == long)
     }
 
     @Test func boundaryCoordinatesAreAccepted() throws {
@@ -126,120 +137,120 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
     }
 
     @Test func dropoffJustOver50MetresIsAccepted() throws {
-        let input = try Self.parse(Self.seedBody { $0["dropoff"] = Self.place(37.7749 + 60 / Self.metersPerDegree, -122.4194) })
+        let input = try Self.parse(Self.exampleBody { $0["dropoff"] = Self.place(37.7749 + 60 / Self.metersPerDegree, -122.4194) })
         #expect(input.dropoff.point.latitude > input.pickup.point.latitude)
     }
 
     @Test func aLongButPlausibleRideIsAccepted() throws {
         // ≈ 245 km north
-        _ = try Self.parse(Self.seedBody { $0["dropoff"] = Self.place(37.7749 + 2.2, -122.4194) })
+        _ = try Self.parse(Self.exampleBody { $0["dropoff"] = Self.place(37.7749 + 2.2, -122.4194) })
     }
 
     // MARK: refused bodies
 
     @Test func latitudeOutOfRange() {
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(91, -122.4194) }) == ["pickup.latitude"])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(-90.5, -122.4194) }) == ["pickup.latitude"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(91, -122.4194) }) == ["pickup.latitude"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(-90.5, -122.4194) }) == ["pickup.latitude"])
     }
 
     @Test func longitudeOutOfRange() {
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = Self.place(37.8044, -181) }) == ["dropoff.longitude"])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, 180.5) }) == ["pickup.longitude"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = Self.place(37.8044, -181) }) == ["dropoff.longitude"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, 180.5) }) == ["pickup.longitude"])
     }
 
     @Test func pickupIsRequired() {
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = nil }) == ["pickup"])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = .null }) == ["pickup"])
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = nil }) == ["dropoff"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = nil }) == ["pickup"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = .null }) == ["pickup"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = nil }) == ["dropoff"])
     }
 
     @Test func pickupMustBeAnObject() {
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = .string("37.7749,-122.4194") }) == ["pickup"])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = .array([.number(37.7749), .number(-122.4194)]) }) == ["pickup"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = .string("37.7749,-122.4194") }) == ["pickup"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = .array([.number(37.7749), .number(-122.4194)]) }) == ["pickup"])
     }
 
     @Test func coordinatesMustBeNumbers() {
         let stringLatitude: JSONValue = .object(["latitude": .string("37.7749"), "longitude": .number(-122.4194)])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = stringLatitude }) == ["pickup.latitude"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = stringLatitude }) == ["pickup.latitude"])
         let missingLatitude: JSONValue = .object(["longitude": .number(-122.4194)])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = missingLatitude }) == ["pickup.latitude"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = missingLatitude }) == ["pickup.latitude"])
         let boolLongitude: JSONValue = .object(["latitude": .number(37.8044), "longitude": .bool(true)])
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = boolLongitude }) == ["dropoff.longitude"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = boolLongitude }) == ["dropoff.longitude"])
     }
 
     @Test func unknownFieldsAreRefused() {
-        #expect(Self.refused(Self.seedBody { $0["tip"] = .number(5) }) == ["tip"])
+        #expect(Self.refused(Self.exampleBody { $0["tip"] = .number(5) }) == ["tip"])
         let withZip: JSONValue = .object(["latitude": .number(37.7749), "longitude": .number(-122.4194), "zip": .string("94105")])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = withZip }) == ["pickup.zip"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = withZip }) == ["pickup.zip"])
     }
 
     @Test func unknownRideType() {
-        #expect(Self.refused(Self.seedBody { $0["ride_type"] = .string("LIMO") }) == ["ride_type"])
-        #expect(Self.refused(Self.seedBody { $0["ride_type"] = .string("standard") }) == ["ride_type"])
-        #expect(Self.refused(Self.seedBody { $0["ride_type"] = .number(1) }) == ["ride_type"])
+        #expect(Self.refused(Self.exampleBody { $0["ride_type"] = .string("LIMO") }) == ["ride_type"])
+        #expect(Self.refused(Self.exampleBody { $0["ride_type"] = .string("standard") }) == ["ride_type"])
+        #expect(Self.refused(Self.exampleBody { $0["ride_type"] = .number(1) }) == ["ride_type"])
     }
 
     @Test func rideTypeIsRequiredWhenThereIsNoStandard() {
         var config = TripsConfig()
         config.rideTypes = ["XL": RideTypeConfig(capacity: 6)]
-        #expect(Self.refused(Self.seedBody { $0["ride_type"] = nil }, config: config) == ["ride_type"])
+        #expect(Self.refused(Self.exampleBody { $0["ride_type"] = nil }, config: config) == ["ride_type"])
     }
 
     @Test func passengerCountWithinCapacity() {
-        #expect(Self.refused(Self.seedBody { $0["passenger_count"] = .number(0) }) == ["passenger_count"])
-        #expect(Self.refused(Self.seedBody { $0["passenger_count"] = .number(5) }) == ["passenger_count"])
-        #expect(Self.refused(Self.seedBody { $0["passenger_count"] = .number(-1) }) == ["passenger_count"])
+        #expect(Self.refused(Self.exampleBody { $0["passenger_count"] = .number(0) }) == ["passenger_count"])
+        #expect(Self.refused(Self.exampleBody { $0["passenger_count"] = .number(5) }) == ["passenger_count"])
+        #expect(Self.refused(Self.exampleBody { $0["passenger_count"] = .number(-1) }) == ["passenger_count"])
     }
 
     @Test func passengerCountMustBeAWholeNumber() {
-        #expect(Self.refused(Self.seedBody { $0["passenger_count"] = .number(2.5) }) == ["passenger_count"])
-        #expect(Self.refused(Self.seedBody { $0["passenger_count"] = .string("2") }) == ["passenger_count"])
+        #expect(Self.refused(Self.exampleBody { $0["passenger_count"] = .number(2.5) }) == ["passenger_count"])
+        #expect(Self.refused(Self.exampleBody { $0["passenger_count"] = .string("2") }) == ["passenger_count"])
     }
 
     @Test func dropoffTooCloseToPickup() {
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = Self.place(37.7749, -122.4194) }) == ["dropoff"])
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = Self.place(37.7749 + 30 / Self.metersPerDegree, -122.4194) }) == ["dropoff"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = Self.place(37.7749, -122.4194) }) == ["dropoff"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = Self.place(37.7749 + 30 / Self.metersPerDegree, -122.4194) }) == ["dropoff"])
     }
 
     @Test func dropoffTooFarFromPickup() {
         // ≈ 1000 km north
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = Self.place(37.7749 + 9, -122.4194) }) == ["dropoff"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = Self.place(37.7749 + 9, -122.4194) }) == ["dropoff"])
     }
 
     @Test func surgeMultiplierRange() {
-        #expect(Self.refused(Self.seedBody { $0["surge_multiplier"] = .number(0.5) }) == ["surge_multiplier"])
-        #expect(Self.refused(Self.seedBody { $0["surge_multiplier"] = .number(10.5) }) == ["surge_multiplier"])
-        #expect(Self.refused(Self.seedBody { $0["surge_multiplier"] = .string("1.5") }) == ["surge_multiplier"])
+        #expect(Self.refused(Self.exampleBody { $0["surge_multiplier"] = .number(0.5) }) == ["surge_multiplier"])
+        #expect(Self.refused(Self.exampleBody { $0["surge_multiplier"] = .number(10.5) }) == ["surge_multiplier"])
+        #expect(Self.refused(Self.exampleBody { $0["surge_multiplier"] = .string("1.5") }) == ["surge_multiplier"])
     }
 
     @Test func addressTooLong() {
         let long = String(repeating: "a", count: 501)
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: long) }) == ["pickup.address"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: long) }) == ["pickup.address"])
     }
 
     @Test func addressWithControlCharacters() {
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "1 Market\u{07} St") }) == ["pickup.address"])
-        #expect(Self.refused(Self.seedBody { $0["dropoff"] = Self.place(37.8044, -122.2712, address: "Lake Merritt\nOakland") }) == ["dropoff.address"])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "1 Market\u{7F} St") }) == ["pickup.address"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "1 Market\u{07} St") }) == ["pickup.address"])
+        #expect(Self.refused(Self.exampleBody { $0["dropoff"] = Self.place(37.8044, -122.2712, address: "Lake Merritt\nOakland") }) == ["dropoff.address"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "1 Market\u{7F} St") }) == ["pickup.address"])
     }
 
     @Test func emptyOrNonStringAddress() {
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "   ") }) == ["pickup.address"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, address: "   ") }) == ["pickup.address"])
         let numericAddress: JSONValue = .object(["latitude": .number(37.7749), "longitude": .number(-122.4194), "address": .number(1)])
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = numericAddress }) == ["pickup.address"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = numericAddress }) == ["pickup.address"])
     }
 
     @Test func placeIDTooLong() {
         let long = String(repeating: "p", count: 201)
-        #expect(Self.refused(Self.seedBody { $0["pickup"] = Self.place(37.7749, -122.4194, placeID: long) }) == ["pickup.place_id"])
+        #expect(Self.refused(Self.exampleBody { $0["pickup"] = Self.place(37.7749, -122.4194, placeID: long) }) == ["pickup.place_id"])
     }
 
     @Test func paymentMethodMustBeAString() {
-        #expect(Self.refused(Self.seedBody { $0["payment_method_id"] = .number(42) }) == ["payment_method_id"])
+        #expect(Self.refused(Self.exampleBody { $0["payment_method_id"] = .number(42) }) == ["payment_method_id"])
     }
 
     @Test func everyBadFieldIsNamedAtOnce() {
-        let body = Self.seedBody {
+        let body = Self.exampleBody {
             $0["extra"] = .bool(true)
             $0["pickup"] = Self.place(91, -122.4194)
             $0["passenger_count"] = .number(0)
@@ -252,7 +263,7 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
 
     @Test func messageNamesTheField() {
         do {
-            _ = try Self.parse(Self.seedBody { $0["pickup"] = Self.place(91, -122.4194) })
+            _ = try Self.parse(Self.exampleBody { $0["pickup"] = Self.place(91, -122.4194) })
             Issue.record("expected a validation error")
         } catch let error as APIError {
             #expect(error.message.contains("pickup.latitude"))
@@ -296,7 +307,11 @@ private func refusedFields<T>(sourceLocation: SourceLocation = #_sourceLocation,
     }
 
     @Test func defaults() throws {
-        let vehicle = try VehicleInput.parse(Self.body { $0["capacity"] = nil; $0["ride_types"] = nil }, config: TripsConfig())
+        let vehicle = try VehicleInput.parse(
+            Self.body {
+                $0["capacity"] = nil
+                $0["ride_types"] = nil
+            }, config: TripsConfig())
         #expect(vehicle.capacity == 4)
         #expect(vehicle.rideTypes == ["STANDARD"])
     }

@@ -1,6 +1,7 @@
 import HeraldGeo
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct RouteDeviationCheckTests {
     static let pickup = GeoPoint(latitude: 37.7749, longitude: -122.4194)

@@ -1,7 +1,8 @@
 import Foundation
 import HeraldCore
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct SurgePricingTests {
     /// Defaults: enabled, 2 km cells, sensitivity 0.5, max 3.0.

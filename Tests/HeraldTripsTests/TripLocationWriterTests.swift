@@ -2,8 +2,9 @@ import HeraldCore
 import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
-@testable import HeraldTrips
 import Testing
+
+@testable import HeraldTrips
 
 @Suite struct TripLocationWriterTests {
     static func row(_ index: Int) -> TripLocationRow {
@@ -21,7 +22,8 @@ import Testing
             hub.attach(bus: LocalBus(hub: hub))
             let writer = TripLocationWriter(hub: hub, database: database, logger: TestDatabase.logger)
             for index in 0..<300 {
-                writer.enqueue(events: [TrackedEvent(room: "trip:tr_\(index % 3)", name: "driver_location", payload: ["i": .number(Double(index))])], row: Self.row(index))
+                writer.enqueue(
+                    events: [TrackedEvent(room: "trip:tr_\(index % 3)", name: "driver_location", payload: ["i": .number(Double(index))])], row: Self.row(index))
             }
             #expect(await writer.flushOnce() == 600)
             let stored = try await database.withConnection { db in try await RealtimeEventStore().events(db, room: "trip:tr_1", after: 0, limit: 1_000) }
@@ -31,7 +33,8 @@ import Testing
             #expect(trail.map(\.ordinal) == [7, 107, 207])
 
             for index in 0..<(writer.maxQueuedEvents + 1) {
-                writer.enqueue(events: [TrackedEvent(room: "trip:tr_x", name: "driver_location", payload: ["i": .number(Double(index))])], row: Self.row(10_000 + index))
+                writer.enqueue(
+                    events: [TrackedEvent(room: "trip:tr_x", name: "driver_location", payload: ["i": .number(Double(index))])], row: Self.row(10_000 + index))
             }
             // The oldest half went; the rows (bounded higher) are all still there.
             #expect(writer.queued == (writer.maxQueuedEvents + 1 + 1) / 2 + writer.maxQueuedEvents + 1)

@@ -1,8 +1,9 @@
-@testable import HeraldTrips
 import Testing
 
+@testable import HeraldTrips
+
 @Suite struct TripStateTests {
-    /// The seed's machine, written out by hand: the forward chain plus any non-final → CANCELLED.
+    /// The rideshare design's machine, written out by hand: the forward chain plus any non-final → CANCELLED.
     static let forward: [(TripState, TripState)] = [
         (.requested, .accepted),
         (.accepted, .arrived),
@@ -34,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func allowedTransitionsListExactlyTheSeedMachine() {
+    @Test func allowedTransitionsListExactlyTheDesignedMachine() {
         #expect(TripState.requested.allowedTransitions == [.accepted, .cancelled])
         #expect(TripState.accepted.allowedTransitions == [.arrived, .cancelled])
         #expect(TripState.arrived.allowedTransitions == [.inProgress, .cancelled])

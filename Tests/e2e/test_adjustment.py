@@ -1,4 +1,4 @@
-"""The on-site price adjustment end to end (seed 001) with python-socketio clients as the
+"""The on-site price adjustment end to end with python-socketio clients as the
 driver and the customer: a higher volume reaches the customer as a `VOLUME_ADJUSTMENT` push
 (with its actions) on their iPhone and as `volume:proposed` on their socket; approval reaches
 the driver as `volume:approved` and raises the hold; a decline ends the job with the trip fee;

@@ -165,7 +165,7 @@ def test_a_node_killed_mid_flow_its_clients_recover_on_the_other(cluster, browse
         wait_until(lambda: page_state(browser, "window.news") == [1] and python_news == [1], TIMEOUT,
                    message="the first event reached both clients")
 
-        # A node writes its live sockets' sessions every quarter second (README: what a crash
+        # A node writes its live sockets' sessions every quarter second (docs/realtime.md: what a crash
         # may lose); the kill comes once the browser's session stands in the database as it is.
         rooms = set(run_async(browser, 'socket.emit("whoami", (me) => done(me));')["rooms"])
         assert f"user:{user}" in rooms, rooms

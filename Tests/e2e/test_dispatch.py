@@ -1,4 +1,4 @@
-"""Dispatch end to end with python-socketio clients as drivers and customer (seed 000): only
+"""Dispatch end to end with python-socketio clients as drivers and customer: only
 drivers inside the radius hear `job:new`; after one accepts, the others get `job:status` and
 their feeds drop the job; the customer's socket gets `job:driver-assigned`; an offline
 driver gets a push instead. Once on one SQLite node, once on two PostgreSQL nodes (socket
@@ -174,7 +174,7 @@ def test_nearby_drivers_hear_of_a_job_and_the_first_accept_wins(deployment):
         pushes = wait_until(lambda: [p for p in d.pushes() if p["user_id"] == asleep], TIMEOUT, message="push to the sleeping driver")
         assert len(pushes) == 1 and pushes[0]["device_id"] == registered.json()["data"]["id"], pushes
         assert pushes[0]["title"] == "New Job Nearby" and pushes[0]["data"]["job_id"] == job["id"], pushes[0]
-        # Seed 000's data reaches the device as the server wrote it: apps route the tap on `type`.
+        # The dispatch design's data reaches the device as the server wrote it: apps route the tap on `type`.
         assert pushes[0]["data"]["type"] == "job:new" and pushes[0]["data"]["notification_type"] == "job_new", pushes[0]
         assert pushes[0]["request"]["payload"]["type"] == "job:new", pushes[0]["request"]
 
@@ -213,8 +213,8 @@ def test_nearby_drivers_hear_of_a_job_and_the_first_accept_wins(deployment):
 
 
 def test_a_customer_without_a_socket_is_pushed_on_each_device(tmp_path):
-    """Seed 000 open question 1 / pitfall 5: the customer's app is closed when a driver
-    accepts; each of their devices gets the "driver assigned" push with the seed's data."""
+    """The customer's app is closed when a driver accepts; each of their devices gets the
+    "driver assigned" push with the dispatch design's data."""
     launcher = HeraldLauncher(tmp_path)
     try:
         d = Deployment(launcher, tmp_path, None)

@@ -342,8 +342,8 @@ def test_unacknowledged_socket_notification_falls_back_to_push(rt, push_log, ser
 
 
 def test_a_client_that_never_acknowledges_says_so_and_is_not_pushed_while_open(rt, push_log, service_token, raw_client):
-    """Seed 004's apps never acknowledge a socket notification: with `acks: false` in the
-    handshake the delivery counts once emitted to the live socket (the document's rule), so
+    """The notification design's apps never acknowledge a socket notification: with `acks: false`
+    in the handshake the delivery counts once emitted to the live socket (the design's rule), so
     no push follows the ack timeout while the app is open, and the frame asks for no ack."""
     user = new_user()
     token = issue_token(rt.data_dir, user=user)
@@ -514,8 +514,8 @@ def test_pending_pushes_are_sent_exactly_once_after_a_crash(database, herald, tm
 
 
 def test_resync_over_socketio_returns_what_changed_since_and_refuses_a_bad_time(rt, service_token, app_client):
-    """Seed 004's `resync {last_sync_at}` from python-socketio: the notifications since then,
-    the ids read meanwhile, and every time in the answer decodes as the seed's app reads it."""
+    """The notification design's `resync {last_sync_at}` from python-socketio: the notifications
+    since then, the ids read meanwhile, and every time in the answer decodes as its app reads it."""
     user = new_user()
     token = issue_token(rt.data_dir, user=user)
     old = send_notification(rt, service_token, user_id=user, type="trip_update", title="Old")["notification"]["id"]

@@ -1,4 +1,4 @@
-"""Transit (seed 003) through the real binary: `herald transit import|validate`, the stops,
+"""Transit through the real binary: `herald transit import|validate`, the stops,
 departures, routes, alerts, favourites and feed endpoints, GTFS-Realtime written by Google's
 gtfs-realtime-bindings (posted and polled with conditional GETs), the scheduled refresh of a
 static feed, live updates to a python-socketio client, and two nodes on one PostgreSQL."""
@@ -326,7 +326,7 @@ transit:
     assert server.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version["version_id"]
 
 
-def test_favourites_and_the_seeds_device_alias(herald):
+def test_favourites_and_the_transit_apps_device_alias(herald):
     data = herald.new_data_dir()
     import_cli(SAMPLE, data)
     server = herald.start(data_dir=data)

@@ -1,7 +1,7 @@
-"""Transit service alerts matched to favourites and pushed (seed 003 §4) through the real
+"""Transit service alerts matched to favourites and pushed through the real
 binary: a GTFS-Realtime Alerts feed written by Google's gtfs-realtime-bindings and served by
 a local HTTP server changes, devices registered against `herald-mock-apns` get the pushes
-with the seed's headers and payload, once per alert version; and a server killed with
+with the transit design's headers and payload, once per alert version; and a server killed with
 SIGKILL in the middle of an alert's fan-out is restarted without anyone getting it twice."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Ride requests, trips and live tracking end to end (seed 002), with real clients: the
+"""Ride requests, trips and live tracking end to end, with real clients: the
 native WebSocket protocol (websocket-client) and python-socketio. Once on one SQLite node,
 once on two PostgreSQL nodes (sockets on one node, REST calls on the other).
 
-Covers the seed's chaos cases: the rider's socket killed mid-trip then `reconnect` with no
+Covers the rideshare design's chaos cases: the rider's socket killed mid-trip then `reconnect` with no
 gap; 20% of the driver's location updates lost on the way, the rider's view continuing with
 the gaps and staleness reported; a reconnect storm of many clients following one trip."""
 
@@ -33,7 +33,7 @@ def write_config(directory: Path, node: str) -> Path:
     config = {
         "push": {"log_file": str(directory / f"push-{node}.jsonl"), "poll_interval_ms": 100},
         "dispatch": {"index_sync_interval_ms": 200},
-        # Faster than the seed's 1/s so a test can stream quickly; bursts of 5 as the seed says.
+        # Faster than the design's 1/s so a test can stream quickly; bursts of 5 as it says.
         "trips": {"location": {"active_per_second": 50, "burst": 5}},
         "rate_limits": {"authenticated": {"limit": 100000, "window_seconds": 60}},
     }
@@ -312,7 +312,7 @@ def test_a_ride_end_to_end_over_both_protocols_with_a_killed_socket_and_lost_upd
             assert rider_sio.next("trip_state_changed", where=lambda p: p["state"] == step)
         assert d.front.get(f"/api/v1/trips/{trip_id}", rider_token, headers={"If-None-Match": etag}).status_code == 200
 
-        # Over the socket too, a burst beyond the limit gets the seed's throttle message (no
+        # Over the socket too, a burst beyond the limit gets the rideshare design's throttle message (no
         # trip now: one per 30 s online without one, after a burst of 5).
         for _ in range(8):
             sequence += 1

@@ -170,7 +170,7 @@ def test_refused_upgrades_say_why(server):
 
 
 def test_a_server_shutting_down_tells_native_clients_to_reconnect(herald):
-    """Seed 002's SERVER_CLOSING: on SIGTERM a connected native client is told to reconnect
+    """The rideshare design's SERVER_CLOSING: on SIGTERM a connected native client is told to reconnect
     (then closed) instead of seeing its socket vanish, and the server exits cleanly."""
     server = herald.start()
     ws = native(server, issue_token(server.data_dir, user="ann"))

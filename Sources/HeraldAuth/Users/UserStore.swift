@@ -47,10 +47,22 @@ struct UserStore: Sendable {
     /// Applies `changes` and returns the updated user, or nil when there is no such user.
     public func update(_ db: any SQLDatabase, id: String, changes: UserChanges, now: Int64) async throws -> UserRecord? {
         var query = SQLQueryString("UPDATE users SET updated_at = \(bind: now)")
-        if let displayName = changes.displayName { query.appendInterpolation(unsafeRaw: ", display_name = "); query.appendInterpolation(bind: displayName) }
-        if let locale = changes.locale { query.appendInterpolation(unsafeRaw: ", locale = "); query.appendInterpolation(bind: locale) }
-        if let timeZone = changes.timeZone { query.appendInterpolation(unsafeRaw: ", time_zone_chosen = 1, time_zone = "); query.appendInterpolation(bind: timeZone) }
-        if let phone = changes.phone { query.appendInterpolation(unsafeRaw: ", phone = "); query.appendInterpolation(bind: phone) }
+        if let displayName = changes.displayName {
+            query.appendInterpolation(unsafeRaw: ", display_name = ")
+            query.appendInterpolation(bind: displayName)
+        }
+        if let locale = changes.locale {
+            query.appendInterpolation(unsafeRaw: ", locale = ")
+            query.appendInterpolation(bind: locale)
+        }
+        if let timeZone = changes.timeZone {
+            query.appendInterpolation(unsafeRaw: ", time_zone_chosen = 1, time_zone = ")
+            query.appendInterpolation(bind: timeZone)
+        }
+        if let phone = changes.phone {
+            query.appendInterpolation(unsafeRaw: ", phone = ")
+            query.appendInterpolation(bind: phone)
+        }
         query.appendInterpolation(unsafeRaw: " WHERE id = ")
         query.appendInterpolation(bind: id)
         query.appendInterpolation(unsafeRaw: " RETURNING *")

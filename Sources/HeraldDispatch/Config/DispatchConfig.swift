@@ -87,10 +87,18 @@ public struct PricingConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...10_000).contains(maxItemQuantity), "max_item_quantity", "must be between 1 and 10000")
         checks.check(TimeZone(identifier: timeZone) != nil, "time_zone", "must be an IANA time zone")
         for (index, surcharge) in surcharges.enumerated() {
-            checks.check(SurchargeConfig.conditions.contains(surcharge.when), "surcharges[\(index)].when", "must be one of \(SurchargeConfig.conditions.sorted().joined(separator: ", "))")
-            checks.check((surcharge.amountMinor != nil) != (surcharge.percentBasisPoints != nil), "surcharges[\(index)]", "needs exactly one of amount_minor and percent_basis_points")
-            if let amount = surcharge.amountMinor { checks.check(money.contains(amount), "surcharges[\(index)].amount_minor", "must be between 0 and 100000000") }
-            if let bps = surcharge.percentBasisPoints { checks.check((0...100_000).contains(bps), "surcharges[\(index)].percent_basis_points", "must be between 0 and 100000") }
+            checks.check(
+                SurchargeConfig.conditions.contains(surcharge.when), "surcharges[\(index)].when",
+                "must be one of \(SurchargeConfig.conditions.sorted().joined(separator: ", "))")
+            checks.check(
+                (surcharge.amountMinor != nil) != (surcharge.percentBasisPoints != nil), "surcharges[\(index)]",
+                "needs exactly one of amount_minor and percent_basis_points")
+            if let amount = surcharge.amountMinor {
+                checks.check(money.contains(amount), "surcharges[\(index)].amount_minor", "must be between 0 and 100000000")
+            }
+            if let bps = surcharge.percentBasisPoints {
+                checks.check((0...100_000).contains(bps), "surcharges[\(index)].percent_basis_points", "must be between 0 and 100000")
+            }
             checks.check(!surcharge.code.isEmpty && surcharge.code.count <= 64, "surcharges[\(index)].code", "must be 1 to 64 characters")
         }
         return checks.errors

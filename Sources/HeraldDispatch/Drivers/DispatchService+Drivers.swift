@@ -24,7 +24,11 @@ extension DispatchService {
     /// An operator's verdict; a driver who is no longer approved drops out of matching at once.
     public func setApproval(_ userID: String, _ status: DriverApproval, reason: String?, by operatorID: String) async throws -> DriverRecord {
         let now = self.now
-        guard let record = try await database.transaction({ db in try await self.drivers.setApproval(db, userID: userID, status: status, reason: reason, by: operatorID, now: now) }) else {
+        guard
+            let record = try await database.transaction({ db in
+                try await self.drivers.setApproval(db, userID: userID, status: status, reason: reason, by: operatorID, now: now)
+            })
+        else {
             throw DispatchError.unknownDriver
         }
         tracker.load(record)

@@ -1,6 +1,6 @@
 /// Sees every driver position report, before and after the spatial index takes it: the
 /// trips module rate-limits by trip state and turns samples of a trip into the rider's
-/// live map (seed 002). Dispatch stays ignorant of trips.
+/// live map. Dispatch stays ignorant of trips.
 public protocol LocationObserver: Sendable {
     /// Called first for every report received at `receivedAt` (epoch ms): a throttle answer
     /// refuses it (nothing is recorded), nil lets it through.

@@ -6,7 +6,7 @@ import HeraldPayments
 import HeraldStorage
 import SQLKit
 
-/// The on-site price adjustment (seed 001): the driver measures, Herald reprices, the
+/// The on-site price adjustment: the driver measures, Herald reprices, the
 /// customer approves or declines a higher price, the hold follows.
 extension DispatchService {
     /// The result of an adjustment call: the job, its adjustment and its payment hold.
@@ -27,9 +27,10 @@ extension DispatchService {
         if let existing = try await adjustment(jobID) { throw DispatchError.alreadyMade(existing) }
         guard job.status == .arrived else { throw DispatchError.notArrived(job.status) }
         let items = (try? JSONDecoder().decode([JobItem].self, from: Data(job.items.utf8))) ?? []
-        let quote = pricing.quote(PricingRequest(
-            items: items, volumeHundredths: actualHundredths, scheduledAt: job.scheduledAt.map { Date(epochMilliseconds: $0) },
-            bookedAt: Date(epochMilliseconds: job.createdAt)))
+        let quote = pricing.quote(
+            PricingRequest(
+                items: items, volumeHundredths: actualHundredths, scheduledAt: job.scheduledAt.map { Date(epochMilliseconds: $0) },
+                bookedAt: Date(epochMilliseconds: job.createdAt)))
         let newPrice = Int64(quote.totalMinor)
         let increase = newPrice > job.priceMinor
         let now = self.now
@@ -55,10 +56,14 @@ extension DispatchService {
                 work.afterCommit {
                     if increase {
                         self.adjustmentsChanged.signal()
-                        await self.publish(batch: [("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID))])
+                        await self.publish(batch: [
+                            ("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID)),
+                        ])
                     } else {
                         await self.settlePayment(jobID)
-                        await self.publish(batch: [("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID))])
+                        await self.publish(batch: [
+                            ("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID)),
+                        ])
                     }
                 }
                 try await self.write(prepared, in: work)
@@ -92,20 +97,25 @@ extension DispatchService {
             throw error
         }
         let now = self.now
-        let prepared = await prepareNotification(NotificationDraft(
-            userIDs: [current.driverID], type: "job_update", title: "New price approved",
-            body: "The customer approved \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)). You can start.",
-            data: ["job_id": .string(jobID), "event": "volume_approved"], collapseKey: "volume-\(jobID)"))
+        let prepared = await prepareNotification(
+            NotificationDraft(
+                userIDs: [current.driverID], type: "job_update", title: "New price approved",
+                body: "The customer approved \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)). You can start.",
+                data: ["job_id": .string(jobID), "event": "volume_approved"], collapseKey: "volume-\(jobID)"))
         let result = try await database.unitOfWork { work -> (JobRecord, AdjustmentRecord)? in
             let db = work.db
             try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-            guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .approved, by: customerID, tripFeeMinor: nil, now: now) else { return nil }
+            guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .approved, by: customerID, tripFeeMinor: nil, now: now) else {
+                return nil
+            }
             let price = (decided.newPriceMinor, decided.priceLines, decided.actualVolumeHundredths)
             guard let updated = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: price, now: now) else { throw Superseded() }
             if let raised { try await self.holds.applied(db, jobID: jobID, raised, settling: nil, now: now) }
             let payload = JSONValue.object(DispatchJSON.adjustmentEvent(decided))
             work.afterCommit {
-                await self.publish(batch: [("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID))])
+                await self.publish(batch: [
+                    ("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID)),
+                ])
             }
             try await self.write(prepared, in: work)
             return (updated, decided)
@@ -116,8 +126,8 @@ extension DispatchService {
 
     /// `POST /jobs/{id}/volume/decline` (the job's customer): the job is cancelled and the
     /// trip fee captured from the hold (the rest released); or, with `proceed`, the job goes on
-    /// at its booked price and hold (seed 001, open question 3: the only two outcomes of a
-    /// decline, one adjustment per job). Declining again returns the same.
+    /// at its booked price and hold (the only two outcomes of a decline the price-adjustment
+    /// design allows, one adjustment per job). Declining again returns the same.
     public func declineVolume(_ jobID: String, customerID: String, proceed: Bool = false) async throws -> AdjustmentOutcome {
         let (_, current) = try await customerProposal(jobID, customerID: customerID, deciding: .declined)
         if current.status == .declined { return try await outcome(jobID) }
@@ -127,13 +137,19 @@ extension DispatchService {
             userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
             body: "The job is cancelled; you get the \(DisplayFormat.money(fee, currency: current.currency)) trip fee.",
             data: ["job_id": .string(jobID), "event": "volume_declined"], collapseKey: "volume-\(jobID)")
-        guard let decided = try await endWithTripFee(current, to: .declined, actorID: customerID, actor: .customer, reason: "volume_declined", notify: draft, onlyAfterDeadline: false) else {
+        guard
+            let decided = try await endWithTripFee(
+                current, to: .declined, actorID: customerID, actor: .customer, reason: "volume_declined", notify: draft, onlyAfterDeadline: false)
+        else {
             return try await answerRepeat(jobID, customerID: customerID, deciding: .declined)
         }
         await publish(
             "volume:declined",
-            ["job_id": .string(jobID), "trip_fee": .number(Double(decided.tripFeeMinor ?? 0) / 100), "trip_fee_minor": DispatchJSON.integer(decided.tripFeeMinor),
-             "currency": .string(decided.currency), "proceed_at_original_price": false],
+            [
+                "job_id": .string(jobID), "trip_fee": .number(Double(decided.tripFeeMinor ?? 0) / 100),
+                "trip_fee_minor": DispatchJSON.integer(decided.tripFeeMinor),
+                "currency": .string(decided.currency), "proceed_at_original_price": false,
+            ],
             to: Self.driverRoom(decided.driverID))
         return try await outcome(jobID)
     }
@@ -143,22 +159,29 @@ extension DispatchService {
     private func declineAndProceed(_ current: AdjustmentRecord, customerID: String) async throws -> AdjustmentOutcome {
         let jobID = current.jobID
         let now = self.now
-        let prepared = await prepareNotification(NotificationDraft(
-            userIDs: [current.driverID], type: "job_update", title: "Proceed at the original price",
-            body: "The customer declined \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)) and keeps \(DisplayFormat.money(current.originalPriceMinor, currency: current.currency)). You can start.",
-            data: ["job_id": .string(jobID), "event": "volume_declined_proceed"], collapseKey: "volume-\(jobID)"))
+        let prepared = await prepareNotification(
+            NotificationDraft(
+                userIDs: [current.driverID], type: "job_update", title: "Proceed at the original price",
+                body:
+                    "The customer declined \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)) and keeps \(DisplayFormat.money(current.originalPriceMinor, currency: current.currency)). You can start.",
+                data: ["job_id": .string(jobID), "event": "volume_declined_proceed"], collapseKey: "volume-\(jobID)"))
         let decided: Bool
         do {
             decided = try await database.unitOfWork { work in
                 let db = work.db
                 try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-                guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else { return false }
+                guard let decided = try await self.adjustments.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else {
+                    return false
+                }
                 guard let job = try await self.jobs.touchArrived(db, id: jobID, driverID: nil, price: nil, now: now) else { throw Superseded() }
                 work.afterCommit {
                     await self.publish(
                         "volume:declined",
-                        ["job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency), "proceed_at_original_price": true,
-                         "price_minor": .number(Double(job.priceMinor))],
+                        [
+                            "job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency),
+                            "proceed_at_original_price": true,
+                            "price_minor": .number(Double(job.priceMinor)),
+                        ],
                         to: Self.driverRoom(decided.driverID))
                 }
                 try await self.write(prepared, in: work)
@@ -182,11 +205,15 @@ extension DispatchService {
         reminder.deadlineAt = deadline
         let prepared = await prepareNotification(proposalNotification(reminder, reminder: true))
         let extended = try await database.unitOfWork { work -> Bool in
-            guard let extended = try await self.adjustments.extend(work.db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else { return false }
+            guard let extended = try await self.adjustments.extend(work.db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else {
+                return false
+            }
             let payload = JSONValue.object(DispatchJSON.adjustmentEvent(extended))
             work.afterCommit {
                 self.adjustmentsChanged.signal()
-                await self.publish(batch: [("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID))])
+                await self.publish(batch: [
+                    ("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID)),
+                ])
             }
             try await self.write(prepared, in: work)
             return true
@@ -199,7 +226,7 @@ extension DispatchService {
     }
 
     /// `POST /drivers/jobs/{id}/cancel-with-trip-fee`: after an unanswered deadline, the
-    /// driver ends the job and is paid the trip fee (seed 001, pitfall 4).
+    /// driver ends the job and is paid the trip fee (so a silent customer never strands them).
     public func cancelWithTripFee(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await assignedJob(jobID, driverID: driverID)
         guard let current = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
@@ -214,7 +241,10 @@ extension DispatchService {
             userIDs: [current.customerID], type: "job_update", title: "Job cancelled",
             body: "You did not answer the new price, so the driver left. A \(DisplayFormat.money(fee, currency: current.currency)) trip fee applies.",
             data: ["job_id": .string(jobID), "status": "cancelled", "event": "trip_fee"], collapseKey: "job-\(jobID)")
-        guard try await endWithTripFee(current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil else {
+        guard
+            try await endWithTripFee(
+                current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil
+        else {
             guard let fresh = try await adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
             if fresh.status == .cancelled && fresh.decidedBy == driverID { return try await outcome(jobID) }
             if fresh.status == .pending { throw DispatchError.notExpired(fresh) }
@@ -230,12 +260,13 @@ extension DispatchService {
         var told = 0
         for proposal in due {
             let extensionsLeft = Swift.max(0, paymentsConfig.maxAdjustmentExtensions - proposal.extensions)
-            let prepared = await prepareNotification(NotificationDraft(
-                userIDs: [proposal.driverID], type: "job_update", title: "No answer from the customer",
-                body: extensionsLeft > 0
-                    ? "The customer hasn't responded. Call them, wait longer, or cancel with the trip fee."
-                    : "The customer hasn't responded. Call them or cancel with the trip fee.",
-                data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
+            let prepared = await prepareNotification(
+                NotificationDraft(
+                    userIDs: [proposal.driverID], type: "job_update", title: "No answer from the customer",
+                    body: extensionsLeft > 0
+                        ? "The customer hasn't responded. Call them, wait longer, or cancel with the trip fee."
+                        : "The customer hasn't responded. Call them or cancel with the trip fee.",
+                    data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
             var payload = DispatchJSON.adjustmentEvent(proposal)
             payload["extensions_left"] = .number(Double(extensionsLeft))
             payload["trip_fee_minor"] = .number(Double(try await tripFee(proposal.jobID)))
@@ -288,11 +319,13 @@ extension DispatchService {
         return try await database.unitOfWork { work -> AdjustmentRecord? in
             let db = work.db
             try await self.jobs.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-            guard let decided = try await self.adjustments.decide(
-                db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
+            guard
+                let decided = try await self.adjustments.decide(
+                    db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
             else { return nil }
-            guard let cancelled = try await self.jobs.transition(
-                db, id: jobID, from: .arrived, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
+            guard
+                let cancelled = try await self.jobs.transition(
+                    db, id: jobID, from: .arrived, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
             else { throw Superseded() }
             try await self.jobs.recordEvent(db, jobID: jobID, from: .arrived, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
             if hold != nil { try await self.holds.plan(db, jobID: jobID, fee > 0 ? .capture(fee) : .cancel, now: now) }
@@ -346,7 +379,8 @@ extension DispatchService {
     func proposalNotification(_ a: AdjustmentRecord, reminder: Bool) -> NotificationDraft {
         NotificationDraft(
             userIDs: [a.customerID], type: "volume_adjustment", title: reminder ? "Reminder: Price Adjustment Required" : "Price Adjustment Required",
-            body: "Volume increased to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
+            body:
+                "Volume increased to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
             data: [
                 "job_id": .string(a.jobID), "new_price": .number(Double(a.newPriceMinor) / 100), "new_price_minor": .number(Double(a.newPriceMinor)),
                 "currency": .string(a.currency), "actual_volume": .number(DisplayFormat.yardsValue(a.actualVolumeHundredths)),
@@ -358,8 +392,11 @@ extension DispatchService {
     func loweredNotification(_ a: AdjustmentRecord) -> NotificationDraft {
         NotificationDraft(
             userIDs: [a.customerID], type: "job_update", title: "Good news: lower price",
-            body: "Volume adjusted to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
-            data: ["job_id": .string(a.jobID), "new_price_minor": .number(Double(a.newPriceMinor)), "currency": .string(a.currency), "event": "volume_lowered"],
+            body:
+                "Volume adjusted to \(DisplayFormat.yards(a.actualVolumeHundredths)) cu yd. New price: \(DisplayFormat.money(a.newPriceMinor, currency: a.currency))",
+            data: [
+                "job_id": .string(a.jobID), "new_price_minor": .number(Double(a.newPriceMinor)), "currency": .string(a.currency), "event": "volume_lowered",
+            ],
             collapseKey: "job-\(a.jobID)")
     }
 }

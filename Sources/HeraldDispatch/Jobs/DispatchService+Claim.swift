@@ -4,7 +4,7 @@ import HeraldNotifications
 import HeraldStorage
 
 extension DispatchService {
-    /// The first-come claim (seed 000, pattern 2 and pitfall 1).
+    /// The first-come claim, without the double accept the dispatch design warns of.
     ///
     /// One conditional UPDATE … RETURNING decides: 200 with the job for the winner (again
     /// for the winner's repeats), 409 `JOB_ALREADY_ACCEPTED` for everyone else, 409

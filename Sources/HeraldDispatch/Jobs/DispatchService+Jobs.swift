@@ -16,7 +16,8 @@ extension DispatchService {
         }
         let nowDate = clock.now()
         let now = nowDate.epochMilliseconds
-        let quote = pricing.quote(PricingRequest(items: draft.items, volumeHundredths: draft.volumeHundredths, scheduledAt: draft.scheduledAt, bookedAt: nowDate))
+        let quote = pricing.quote(
+            PricingRequest(items: draft.items, volumeHundredths: draft.volumeHundredths, scheduledAt: draft.scheduledAt, bookedAt: nowDate))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let job = JobRecord(
@@ -74,7 +75,8 @@ extension DispatchService {
         let found = try await database.withConnection { db -> (JobRecord, DriverRecord?, Bool)? in
             guard let job = try await self.jobs.find(db, id: id) else { return nil }
             let driver = try await job.driverID.asyncMap { try await self.drivers.find(db, userID: $0) } ?? nil
-            let offered = identity.role == .driver && job.driverID != identity.userID
+            let offered =
+                identity.role == .driver && job.driverID != identity.userID
                 ? try await self.offers.wasOffered(db, jobID: id, driverID: identity.userID) : false
             return (job, driver, offered)
         }
@@ -90,7 +92,7 @@ extension DispatchService {
     }
 
     /// The customer's name and phone for the driver assigned to the job while it is active
-    /// (seed 001: an unanswered price proposal leaves the driver the option to call); nil for
+    /// (an unanswered price proposal leaves the driver the option to call); nil for
     /// anyone else and once the job is over, so a driver keeps no customer's number.
     public func customerContact(_ job: JobRecord, for identity: Identity) async throws -> JSONValue? {
         let active: Set<JobStatus> = [.accepted, .enRoute, .arrived, .started]
@@ -129,9 +131,12 @@ extension DispatchService {
         // The other party hears of it: the assigned driver when the customer cancels, else the customer.
         var notify: NotificationDraft?
         if actor == .customer, let driverID = job.driverID {
-            notify = NotificationDraft(userIDs: [driverID], type: "job_update", title: "Job cancelled", body: "The customer cancelled the job at \(job.address).", data: Self.jobUpdateData(id, .cancelled))
+            notify = NotificationDraft(
+                userIDs: [driverID], type: "job_update", title: "Job cancelled", body: "The customer cancelled the job at \(job.address).",
+                data: Self.jobUpdateData(id, .cancelled))
         } else if actor != .customer, let message = Self.customerMessage(.cancelled, driverName: nil) {
-            notify = NotificationDraft(userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: Self.jobUpdateData(id, .cancelled))
+            notify = NotificationDraft(
+                userIDs: [job.customerID], type: message.type, title: message.title, body: message.body, data: Self.jobUpdateData(id, .cancelled))
         }
         let prepared = await notify.asyncMap { await self.prepareNotification($0) } ?? nil
         let result = try await commitCancel(
@@ -140,7 +145,8 @@ extension DispatchService {
             // Changed under us: answer from the new state.
             let (fresh, _) = try await self.job(id, for: identity)
             if fresh.status == .cancelled { return fresh }
-            throw DispatchError.invalidTransition(from: fresh.status, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: actor))
+            throw DispatchError.invalidTransition(
+                from: fresh.status, to: "cancelled", allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: actor))
         }
         return updated
     }
@@ -155,7 +161,10 @@ extension DispatchService {
     ) async throws -> JobRecord? {
         try await database.unitOfWork { work -> JobRecord? in
             let db = work.db
-            guard let updated = try await self.jobs.transition(db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason) else { return nil }
+            guard
+                let updated = try await self.jobs.transition(
+                    db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
+            else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
             try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
             // A cancel during a price proposal closes it; the hold is released.
@@ -185,11 +194,13 @@ extension DispatchService {
         }
         let now = self.now
         let message = Self.customerMessage(to, driverName: driver?.name)
-        let prepared = await message.asyncMap {
-            await self.prepareNotification(NotificationDraft(
-                userIDs: [job.customerID], type: $0.type, title: $0.title, body: $0.body,
-                data: Self.jobUpdateData(id, to), collapseKey: "job-\(id)"))
-        } ?? nil
+        let prepared =
+            await message.asyncMap {
+                await self.prepareNotification(
+                    NotificationDraft(
+                        userIDs: [job.customerID], type: $0.type, title: $0.title, body: $0.body,
+                        data: Self.jobUpdateData(id, to), collapseKey: "job-\(id)"))
+            } ?? nil
         let result = try await database.unitOfWork { work -> JobRecord? in
             let db = work.db
             // Lock first, then decide in a new statement: `started` must see a proposal committed
@@ -199,7 +210,7 @@ extension DispatchService {
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: to, actorID: driverID, actor: .driver, now: now)
             if to == .completed {
                 try await self.drivers.recordCompletion(db, userID: driverID, now: now)
-                // Completion captures the final amount (seed 001, pitfall 3).
+                // Completion captures the final amount (manual capture: the price may change on site).
                 try await self.holds.plan(db, jobID: id, .capture(updated.priceMinor), now: now)
             }
             work.afterCommit {
@@ -213,7 +224,8 @@ extension DispatchService {
             let (fresh, _) = try await self.job(id, for: Identity(userID: driverID, role: .driver, expiresAt: .infinity))
             if fresh.status == to { return fresh }
             if to == .started, fresh.status == .arrived, try await adjustment(id)?.status == .pending { throw DispatchError.adjustmentPending }
-            throw DispatchError.invalidTransition(from: fresh.status, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: .driver))
+            throw DispatchError.invalidTransition(
+                from: fresh.status, to: to.rawValue, allowed: JobStateMachine.allowedTransitions(from: fresh.status, by: .driver))
         }
         // A job booked ahead whose driver sets off before its hold's time takes it now: the
         // work is about to be done and must be payable.
@@ -226,7 +238,7 @@ extension DispatchService {
 
     /// `job:status` to the job's room and, when the job leaves the market (it was pending and is
     /// now accepted, cancelled or expired), to every driver who was offered it or whose feed
-    /// could show it (seed 000 pitfall 3: a job left in a feed costs a tap and a 409).
+    /// could show it (a job left in a feed costs a tap and a 409).
     func announce(_ job: JobRecord, previous: JobStatus?, driver: DriverRecord?, offeredDrivers: [String]) async {
         let payload = statusPayload(job, previous: previous, driver: driver)
         var drivers = Set(offeredDrivers)

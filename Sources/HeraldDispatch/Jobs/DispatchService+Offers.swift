@@ -22,7 +22,7 @@ extension DispatchService {
     }
 
     /// Offers the job to matchable drivers within `radius` who have not been offered it yet.
-    /// A job without a position goes to every online approved driver (seed pattern 3).
+    /// A job without a position goes to every online approved driver (as the dispatch design does).
     func offer(_ job: JobRecord, round: Int, radius: Double) async throws {
         let now = self.now
         let center = job.point
@@ -33,17 +33,21 @@ extension DispatchService {
         if let center {
             candidates = nearbyDrivers(center, radiusMeters: radius, limit: Int.max)
         } else {
-            // As seed 000 does: with no site to measure from, every online approved driver,
+            // As the dispatch design does: with no site to measure from, every online approved driver,
             // whether or not the app has sent a position yet.
             candidates = online.map { DriverMatch(driverID: $0.userID, distanceMeters: 0) }.sorted { $0.driverID < $1.driverID }
         }
         // Never the customer themself (a test account may be both), never twice; nearest first, bounded.
         let matches = Array(candidates.filter { !already.contains($0.driverID) && $0.driverID != job.customerID }.prefix(notifications.maxRecipients))
         let distances = Dictionary(matches.map { ($0.driverID, $0.distanceMeters) }, uniquingKeysWith: { first, _ in first })
-        let prepared = matches.isEmpty ? nil : await prepareNotification(NotificationDraft(
-            userIDs: matches.map(\.driverID), type: "job_new", title: "New Job Nearby",
-            body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
-            data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
+        let prepared =
+            matches.isEmpty
+            ? nil
+            : await prepareNotification(
+                NotificationDraft(
+                    userIDs: matches.map(\.driverID), type: "job_new", title: "New Job Nearby",
+                    body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
+                    data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
         let nextRoundAt = now + Int64(config.offerTimeoutSeconds) * 1000
         var next = job
         next.offerRound = round
@@ -52,24 +56,30 @@ extension DispatchService {
         let offered = next
         let started = try await database.unitOfWork { work -> Bool in
             let db = work.db
-            guard try await self.jobs.startRound(db, id: job.id, round: round, radiusMeters: center == nil ? nil : Int64(radius), nextRoundAt: nextRoundAt, now: now) else {
+            guard
+                try await self.jobs.startRound(
+                    db, id: job.id, round: round, radiusMeters: center == nil ? nil : Int64(radius), nextRoundAt: nextRoundAt, now: now)
+            else {
                 return false
             }
             work.afterCommit {
                 self.scheduleChanged.signal()
-                await self.publish(batch: matches.map { match in
-                    ("job:new", DispatchJSON.job(offered, distanceMeters: center == nil ? nil : distances[match.driverID]), Self.driverRoom(match.driverID))
-                })
+                await self.publish(
+                    batch: matches.map { match in
+                        ("job:new", DispatchJSON.job(offered, distanceMeters: center == nil ? nil : distances[match.driverID]), Self.driverRoom(match.driverID))
+                    })
             }
             guard let prepared else { return true }
             let written = try await self.notifications.write(prepared, in: work)
             let channels = written.channels
             let notificationIDs = written.notificationIDs
-            try await self.offers.insert(db, matches.map { match in
-                OfferRecord(
-                    jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
-                    channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
-            })
+            try await self.offers.insert(
+                db,
+                matches.map { match in
+                    OfferRecord(
+                        jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
+                        channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
+                })
             return true
         }
         guard started else { return }  // another node made this round
@@ -81,9 +91,10 @@ extension DispatchService {
     func expire(_ job: JobRecord) async throws {
         let now = self.now
         let message = Self.customerMessage(.expired, driverName: nil)!
-        let prepared = await prepareNotification(NotificationDraft(
-            userIDs: [job.customerID], type: message.type, title: message.title, body: message.body,
-            data: Self.jobUpdateData(job.id, .expired), collapseKey: "job-\(job.id)"))
+        let prepared = await prepareNotification(
+            NotificationDraft(
+                userIDs: [job.customerID], type: message.type, title: message.title, body: message.body,
+                data: Self.jobUpdateData(job.id, .expired), collapseKey: "job-\(job.id)"))
         let expired = try await database.unitOfWork { work -> Bool in
             let db = work.db
             guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return false }

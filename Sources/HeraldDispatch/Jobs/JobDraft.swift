@@ -14,7 +14,9 @@ public struct JobDraft: Sendable, Equatable {
     public var paymentMethodID: String?
 
     public static let maxItems = 50
-    static let known: Set<String> = ["address", "lat", "lng", "latitude", "longitude", "items", "volume_estimate", "scheduled_at", "notes", "payment_method_id"]
+    static let known: Set<String> = [
+        "address", "lat", "lng", "latitude", "longitude", "items", "volume_estimate", "scheduled_at", "notes", "payment_method_id",
+    ]
 
     /// Reads `{address, lat, lng, items: [{category, quantity}], volume_estimate, scheduled_at, notes}`.
     public static func parse(_ object: [String: JSONValue], pricing: PricingConfig, now: Date) throws -> JobDraft {
@@ -68,7 +70,9 @@ public struct JobDraft: Sendable, Equatable {
         switch object["volume_estimate"] {
         case nil, .null?: break
         case .number(let yards)?:
-            if let hundredths = volumeHundredths(yards, max: pricing.maxVolumeYards) { volume = hundredths } else {
+            if let hundredths = volumeHundredths(yards, max: pricing.maxVolumeYards) {
+                volume = hundredths
+            } else {
                 v.fail("volume_estimate", "must be more than 0 and at most \(pricing.maxVolumeYards) cubic yards, with at most two decimals")
             }
         default: v.fail("volume_estimate", "must be a number of cubic yards")
@@ -81,9 +85,13 @@ public struct JobDraft: Sendable, Equatable {
         case nil, .null?: break
         case .string(let text)?:
             if let date = Timestamp.parse(text) {
-                if date < now.addingTimeInterval(-300) { v.fail("scheduled_at", "must not be in the past") }
-                else if date > now.addingTimeInterval(180 * 86_400) { v.fail("scheduled_at", "must be within 180 days") }
-                else { scheduledAt = date }
+                if date < now.addingTimeInterval(-300) {
+                    v.fail("scheduled_at", "must not be in the past")
+                } else if date > now.addingTimeInterval(180 * 86_400) {
+                    v.fail("scheduled_at", "must be within 180 days")
+                } else {
+                    scheduledAt = date
+                }
             } else {
                 v.fail("scheduled_at", "must be an ISO 8601 time")
             }
@@ -92,7 +100,11 @@ public struct JobDraft: Sendable, Equatable {
         var paymentMethodID: String?
         switch object["payment_method_id"] {
         case nil, .null?: break
-        case .string(let text)? where (1...255).contains(text.utf8.count) && text.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }):
+        case .string(let text)?
+        where (1...255).contains(text.utf8.count)
+            && text.utf8.allSatisfy({
+                $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
+            }):
             paymentMethodID = text
         default: v.fail("payment_method_id", "must be a payment method id of 1 to 255 letters, digits, _ and -")
         }

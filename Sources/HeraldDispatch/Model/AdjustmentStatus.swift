@@ -1,4 +1,4 @@
-/// Where an on-site volume adjustment stands (seed 001).
+/// Where an on-site volume adjustment stands.
 public enum AdjustmentStatus: String, Sendable, Codable, CaseIterable {
     /// A higher price waits for the customer (also after its deadline, until the driver ends it).
     case pending

@@ -29,21 +29,26 @@ extension DispatchService {
             let (job, driver) = try await self.job(jobID, for: Identity(userID: JobActor.system.rawValue, role: .service, expiresAt: .infinity))
             let current = job.status
             guard case .allowed = JobStateMachine.check(from: current, to: .cancelled, by: .system) else {
-                logger.error("a scheduled payment hold was refused after the job began", metadata: [
-                    "job_id": "\(jobID)", "status": "\(current.rawValue)", "code": "\(error.code)",
-                ])
+                logger.error(
+                    "a scheduled payment hold was refused after the job began",
+                    metadata: [
+                        "job_id": "\(jobID)", "status": "\(current.rawValue)", "code": "\(error.code)",
+                    ])
                 return
             }
             let reason = "payment_declined"
             let data = Self.jobUpdateData(jobID, .cancelled, ["reason": .string(reason)])
-            var drafts = [NotificationDraft(
-                userIDs: [job.customerID], type: "job_update", title: "Booking cancelled",
-                body: "Your card was declined for the job at \(job.address), so it was cancelled. Please book again with another card.",
-                data: data, collapseKey: "job-\(jobID)")]
+            var drafts = [
+                NotificationDraft(
+                    userIDs: [job.customerID], type: "job_update", title: "Booking cancelled",
+                    body: "Your card was declined for the job at \(job.address), so it was cancelled. Please book again with another card.",
+                    data: data, collapseKey: "job-\(jobID)")
+            ]
             if let driverID = job.driverID {
-                drafts.append(NotificationDraft(
-                    userIDs: [driverID], type: "job_update", title: "Job cancelled",
-                    body: "The job at \(job.address) was cancelled: the customer's payment failed.", data: data))
+                drafts.append(
+                    NotificationDraft(
+                        userIDs: [driverID], type: "job_update", title: "Job cancelled",
+                        body: "The job at \(job.address) was cancelled: the customer's payment failed.", data: data))
             }
             var ready: [NotificationService.PreparedSend] = []
             for draft in drafts { if let send = await prepareNotification(draft) { ready.append(send) } }

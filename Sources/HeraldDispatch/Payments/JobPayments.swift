@@ -43,7 +43,8 @@ public final class JobPayments: Sendable {
         let key = "\(jobID):authorize"
         do {
             let state = try await gateway.authorize(
-                HoldRequest(jobID: jobID, customerID: customerID, amountMinor: amountMinor, currency: currency, paymentMethodID: paymentMethodID, idempotencyKey: key))
+                HoldRequest(
+                    jobID: jobID, customerID: customerID, amountMinor: amountMinor, currency: currency, paymentMethodID: paymentMethodID, idempotencyKey: key))
             await record(jobID: jobID, operation: "authorize", amount: amountMinor, error: nil, key: key)
             return state
         } catch let error as PaymentError {
@@ -112,7 +113,9 @@ public final class JobPayments: Sendable {
     func settle(_ jobID: String) async -> Settled {
         let now = self.now
         do {
-            guard let hold = try await database.withConnection({ db in try await self.holds.claim(db, jobID: jobID, now: now, lease: Self.lease) }) else { return .nothing }
+            guard let hold = try await database.withConnection({ db in try await self.holds.claim(db, jobID: jobID, now: now, lease: Self.lease) }) else {
+                return .nothing
+            }
             return await settle(hold)
         } catch {
             logger.warning("reading a payment hold failed", metadata: ["job_id": "\(jobID)", "error": "\(String(reflecting: error))"])
@@ -147,9 +150,10 @@ public final class JobPayments: Sendable {
 
     private func take(_ hold: HoldRecord, amountMinor: Int64, offSession: Bool, key: String) async throws -> HoldState {
         do {
-            let state = try await gateway.authorize(HoldRequest(
-                jobID: hold.jobID, customerID: hold.customerID ?? "", amountMinor: amountMinor, currency: hold.currency,
-                paymentMethodID: hold.paymentMethod, idempotencyKey: key, offSession: offSession))
+            let state = try await gateway.authorize(
+                HoldRequest(
+                    jobID: hold.jobID, customerID: hold.customerID ?? "", amountMinor: amountMinor, currency: hold.currency,
+                    paymentMethodID: hold.paymentMethod, idempotencyKey: key, offSession: offSession))
             let now = self.now
             try await database.transaction { db in
                 try await self.holds.taken(db, jobID: hold.jobID, state, now: now)
@@ -172,7 +176,8 @@ public final class JobPayments: Sendable {
             if hold.isScheduled {
                 guard let amount = operation.amount else {
                     // Released before it was taken: there is nothing at the provider to release.
-                    let released = HoldState(reference: hold.reference, status: .cancelled, authorizedMinor: 0, amountMinor: 0, capturedMinor: 0, currency: hold.currency)
+                    let released = HoldState(
+                        reference: hold.reference, status: .cancelled, authorizedMinor: 0, amountMinor: 0, capturedMinor: 0, currency: hold.currency)
                     try await database.withConnection { db in try await self.holds.applied(db, jobID: hold.jobID, released, settling: operation, now: now) }
                     return .done
                 }
@@ -187,7 +192,8 @@ public final class JobPayments: Sendable {
             switch operation {
             case .authorize: state = current
             case .change(let amount):
-                state = current.amountMinor == amount
+                state =
+                    current.amountMinor == amount
                     ? current : try await gateway.changeAmount(current, to: amount, reason: Self.reason(current, amount), idempotencyKey: key)
             case .capture(let amount): state = try await gateway.capture(current, amountMinor: min(amount, current.authorizedMinor), idempotencyKey: key)
             case .cancel: state = try await gateway.cancel(current, idempotencyKey: key)
@@ -227,7 +233,7 @@ public final class JobPayments: Sendable {
         }
     }
 
-    /// Seed 001's `reason` on the provider's record of an amount change.
+    /// The price-adjustment design's `reason` on the provider's record of an amount change.
     static func reason(_ hold: HoldState, _ amountMinor: Int64) -> String {
         amountMinor > hold.amountMinor ? "volume_increase" : "volume_decrease"
     }

@@ -4,8 +4,8 @@
 /// payments), and a job booked for a date past that would reach its completion with nothing
 /// left to capture. Such a job takes its hold at the earliest moment from which the hold
 /// still covers the whole job — `scheduled_at + allowance − lifetime` — which leaves the
-/// customer the most time to hear of a refusal. Everything else is held at booking, as seed
-/// 001 does.
+/// customer the most time to hear of a refusal. Everything else is held at booking, as the
+/// price-adjustment design does.
 public struct HoldTiming: Sendable, Equatable {
     /// How long an authorisation can be captured, in milliseconds.
     public var lifetime: Int64

@@ -53,11 +53,11 @@ public struct LocationUpdate: Sendable, Equatable {
         self.clientTime = clientTime
     }
 
-    /// Reads `{lat, lng, accuracy, heading, speed, timestamp, sequence}` (seed 000), also
-    /// spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (seed 002) and `course`
-    /// (iOS's name for the heading), with the fraud
-    /// signals `is_mock_location` (or Android's `is_from_mock_provider`) and
-    /// `device_integrity`; every bad value is named (422 `VALIDATION_FAILED`).
+    /// Reads `{lat, lng, accuracy, heading, speed, timestamp, sequence}` (the dispatch app's),
+    /// also spelled `latitude`/`longitude`/`accuracy_meters`/`speed_mps` (the rideshare
+    /// app's) and `course` (iOS's name for the heading), with the fraud signals
+    /// `is_mock_location` (or Android's `is_from_mock_provider`) and `device_integrity`;
+    /// every bad value is named (422 `VALIDATION_FAILED`).
     ///
     /// Why other fields are ignored rather than refused: a driver app in the field sends what
     /// its version knows (a newer app, a vendor SDK's extras), and refusing the whole sample

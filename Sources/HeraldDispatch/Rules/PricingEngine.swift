@@ -70,7 +70,10 @@ public struct PricingEngine: Sendable {
     public func quote(_ request: PricingRequest) -> PriceQuote {
         var lines = [PriceLine(code: "base_fee", amountMinor: config.baseFeeMinor)]
         if let hundredths = request.volumeHundredths, hundredths > 0 {
-            lines.append(PriceLine(code: "volume", amountMinor: Self.roundedDivide(config.perYardMinor * hundredths, 100), quantity: hundredths, unitMinor: config.perYardMinor))
+            lines.append(
+                PriceLine(
+                    code: "volume", amountMinor: Self.roundedDivide(config.perYardMinor * hundredths, 100), quantity: hundredths, unitMinor: config.perYardMinor
+                ))
         }
         for item in request.items {
             let fee = config.itemCategories[item.category] ?? 0

@@ -3,8 +3,8 @@ import SQLKit
 /// Volume adjustments.
 ///
 /// Why every decision is one conditional UPDATE on `status = 'pending'`: approve, decline,
-/// the driver's trip-fee cancel and an operator's cancel can arrive together (seed 001,
-/// pitfall 2); exactly one of them changes the row, and the others read what won.
+/// the driver's trip-fee cancel and an operator's cancel can arrive together (a race the
+/// price-adjustment design warns of); exactly one of them changes the row, and the others read what won.
 public struct AdjustmentStore: Sendable {
     public init() {}
 

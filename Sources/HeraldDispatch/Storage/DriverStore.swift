@@ -84,7 +84,9 @@ public struct DriverStore: Sendable {
         ).run()
     }
 
-    public func setApproval(_ db: any SQLDatabase, userID: String, status: DriverApproval, reason: String?, by: String, now: Int64) async throws -> DriverRecord? {
+    public func setApproval(_ db: any SQLDatabase, userID: String, status: DriverApproval, reason: String?, by: String, now: Int64) async throws
+        -> DriverRecord?
+    {
         try await db.raw(
             """
             UPDATE drivers SET approval_status = \(bind: status.rawValue), approval_reason = \(bind: reason),
@@ -144,10 +146,18 @@ public struct DriverStore: Sendable {
         ).all(decoding: DriverRecord.self)
     }
 
-    public func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (drivers: [DriverRecord], total: Int) {
+    public func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (
+        drivers: [DriverRecord], total: Int
+    ) {
         var filter = SQLQueryString(" WHERE 1 = 1")
-        if let approval { filter.appendInterpolation(unsafeRaw: " AND approval_status = "); filter.appendInterpolation(bind: approval.rawValue) }
-        if let online { filter.appendInterpolation(unsafeRaw: " AND online = "); filter.appendInterpolation(bind: online ? 1 : 0) }
+        if let approval {
+            filter.appendInterpolation(unsafeRaw: " AND approval_status = ")
+            filter.appendInterpolation(bind: approval.rawValue)
+        }
+        if let online {
+            filter.appendInterpolation(unsafeRaw: " AND online = ")
+            filter.appendInterpolation(bind: online ? 1 : 0)
+        }
         let (rows, total) = try await db.page(DriverRecord.self, from: "drivers", where: filter, orderBy: "created_at, user_id", offset: offset, limit: limit)
         return (rows, total)
     }

@@ -8,7 +8,7 @@ import SQLKit
 /// Why every change is one conditional UPDATE … RETURNING: the claim, the driver's steps, a
 /// cancel and the offer timer can race on the same job from different requests and nodes;
 /// the row's current status in the WHERE clause lets exactly one of them win, with no
-/// read-then-write window (seed 000, pitfall 1).
+/// read-then-write window (the claim race the dispatch design warns of).
 public struct JobStore: Sendable {
     public init() {}
 
@@ -50,17 +50,28 @@ public struct JobStore: Sendable {
         cancelledBy: String? = nil, reason: String? = nil
     ) async throws -> JobRecord? {
         var query = SQLQueryString("UPDATE jobs SET status = \(bind: to.rawValue), updated_at = \(bind: now), version = version + 1, next_round_at = NULL")
-        if let column = Self.timeColumn[to] { query.appendInterpolation(unsafeRaw: ", \(column) = "); query.appendInterpolation(bind: now) }
-        if to == .cancelled {
-            query.appendInterpolation(unsafeRaw: ", cancelled_by = "); query.appendInterpolation(bind: cancelledBy)
-            query.appendInterpolation(unsafeRaw: ", cancel_reason = "); query.appendInterpolation(bind: reason)
+        if let column = Self.timeColumn[to] {
+            query.appendInterpolation(unsafeRaw: ", \(column) = ")
+            query.appendInterpolation(bind: now)
         }
-        query.appendInterpolation(unsafeRaw: " WHERE id = "); query.appendInterpolation(bind: id)
-        query.appendInterpolation(unsafeRaw: " AND status = "); query.appendInterpolation(bind: from.rawValue)
-        if let driverID { query.appendInterpolation(unsafeRaw: " AND driver_id = "); query.appendInterpolation(bind: driverID) }
+        if to == .cancelled {
+            query.appendInterpolation(unsafeRaw: ", cancelled_by = ")
+            query.appendInterpolation(bind: cancelledBy)
+            query.appendInterpolation(unsafeRaw: ", cancel_reason = ")
+            query.appendInterpolation(bind: reason)
+        }
+        query.appendInterpolation(unsafeRaw: " WHERE id = ")
+        query.appendInterpolation(bind: id)
+        query.appendInterpolation(unsafeRaw: " AND status = ")
+        query.appendInterpolation(bind: from.rawValue)
+        if let driverID {
+            query.appendInterpolation(unsafeRaw: " AND driver_id = ")
+            query.appendInterpolation(bind: driverID)
+        }
         if to == .started {
-            // Work waits for the customer's answer to a higher price (seed 001).
-            query.appendInterpolation(unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM job_adjustments WHERE job_adjustments.job_id = jobs.id AND status = 'pending')")
+            // Work waits for the customer's answer to a higher price.
+            query.appendInterpolation(
+                unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM job_adjustments WHERE job_adjustments.job_id = jobs.id AND status = 'pending')")
         }
         query.appendInterpolation(unsafeRaw: " RETURNING *")
         return try await db.raw(query).first(decoding: JobRecord.self)
@@ -152,11 +163,18 @@ public struct JobStore: Sendable {
     public func list(_ db: any SQLDatabase, owner: Owner, status: JobStatus?, offset: Int, limit: Int) async throws -> (jobs: [JobRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         switch owner {
-        case .customer(let id): filter.appendInterpolation(unsafeRaw: " AND customer_id = "); filter.appendInterpolation(bind: id)
-        case .driver(let id): filter.appendInterpolation(unsafeRaw: " AND driver_id = "); filter.appendInterpolation(bind: id)
+        case .customer(let id):
+            filter.appendInterpolation(unsafeRaw: " AND customer_id = ")
+            filter.appendInterpolation(bind: id)
+        case .driver(let id):
+            filter.appendInterpolation(unsafeRaw: " AND driver_id = ")
+            filter.appendInterpolation(bind: id)
         case .anyone: break
         }
-        if let status { filter.appendInterpolation(unsafeRaw: " AND status = "); filter.appendInterpolation(bind: status.rawValue) }
+        if let status {
+            filter.appendInterpolation(unsafeRaw: " AND status = ")
+            filter.appendInterpolation(bind: status.rawValue)
+        }
         let (rows, total) = try await db.page(JobRecord.self, from: "jobs", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
         return (rows, total)
     }

@@ -14,7 +14,9 @@ public struct OfferRecord: Sendable, Equatable, Codable {
     /// `won`, `lost`, `cancelled` or `expired` once the job is decided.
     public var outcome: String?
 
-    public init(jobID: String, driverID: String, round: Int, distanceM: Int64?, channel: String, notificationID: String?, offeredAt: Int64, outcome: String? = nil) {
+    public init(
+        jobID: String, driverID: String, round: Int, distanceM: Int64?, channel: String, notificationID: String?, offeredAt: Int64, outcome: String? = nil
+    ) {
         self.jobID = jobID
         self.driverID = driverID
         self.round = round

@@ -70,10 +70,11 @@ public struct FeedArchive: Sendable {
         // Files at the root, or all inside one folder (a common way feeds get zipped).
         var prefix = ""
         if !names.contains(where: { !$0.contains("/") && $0.hasSuffix(".txt") }) {
-            let folders = Set(names.compactMap { name -> String? in
-                guard let slash = name.firstIndex(of: "/") else { return nil }
-                return String(name[...slash])
-            })
+            let folders = Set(
+                names.compactMap { name -> String? in
+                    guard let slash = name.firstIndex(of: "/") else { return nil }
+                    return String(name[...slash])
+                })
             if folders.count == 1, let folder = folders.first { prefix = folder }
         }
         self.zipBytes = zip

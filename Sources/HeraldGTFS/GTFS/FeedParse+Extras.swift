@@ -29,7 +29,8 @@ extension FeedParse {
             if let overlapping = feed.frequencies.last(where: { $0.trip == trip && $0.start < end && start < $0.end }) {
                 report.error(
                     "overlapping_frequency",
-                    .init(file: map.file.name, line: record.line, field: "start_time", value: tripID,
+                    .init(
+                        file: map.file.name, line: record.line, field: "start_time", value: tripID,
                         message: "overlaps the period starting at \(overlapping.start) s of the same trip"))
                 return
             }
@@ -107,11 +108,14 @@ extension FeedParse {
             requiredColumns: ["fare_id", "price", "currency_type", "payment_method", "transfers"])
         {
             records(map) { record in
-                guard let id = requiredText(record, map, "fare_id"), let price = decimal(record, map, "price", 0...Double.greatestFiniteMagnitude, required: true),
+                guard let id = requiredText(record, map, "fare_id"),
+                    let price = decimal(record, map, "price", 0...Double.greatestFiniteMagnitude, required: true),
                     let currency = requiredText(record, map, "currency_type")
                 else { return }
                 guard currency.utf8.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                    report.error("invalid_currency", .init(file: map.file.name, line: record.line, field: "currency_type", value: currency, message: "not an ISO 4217 code"))
+                    report.error(
+                        "invalid_currency",
+                        .init(file: map.file.name, line: record.line, field: "currency_type", value: currency, message: "not an ISO 4217 code"))
                     return
                 }
                 guard fareIDs.insert(id).inserted else {
@@ -125,7 +129,8 @@ extension FeedParse {
                 }
                 feed.fareAttributes.append(
                     FareAttribute(
-                        id: id, price: price, currency: currency.uppercased(), paymentMethod: enumeration(record, map, "payment_method", 0...1, fallback: 0, required: true),
+                        id: id, price: price, currency: currency.uppercased(),
+                        paymentMethod: enumeration(record, map, "payment_method", 0...1, fallback: 0, required: true),
                         transfers: integer(record, map, "transfers", 0...2), agencyID: agency,
                         transferDuration: integer(record, map, "transfer_duration", 0...Int(Int32.max))))
             }

@@ -85,7 +85,8 @@ extension FeedParse {
                 let currency = requiredText(record, map, "currency")
             else { return }
             guard currency.utf8.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                report.error("invalid_currency", .init(file: map.file.name, line: record.line, field: "currency", value: currency, message: "not an ISO 4217 code"))
+                report.error(
+                    "invalid_currency", .init(file: map.file.name, line: record.line, field: "currency", value: currency, message: "not an ISO 4217 code"))
                 return
             }
             let category = text(record, map, "rider_category_id")
@@ -223,7 +224,9 @@ extension FeedParse {
             if from > 86_400 || to > 86_400 {
                 report.error(
                     "timeframe_start_or_end_time_greater_than_twenty_four_hours",
-                    .init(file: map.file.name, line: record.line, field: from > 86_400 ? "start_time" : "end_time", value: group, message: "timeframes end by 24:00:00"))
+                    .init(
+                        file: map.file.name, line: record.line, field: from > 86_400 ? "start_time" : "end_time", value: group,
+                        message: "timeframes end by 24:00:00"))
                 return
             }
             ids.timeframeGroups.insert(group)
@@ -251,7 +254,8 @@ extension FeedParse {
                 if checking {
                     report.info(
                         "unsupported_distance_based_fare_leg_rule",
-                        .init(file: map.file.name, line: record.line, field: "min_distance_units", value: product,
+                        .init(
+                            file: map.file.name, line: record.line, field: "min_distance_units", value: product,
                             message: "distance-based leg rules are a proposal, not GTFS; the rule is not used"))
                 }
                 return
@@ -418,7 +422,8 @@ extension FeedParse {
             let parts: [String] = [groups[0] ?? "", groups[1] ?? "", product ?? "", count.map { String($0) } ?? "", limit.map { String($0) } ?? ""]
             let key = parts.joined(separator: "\u{0}")
             guard seen.insert(key).inserted else {
-                duplicate(record, map, "from_leg_group_id, to_leg_group_id, fare_product_id, transfer_count, duration_limit", "\(groups[0] ?? "") \(groups[1] ?? "")")
+                duplicate(
+                    record, map, "from_leg_group_id, to_leg_group_id, fare_product_id, transfer_count, duration_limit", "\(groups[0] ?? "") \(groups[1] ?? "")")
                 return
             }
             feed.fareTransferRules.append(

@@ -22,13 +22,16 @@ extension FeedParse {
             return nil
         }
         guard let value = record.integer(index) else {
-            report.error("invalid_integer", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a whole number"))
+            report.error(
+                "invalid_integer", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a whole number"))
             return nil
         }
         guard range.contains(value) else {
             report.error(
                 "number_out_of_range",
-                .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "must be from \(range.lowerBound) to \(range.upperBound)"))
+                .init(
+                    file: map.file.name, line: record.line, field: column, value: record.string(index),
+                    message: "must be from \(range.lowerBound) to \(range.upperBound)"))
             return nil
         }
         return value
@@ -36,20 +39,25 @@ extension FeedParse {
 
     /// An enumerated value: an unknown one is a warning (`unexpected_enum_value`) and reads
     /// as `fallback`, as the validator treats it.
-    func enumeration(_ record: borrowing CSVRecord, _ map: ColumnMap, _ column: String, _ allowed: ClosedRange<Int>, fallback: Int, required: Bool = false) -> Int {
+    func enumeration(_ record: borrowing CSVRecord, _ map: ColumnMap, _ column: String, _ allowed: ClosedRange<Int>, fallback: Int, required: Bool = false)
+        -> Int
+    {
         guard let index = map[column], !record.isEmpty(index) else {
             if required { missing(record, map, column, "\(column) is required") }
             return fallback
         }
         guard let value = record.integer(index) else {
-            report.error("invalid_integer", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a whole number"))
+            report.error(
+                "invalid_integer", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a whole number"))
             return fallback
         }
         guard allowed.contains(value) else {
             if checking {
                 report.warning(
                     "unexpected_enum_value",
-                    .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "expected \(allowed.lowerBound)–\(allowed.upperBound)"))
+                    .init(
+                        file: map.file.name, line: record.line, field: column, value: record.string(index),
+                        message: "expected \(allowed.lowerBound)–\(allowed.upperBound)"))
             }
             return fallback
         }
@@ -68,7 +76,9 @@ extension FeedParse {
         if let range, !range.contains(value) {
             report.error(
                 "number_out_of_range",
-                .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "must be from \(range.lowerBound) to \(range.upperBound)"))
+                .init(
+                    file: map.file.name, line: record.line, field: column, value: record.string(index),
+                    message: "must be from \(range.lowerBound) to \(range.upperBound)"))
             return nil
         }
         return value
@@ -78,7 +88,8 @@ extension FeedParse {
     func time(_ record: borrowing CSVRecord, _ map: ColumnMap, _ column: String) -> FieldTime {
         guard let index = map[column], !record.isEmpty(index) else { return .missing }
         guard let value = record.time(index) else {
-            report.error("invalid_time", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a time H:MM:SS"))
+            report.error(
+                "invalid_time", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a time H:MM:SS"))
             return .invalid
         }
         return .value(value)
@@ -90,7 +101,8 @@ extension FeedParse {
             return nil
         }
         guard let value = record.date(index) else {
-            report.error("invalid_date", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a date YYYYMMDD"))
+            report.error(
+                "invalid_date", .init(file: map.file.name, line: record.line, field: column, value: record.string(index), message: "not a date YYYYMMDD"))
             return nil
         }
         return value

@@ -6,7 +6,10 @@ extension FeedParse {
         guard
             let map = open(
                 "agency.txt", required: true,
-                columns: ["agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone", "agency_fare_url", "agency_email", "cemv_support"],
+                columns: [
+                    "agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone", "agency_fare_url", "agency_email",
+                    "cemv_support",
+                ],
                 requiredColumns: ["agency_name", "agency_url", "agency_timezone"])
         else { return }
         records(map) { record in
@@ -16,23 +19,27 @@ extension FeedParse {
             let zone = requiredText(record, map, "agency_timezone")
             if let id, !agencyIDs.insert(id).inserted { duplicate(record, map, "agency_id", id) }
             if let zone, TimeZone(identifier: zone) == nil {
-                report.error("invalid_timezone", .init(file: map.file.name, line: record.line, field: "agency_timezone", value: zone, message: "not an IANA time zone"))
+                report.error(
+                    "invalid_timezone", .init(file: map.file.name, line: record.line, field: "agency_timezone", value: zone, message: "not an IANA time zone"))
                 return
             }
             if let name, let url, let zone {
                 if let first = feed.agencies.first, first.timezone != zone {
                     report.error(
                         "inconsistent_agency_timezone",
-                        .init(file: map.file.name, line: record.line, field: "agency_timezone", value: zone, message: "every agency must use \(first.timezone)"))
+                        .init(file: map.file.name, line: record.line, field: "agency_timezone", value: zone, message: "every agency must use \(first.timezone)")
+                    )
                 }
-                feed.agencies.append(Agency(id: id, name: name, url: url, timezone: zone, lang: text(record, map, "agency_lang"), phone: text(record, map, "agency_phone")))
+                feed.agencies.append(
+                    Agency(id: id, name: name, url: url, timezone: zone, lang: text(record, map, "agency_lang"), phone: text(record, map, "agency_phone")))
             }
         }
         if feed.agencies.isEmpty && map.file.columns.count > 0 && !report.hasErrors {
             report.error("missing_required_field", .init(file: "agency.txt", message: "the feed has no agency"))
         }
         if feed.agencies.count > 1 && feed.agencies.contains(where: { $0.id == nil }) {
-            report.error("missing_required_field", .init(file: "agency.txt", field: "agency_id", message: "agency_id is required when there are several agencies"))
+            report.error(
+                "missing_required_field", .init(file: "agency.txt", field: "agency_id", message: "agency_id is required when there are several agencies"))
         }
     }
 
@@ -53,12 +60,18 @@ extension FeedParse {
             let needsPlace = type == .stop || type == .station || type == .entrance
             let name = text(record, map, "stop_name")
             if name == nil && needsPlace && checking {
-                report.error("missing_stop_name", .init(file: map.file.name, line: record.line, field: "stop_name", value: id, message: "stops, stations and entrances need a name"))
+                report.error(
+                    "missing_stop_name",
+                    .init(file: map.file.name, line: record.line, field: "stop_name", value: id, message: "stops, stations and entrances need a name"))
             }
             let latitude = decimal(record, map, "stop_lat", -90...90)
             let longitude = decimal(record, map, "stop_lon", -180...180)
             if needsPlace && (latitude == nil || longitude == nil) {
-                report.error("stop_without_location", .init(file: map.file.name, line: record.line, field: "stop_lat", value: id, message: "stops, stations and entrances need stop_lat and stop_lon"))
+                report.error(
+                    "stop_without_location",
+                    .init(
+                        file: map.file.name, line: record.line, field: "stop_lat", value: id,
+                        message: "stops, stations and entrances need stop_lat and stop_lon"))
             }
             let index = Int32(feed.stops.count)
             if stopIndex.updateValue(index, forKey: id) != nil {
@@ -74,26 +87,32 @@ extension FeedParse {
                 Stop(
                     id: id, code: text(record, map, "stop_code"), name: name, description: text(record, map, "stop_desc"), latitude: latitude,
                     longitude: longitude, zoneID: zone, url: text(record, map, "stop_url"), locationType: type, parent: -1,
-                    timezone: text(record, map, "stop_timezone"), wheelchairBoarding: UInt8(enumeration(record, map, "wheelchair_boarding", 0...2, fallback: 0)),
+                    timezone: text(record, map, "stop_timezone"),
+                    wheelchairBoarding: UInt8(enumeration(record, map, "wheelchair_boarding", 0...2, fallback: 0)),
                     levelID: text(record, map, "level_id"), platformCode: text(record, map, "platform_code")))
         }
         // Parents may come after their children in the file.
         for (stop, parentID, line) in parents {
             guard let parent = stopIndex[parentID] else {
-                report.error("foreign_key_violation", .init(file: "stops.txt", line: line, field: "parent_station", value: parentID, message: "no stop has this id"))
+                report.error(
+                    "foreign_key_violation", .init(file: "stops.txt", line: line, field: "parent_station", value: parentID, message: "no stop has this id"))
                 continue
             }
             let childType = feed.stops[Int(stop)].locationType
             let parentType = feed.stops[Int(parent)].locationType
             if childType == .station {
-                report.error("station_with_parent_station", .init(file: "stops.txt", line: line, field: "parent_station", value: parentID, message: "a station cannot have a parent"))
+                report.error(
+                    "station_with_parent_station",
+                    .init(file: "stops.txt", line: line, field: "parent_station", value: parentID, message: "a station cannot have a parent"))
                 continue
             }
             let expected: LocationType = childType == .boardingArea ? .stop : .station
             if parentType != expected {
                 report.error(
                     "wrong_parent_location_type",
-                    .init(file: "stops.txt", line: line, field: "parent_station", value: parentID, message: "the parent must have location_type \(expected.rawValue)"))
+                    .init(
+                        file: "stops.txt", line: line, field: "parent_station", value: parentID,
+                        message: "the parent must have location_type \(expected.rawValue)"))
                 continue
             }
             feed.stops[Int(stop)].parent = parent
@@ -102,7 +121,9 @@ extension FeedParse {
             let declared = Set(parents.map(\.stop))
             for (index, stop) in feed.stops.enumerated() where stop.parent < 0 && [.entrance, .genericNode, .boardingArea].contains(stop.locationType) {
                 if !declared.contains(Int32(index)) {
-                    report.error("location_without_parent_station", .init(file: "stops.txt", field: "parent_station", value: stop.id, message: "entrances, nodes and boarding areas need a parent_station"))
+                    report.error(
+                        "location_without_parent_station",
+                        .init(file: "stops.txt", field: "parent_station", value: stop.id, message: "entrances, nodes and boarding areas need a parent_station"))
                 }
             }
         }
@@ -132,7 +153,9 @@ extension FeedParse {
             }
             guard let type = integer(record, map, "route_type", 0...1702, required: true) else { return }
             if !(0...7).contains(type) && type != 11 && type != 12 && type < 100 {
-                report.error("number_out_of_range", .init(file: map.file.name, line: record.line, field: "route_type", value: String(type), message: "not a GTFS route type"))
+                report.error(
+                    "number_out_of_range",
+                    .init(file: map.file.name, line: record.line, field: "route_type", value: String(type), message: "not a GTFS route type"))
                 return
             }
             let index = Int32(feed.routes.count)

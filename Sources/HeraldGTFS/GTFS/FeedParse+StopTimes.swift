@@ -77,7 +77,9 @@ extension FeedParse {
             if type != .stop && type != .boardingArea {
                 report.error(
                     "location_with_unexpected_stop_time",
-                    .init(file: map.file.name, line: record.line, field: "stop_id", value: stopID, message: "stop times must refer to stops or boarding areas, not location_type \(type.rawValue)"))
+                    .init(
+                        file: map.file.name, line: record.line, field: "stop_id", value: stopID,
+                        message: "stop times must refer to stops or boarding areas, not location_type \(type.rawValue)"))
                 return
             }
             guard let sequence = integer(record, map, "stop_sequence", 0...Int(Int32.max), required: true) else { return }
@@ -175,7 +177,9 @@ extension FeedParse {
         let tripID = feed.trips[Int(trip)].id
         if range.count < 2 {
             if checking {
-                report.warning("unusable_trip", .init(file: "trips.txt", field: "trip_id", value: tripID, message: "the trip has \(range.count) stop time(s); it needs two to be ridden"))
+                report.warning(
+                    "unusable_trip",
+                    .init(file: "trips.txt", field: "trip_id", value: tripID, message: "the trip has \(range.count) stop time(s); it needs two to be ridden"))
             }
             return
         }
@@ -187,14 +191,16 @@ extension FeedParse {
             if (arrival < 0) != (departure < 0) {
                 report.error(
                     "stop_time_with_only_arrival_or_departure_time",
-                    .init(file: "stop_times.txt", line: Int(lines[position]), field: arrival < 0 ? "arrival_time" : "departure_time", value: tripID,
+                    .init(
+                        file: "stop_times.txt", line: Int(lines[position]), field: arrival < 0 ? "arrival_time" : "departure_time", value: tripID,
                         message: "a stop time needs both times or neither"))
                 broken = true
             }
             if arrival >= 0 && previousDeparture >= 0 && arrival < previousDeparture {
                 report.error(
                     "stop_time_with_arrival_before_previous_departure_time",
-                    .init(file: "stop_times.txt", line: Int(lines[position]), field: "arrival_time", value: tripID,
+                    .init(
+                        file: "stop_times.txt", line: Int(lines[position]), field: "arrival_time", value: tripID,
                         message: "arrives before the previous stop's departure"))
                 broken = true
             }
@@ -203,7 +209,9 @@ extension FeedParse {
         for position in [range.lowerBound, range.upperBound - 1] where table.arrival[position] < 0 && table.departure[position] < 0 {
             report.error(
                 "missing_trip_edge",
-                .init(file: "stop_times.txt", line: Int(lines[position]), field: "arrival_time", value: tripID, message: "the first and last stop of a trip need times"))
+                .init(
+                    file: "stop_times.txt", line: Int(lines[position]), field: "arrival_time", value: tripID,
+                    message: "the first and last stop of a trip need times"))
             broken = true
         }
         guard !broken else { return }

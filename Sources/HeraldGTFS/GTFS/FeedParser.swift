@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 /// Reads a feed's files into a `TransitFeed`, checking them as the canonical GTFS
 /// validator does (see `FeedReport` for which findings refuse a feed).
@@ -33,7 +33,8 @@ public enum FeedParser {
         "fare_transfer_rules.txt", "areas.txt", "stop_areas.txt", "networks.txt", "route_networks.txt",
     ]
     static let otherSpecFiles: Set<String> = [
-        "pathways.txt", "levels.txt", "location_groups.txt", "location_group_stops.txt", "locations.geojson", "booking_rules.txt", "translations.txt", "attributions.txt",
+        "pathways.txt", "levels.txt", "location_groups.txt", "location_group_stops.txt", "locations.geojson", "booking_rules.txt", "translations.txt",
+        "attributions.txt",
     ]
 }
 
@@ -65,10 +66,15 @@ final class FeedParse {
             if !archive.droppedNames.isEmpty {
                 report.add(
                     "unsafe_file_name", .warning, count: archive.droppedNames.count,
-                    .init(message: "files whose names leave the feed's folder were dropped: \(archive.droppedNames.prefix(3).map { String($0.prefix(100)) }.joined(separator: ", "))"))
+                    .init(
+                        message:
+                            "files whose names leave the feed's folder were dropped: \(archive.droppedNames.prefix(3).map { String($0.prefix(100)) }.joined(separator: ", "))"
+                    ))
             }
             if let folder = archive.subfolder {
-                report.info("invalid_input_files_in_subfolder", .init(message: "the feed's files are inside the folder \(folder) of the zip; they were read from there"))
+                report.info(
+                    "invalid_input_files_in_subfolder", .init(message: "the feed's files are inside the folder \(folder) of the zip; they were read from there")
+                )
             }
             for name in archive.fileNames where !FeedParser.readFiles.contains(name) && !FeedParser.otherSpecFiles.contains(name) {
                 report.info("unknown_file", .init(file: name, message: "not a GTFS file; kept in the stored feed, not read"))
@@ -159,7 +165,8 @@ final class FeedParse {
                 body(record)
             }
             if checking && summary.blankLines > 0 {
-                report.add("empty_row", .warning, count: summary.blankLines, .init(file: name, line: summary.firstBlankLine, message: "blank lines are skipped"))
+                report.add(
+                    "empty_row", .warning, count: summary.blankLines, .init(file: name, line: summary.firstBlankLine, message: "blank lines are skipped"))
             }
             if checking && summary.trimmedValues > 0 {
                 report.add(

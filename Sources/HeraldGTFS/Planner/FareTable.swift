@@ -90,7 +90,9 @@ public struct FareTable: Sendable {
             if fare.hasRules {
                 if !fare.routes.isEmpty && !routes.isSubset(of: fare.routes) { continue }
                 if !fare.pairs.isEmpty
-                    && !fare.pairs.contains(where: { ($0.origin == nil || $0.origin == first.originZone) && ($0.destination == nil || $0.destination == last.destinationZone) })
+                    && !fare.pairs.contains(where: {
+                        ($0.origin == nil || $0.origin == first.originZone) && ($0.destination == nil || $0.destination == last.destinationZone)
+                    })
                 {
                     continue
                 }

@@ -176,7 +176,9 @@ struct RaptorSearch {
         for index in first..<pattern.stops.count {
             let stop = Int(pattern.stops[index])
             if let run = boarded, pattern.canAlight[index], accessible(Int32(stop)), let reachedAt = arrival(run, pattern, index, boardedPrediction) {
-                alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
+                alight(
+                    at: stop, reachedAt, base: base,
+                    .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
             let reached = buffers.arrivals[previousBase + stop]
             guard reached != Self.unreached, pattern.canBoard[index], accessible(Int32(stop)) else { continue }
@@ -234,10 +236,14 @@ struct RaptorSearch {
             let stop = Int(pattern.stops[index])
             guard accessible(Int32(stop)) else { continue }
             if let boardIndex, pattern.canAlight[index], let reachedAt = arrival(run, pattern, index, prediction) {
-                alight(at: stop, reachedAt, base: base, .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
+                alight(
+                    at: stop, reachedAt, base: base,
+                    .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
             }
             let reached = buffers.arrivals[previousBase + stop]
-            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index, prediction) else { continue }
+            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index, prediction) else {
+                continue
+            }
             if leaving >= reached + (buffers.labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
         }
     }
@@ -305,7 +311,9 @@ struct RaptorSearch {
     /// searched service days. Without realtime the runs are in departure order (FIFO), so the
     /// first one running that day is the day's answer; with it, runs within the largest
     /// delay and earliness around the scheduled time are compared by predicted departure.
-    private func earliestRun(_ number: Int32, _ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, days searched: Range<Int>? = nil) -> (run: Run, time: Int64)? {
+    private func earliestRun(_ number: Int32, _ pattern: TransitNetwork.Pattern, index: Int, notBefore: Int64, days searched: Range<Int>? = nil) -> (
+        run: Run, time: Int64
+    )? {
         var found: (run: Run, time: Int64)?
         let filtered = query.wheelchairOnly || !query.cancelled.isEmpty
         for dayIndex in searched ?? days.indices {
@@ -366,7 +374,10 @@ struct RaptorSearch {
             while dayRow >= 0, Int64(runs.departures[column + dayRow]) >= wanted {
                 let row = Int(runs.rows[first + dayRow])
                 if rideable(pattern.trips[row], day: current.day) {
-                    found = (Run(row: row, day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: dayRow), current.dayStart + Int64(runs.departures[column + dayRow]))
+                    found = (
+                        Run(row: row, day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: dayRow),
+                        current.dayStart + Int64(runs.departures[column + dayRow])
+                    )
                 }
                 dayRow -= 1
             }
@@ -377,7 +388,10 @@ struct RaptorSearch {
                 let mid = (low + high) / 2
                 if Int64(runs.departures[column + mid]) < wanted { low = mid + 1 } else { high = mid }
             }
-            found = (Run(row: Int(runs.rows[first + low]), day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: low), current.dayStart + Int64(runs.departures[column + low]))
+            found = (
+                Run(row: Int(runs.rows[first + low]), day: current.day, dayStart: current.dayStart, dayIndex: current.dayIndex, dayRow: low),
+                current.dayStart + Int64(runs.departures[column + low])
+            )
         }
         if current.dayIndex > 0, let before = earliestRun(number, pattern, index: index, notBefore: notBefore, days: 0..<current.dayIndex),
             before.time < (found?.time ?? .max)
@@ -417,7 +431,8 @@ struct RaptorSearch {
                 let run = Run(row: Int(row), day: day, dayStart: timetable.zone.serviceDayStart(day))
                 let predicted = prediction(pattern, row: Int(row), day: day)
                 let start = Int(timetable.feed.stopTimes.tripStart[Int(trip)])
-                guard let leaving = departure(run, pattern, Int(boardIndex), predicted), let reaching = arrival(run, pattern, Int(alightIndex), predicted) else { return nil }
+                guard let leaving = departure(run, pattern, Int(boardIndex), predicted), let reaching = arrival(run, pattern, Int(alightIndex), predicted)
+                else { return nil }
                 legs.append(
                     .ride(
                         Journey.Ride(

@@ -34,7 +34,7 @@ public enum TransitMode: String, Sendable, CaseIterable, Equatable {
     }
 
     /// The words apps send for a mode, besides the modes' own names: what other
-    /// planners and the seeds' clients call them (`metro`, `light_rail`, `train`,
+    /// planners and the iOS transit app call them (`metro`, `light_rail`, `train`,
     /// OpenTripPlanner's `SUBWAY`/`CABLE_CAR`/`GONDOLA`, …), lower-cased.
     static let synonyms: [String: TransitMode] = [
         "metro": .subway, "underground": .subway, "u_bahn": .subway, "light_rail": .tram, "lightrail": .tram, "streetcar": .tram,

@@ -133,7 +133,9 @@ public struct TransitNetwork: Sendable {
         func departure(_ run: Run, _ index: Int) -> Int32 { times.departure[Int(times.tripStart[Int(run.trip)]) + index] + run.shift }
         func arrival(_ run: Run, _ index: Int) -> Int32 { times.arrival[Int(times.tripStart[Int(run.trip)]) + index] + run.shift }
         var patterns: [Pattern] = []
-        for (key, runs) in groups.sorted(by: { ($0.key.route, $0.key.stops.first ?? 0, $0.value[0].trip) < ($1.key.route, $1.key.stops.first ?? 0, $1.value[0].trip) }) {
+        for (key, runs) in groups.sorted(by: {
+            ($0.key.route, $0.key.stops.first ?? 0, $0.value[0].trip) < ($1.key.route, $1.key.stops.first ?? 0, $1.value[0].trip)
+        }) {
             let ordered = runs.sorted { (departure($0, 0), $0.trip) < (departure($1, 0), $1.trip) }
             // Greedy: each run joins the first sub-pattern whose last run it never overtakes.
             var lanes: [[Run]] = []
@@ -227,7 +229,10 @@ public struct TransitNetwork: Sendable {
     /// Bytes held per stop time (the pattern arrays), for the memory figure.
     public var bytesPerStopTime: Double {
         let stopTimes = patterns.reduce(0) { $0 + $1.arrivals.count }
-        let bytes = patterns.reduce(0) { $0 + $1.arrivals.capacity * 4 + $1.departures.capacity * 4 + $1.trips.capacity * 4 + $1.shifts.capacity * 4 + $1.stops.capacity * 4 + $1.canBoard.capacity * 2 }
+        let bytes = patterns.reduce(0) {
+            $0 + $1.arrivals.capacity * 4 + $1.departures.capacity * 4 + $1.trips.capacity * 4 + $1.shifts.capacity * 4 + $1.stops.capacity * 4 + $1.canBoard
+                .capacity * 2
+        }
         return stopTimes == 0 ? 0 : Double(bytes) / Double(stopTimes)
     }
 }

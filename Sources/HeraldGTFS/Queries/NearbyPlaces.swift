@@ -39,7 +39,8 @@ public struct NearbyPlaces: Sendable {
                 .filter { stops[Int($0)].locationType == .stop }
                 .map { platform in
                     let stop = stops[Int(platform)]
-                    let meters = stop.latitude.flatMap { lat in stop.longitude.map { Haversine.distanceMeters(center, GeoPoint(latitude: lat, longitude: $0)) } }
+                    let meters = stop.latitude.flatMap { lat in stop.longitude.map { Haversine.distanceMeters(center, GeoPoint(latitude: lat, longitude: $0)) }
+                    }
                     return Member(stop: platform, meters: meters ?? .infinity)
                 }
                 .sorted { ($0.meters, $0.stop) < ($1.meters, $1.stop) }

@@ -66,7 +66,10 @@ public struct RouteActivity: Sendable {
                         next.append(NextStop(stop: stopTimes.stop[position], scheduledArrival: scheduled, estimatedArrival: estimated))
                     }
                     let vehicle = overlay.vehicleByInstance[instance].map { overlay.vehicles[$0].position }
-                    runs.append(Run(tripID: record.id, instance: instance, headsign: record.headsign, directionID: record.directionID, vehicle: vehicle, nextStops: next))
+                    runs.append(
+                        Run(
+                            tripID: record.id, instance: instance, headsign: record.headsign, directionID: record.directionID, vehicle: vehicle, nextStops: next
+                        ))
                 }
             }
         }

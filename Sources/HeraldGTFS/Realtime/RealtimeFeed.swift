@@ -54,7 +54,10 @@ public struct RealtimeTripDescriptor: Sendable, Equatable, Hashable {
     public var startDay: Int32?
     public var relationship: Relationship = .scheduled
 
-    public init(tripID: String? = nil, routeID: String? = nil, directionID: Int? = nil, startTime: Int32? = nil, startDay: Int32? = nil, relationship: Relationship = .scheduled) {
+    public init(
+        tripID: String? = nil, routeID: String? = nil, directionID: Int? = nil, startTime: Int32? = nil, startDay: Int32? = nil,
+        relationship: Relationship = .scheduled
+    ) {
         self.tripID = tripID
         self.routeID = routeID
         self.directionID = directionID
@@ -189,7 +192,10 @@ public struct RealtimeAlert: Sendable, Equatable {
         public var trip: RealtimeTripDescriptor?
         public var stopID: String?
 
-        public init(agencyID: String? = nil, routeID: String? = nil, routeType: Int? = nil, directionID: Int? = nil, trip: RealtimeTripDescriptor? = nil, stopID: String? = nil) {
+        public init(
+            agencyID: String? = nil, routeID: String? = nil, routeType: Int? = nil, directionID: Int? = nil, trip: RealtimeTripDescriptor? = nil,
+            stopID: String? = nil
+        ) {
             self.agencyID = agencyID
             self.routeID = routeID
             self.routeType = routeType

@@ -128,7 +128,8 @@ public enum RealtimeFeedDecoder {
         result.occupancyStatus = position.hasOccupancyStatus ? occupancyName(position.occupancyStatus.rawValue) : nil
         result.occupancyPercentage = position.hasOccupancyPercentage ? RealtimeBounds.percentage(position.occupancyPercentage) : nil
         if position.hasCongestionLevel {
-            result.congestionLevel = ["UNKNOWN_CONGESTION_LEVEL", "RUNNING_SMOOTHLY", "STOP_AND_GO", "CONGESTION", "SEVERE_CONGESTION"][safe: position.congestionLevel.rawValue]
+            result.congestionLevel =
+                ["UNKNOWN_CONGESTION_LEVEL", "RUNNING_SMOOTHLY", "STOP_AND_GO", "CONGESTION", "SEVERE_CONGESTION"][safe: position.congestionLevel.rawValue]
         }
         return result
     }

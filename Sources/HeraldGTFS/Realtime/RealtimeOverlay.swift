@@ -206,7 +206,8 @@ public struct RealtimeOverlay: Sendable {
             let arrival = stopUpdate.arrival?.time ?? stopUpdate.arrival?.scheduledTime
             let departure = stopUpdate.departure?.time ?? stopUpdate.departure?.scheduledTime
             guard arrival != nil || departure != nil || stopUpdate.relationship == .skipped else { continue }
-            stops.append(AddedTrip.StopTime(stop: stop, arrival: arrival ?? departure, departure: departure ?? arrival, cancelled: stopUpdate.relationship == .skipped))
+            stops.append(
+                AddedTrip.StopTime(stop: stop, arrival: arrival ?? departure, departure: departure ?? arrival, cancelled: stopUpdate.relationship == .skipped))
         }
         guard !stops.isEmpty else { return nil }
         var route: Int32 = -1

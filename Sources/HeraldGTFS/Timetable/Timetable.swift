@@ -47,7 +47,8 @@ public final class Timetable: Sendable {
             let range = feed.stopTimes.range(trip: Int32(trip))
             for position in range { serving[Int(feed.stopTimes.stop[position])].insert(record.route) }
             if range.count >= 2, feed.stopTimes.departure[range.lowerBound] >= 0 {
-                spans.append(feed.stopTimes.departure[range.lowerBound]...max(feed.stopTimes.departure[range.lowerBound], feed.stopTimes.arrival[range.upperBound - 1]))
+                spans.append(
+                    feed.stopTimes.departure[range.lowerBound]...max(feed.stopTimes.departure[range.lowerBound], feed.stopTimes.arrival[range.upperBound - 1]))
             } else {
                 spans.append(0...0)
             }
@@ -109,7 +110,8 @@ public final class Timetable: Sendable {
                 if calendar.isActive(service: feed.trips[Int(trip)].service, day: day) && accept(trip) {
                     let position = departures.positions[index]
                     result.append(
-                        ScheduledDeparture(trip: trip, position: position, day: day, shift: departures.times[index] - feed.stopTimes.departure[Int(position)], time: time))
+                        ScheduledDeparture(
+                            trip: trip, position: position, day: day, shift: departures.times[index] - feed.stopTimes.departure[Int(position)], time: time))
                     if time >= countFrom {
                         counted += 1
                         if counted >= limit { break }

@@ -56,7 +56,7 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     /// A `push` notification sent over a socket falls back to push when the client has not
     /// acknowledged it within this time (its app was backgrounded with the socket open).
     public var ackTimeoutMs = 5_000
-    /// Default dedupe cooldown (seed 003: 30 minutes).
+    /// Default dedupe cooldown (the transit design's: 30 minutes).
     public var dedupeCooldownSeconds = 1_800
     /// Most recipients of one `POST /notifications`.
     public var maxRecipients = 1_000
@@ -88,7 +88,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
             checks.check(["info", "warning", "alert"].contains(type.severity), path + ".severity", "must be info, warning or alert")
             checks.check(["push", "in_app"].contains(type.delivery), path + ".delivery", "must be push or in_app")
             if let level = type.interruptionLevel {
-                checks.check(NotificationTypeConfig.interruptionLevels.contains(level), path + ".interruption_level", "must be passive, active, time-sensitive or critical")
+                checks.check(
+                    NotificationTypeConfig.interruptionLevels.contains(level), path + ".interruption_level",
+                    "must be passive, active, time-sensitive or critical")
             }
             if let category = type.category {
                 checks.check((1...64).contains(category.utf8.count), path + ".category", "must be 1 to 64 bytes")

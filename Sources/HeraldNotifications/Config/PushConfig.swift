@@ -63,10 +63,12 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
             checks.check(!fcm.serviceAccountFile.isEmpty, "fcm.service_account_file", "must name the service-account JSON file")
         }
         if let webpush = webpush {
-            checks.check((webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), "webpush.vapid_private_key",
-                  "give exactly one of vapid_private_key and vapid_private_key_file")
-            checks.check(webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), "webpush.subject",
-                  "must be a mailto: or https: URI")
+            checks.check(
+                (webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), "webpush.vapid_private_key",
+                "give exactly one of vapid_private_key and vapid_private_key_file")
+            checks.check(
+                webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), "webpush.subject",
+                "must be a mailto: or https: URI")
         }
         return checks.errors
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// Why: the worker's database path claims due rows, reads each batch's notifications, devices
 /// and badges back, then sends — three reads and a claim for rows this node wrote a moment
 /// before and still holds in memory. That was most of a push's cost (about 450 µs, an alert
-/// to 20,000 riders slower than the seed's Redis design; BENCHMARKS.md, issue 37). A send that
+/// to 20,000 riders slower than the Redis design it replaces; BENCHMARKS.md, issue 37). A send that
 /// hands its pushes over writes them already claimed (`sending`, attempt 1, a lease of
 /// `leaseMilliseconds`) in its own transaction, and after the commit puts the messages here.
 ///

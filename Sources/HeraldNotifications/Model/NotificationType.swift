@@ -61,7 +61,7 @@ public struct NotificationTypeCatalog: Sendable {
             NotificationType(
                 name: "ride_new", severity: .alert, delivery: .push, category: "RIDE_OFFER", interruptionLevel: "time-sensitive",
                 dedupeCooldownSeconds: cooldown),
-            // "Your driver has arrived" is high priority (seed 002): on the lock screen even while the app is open.
+            // "Your driver has arrived" is high priority (the rideshare design): on the lock screen even while the app is open.
             NotificationType(
                 name: "trip_arrived", severity: .alert, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "time-sensitive",
                 dedupeCooldownSeconds: cooldown, pushWhileOnline: true),

@@ -18,8 +18,8 @@ public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
 }
 
-/// `push`: reach the user even when offline (socket first when connected — seed 004's
-/// "opportunistic fallforward"). `in_app`: never interrupt; socket when online, inbox otherwise.
+/// `push`: reach the user even when offline (socket first when connected — the notification
+/// design's "opportunistic fallforward"). `in_app`: never interrupt; socket when online, inbox otherwise.
 public enum DeliveryMode: String, Sendable, Codable, CaseIterable {
     case push
     case inApp = "in_app"

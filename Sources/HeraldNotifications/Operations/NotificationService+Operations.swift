@@ -23,9 +23,10 @@ extension NotificationService {
                 ]
             }
             let (push, pending, sending) = (DeliveryChannel.push.rawValue, DeliveryStatus.pending.rawValue, DeliveryStatus.sending.rawValue)
-            let queued = try await db.raw(
-                "SELECT COUNT(*) AS n FROM notification_deliveries WHERE channel = \(bind: push) AND status IN (\(bind: pending), \(bind: sending))"
-            ).first()?.decode(column: "n", as: Int.self) ?? 0
+            let queued =
+                try await db.raw(
+                    "SELECT COUNT(*) AS n FROM notification_deliveries WHERE channel = \(bind: push) AND status IN (\(bind: pending), \(bind: sending))"
+                ).first()?.decode(column: "n", as: Int.self) ?? 0
             let (failed, dead) = (DeliveryStatus.failed.rawValue, DeliveryStatus.dead.rawValue)
             let failures = try await db.raw(
                 """

@@ -9,8 +9,8 @@ public struct UserNotificationSettings: Sendable, Equatable {
     public var timeSensitiveAllowed: Bool
     /// Per type: (in-app, push); a type missing here has its defaults.
     public var types: [String: (inApp: Bool, push: Bool)]
-    /// Quiet hours of a type, replacing `quietHours` for notifications of that type (seed 004
-    /// keeps them per type: a user may mute promotions at night but not trip updates).
+    /// Quiet hours of a type, replacing `quietHours` for notifications of that type (the
+    /// notification design keeps them per type: a user may mute promotions at night but not trip updates).
     public var typeQuietHours: [String: QuietHours] = [:]
 
     public init(
@@ -50,7 +50,8 @@ public struct DeliveryDecision: Sendable, Equatable {
     }
 }
 
-/// The preference rules (seed 003 §4.7, seed 004), as one pure function.
+/// The preference rules (the transit app's alert settings, the notification design's
+/// preferences), as one pure function.
 ///
 /// Why the floor and quiet hours only hold back pushes: they exist to stop interruptions.
 /// The inbox is the source of truth and still gets every notification; a user who opens the

@@ -24,8 +24,8 @@ public struct LocalTime: Sendable, Hashable, Comparable, Codable {
     public init?(parsing text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 5, bytes[2] == UInt8(ascii: ":"),
-              let hour = Self.twoDigits(bytes[0], bytes[1]),
-              let minute = Self.twoDigits(bytes[3], bytes[4])
+            let hour = Self.twoDigits(bytes[0], bytes[1]),
+            let minute = Self.twoDigits(bytes[3], bytes[4])
         else { return nil }
         self.init(hour: hour, minute: minute)
     }

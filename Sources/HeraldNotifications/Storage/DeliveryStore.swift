@@ -21,7 +21,8 @@ public struct DeliveryStore: Sendable {
             ], capacity: records.count)
         for d in records {
             rows.append(
-                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel.rawValue), .text(d.deviceID), .text(d.provider?.rawValue), .text(d.status.rawValue),
+                .text(d.id), .text(d.notificationID), .text(d.userID), .text(d.channel.rawValue), .text(d.deviceID), .text(d.provider?.rawValue),
+                .text(d.status.rawValue),
                 .integer(Int64(d.attempts)), .integer(d.nextAttemptAt), .integer(d.leaseUntil), .text(d.providerMessageID),
                 .text(d.reason), .integer(d.latencyMs), .integer(d.createdAt), .integer(d.updatedAt), .integer(d.completedAt))
         }
@@ -219,9 +220,11 @@ public struct DeliveryStore: Sendable {
 
     /// Push deliveries not yet finished (for tests and the queue-depth gauge).
     public func pendingPushCount(_ db: any SQLDatabase) async throws -> Int {
-        guard let row = try await db.raw(
-            "SELECT COUNT(*) AS n FROM notification_deliveries WHERE channel = 'push' AND status IN ('pending', 'sending')"
-        ).first() else { return 0 }
+        guard
+            let row = try await db.raw(
+                "SELECT COUNT(*) AS n FROM notification_deliveries WHERE channel = 'push' AND status IN ('pending', 'sending')"
+            ).first()
+        else { return 0 }
         return Int(try row.decode(column: "n", as: Int64.self))
     }
 }

@@ -2,131 +2,134 @@ import HeraldStorage
 
 /// The inbox, its deliveries, devices and preferences. Append new migrations; never edit one that has shipped.
 public enum NotificationMigrations {
-    public static let set = MigrationSet(module: "notifications", migrations: [
-        Migration(
-            version: 1, name: "notifications", legacyVersion: 4,
-            statements: [
-                // The inbox: the source of truth whatever channel delivered it.
-                """
-                CREATE TABLE notifications (
-                    id TEXT PRIMARY KEY,
-                    user_id TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    severity TEXT NOT NULL,
-                    delivery TEXT NOT NULL,
-                    title TEXT NOT NULL,
-                    body TEXT,
-                    data TEXT NOT NULL,
-                    category TEXT,
-                    thread_id TEXT,
-                    collapse_key TEXT,
-                    dedupe_key TEXT,
-                    interruption_level TEXT,
-                    expires_at BIGINT,
-                    created_at BIGINT NOT NULL,
-                    read_at BIGINT,
-                    deleted_at BIGINT,
-                    sent_via TEXT,
-                    push_suppressed TEXT
-                )
-                """,
-                "CREATE INDEX notifications_user_created ON notifications (user_id, created_at)",
-                "CREATE INDEX notifications_user_unread ON notifications (user_id, read_at, deleted_at)",
-                // Which notification currently holds a (user, dedupe key) group, and since when.
-                """
-                CREATE TABLE notification_dedupe (
-                    user_id TEXT NOT NULL,
-                    dedupe_key TEXT NOT NULL,
-                    notification_id TEXT NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, dedupe_key)
-                )
-                """,
-                """
-                CREATE TABLE push_devices (
-                    id TEXT PRIMARY KEY,
-                    user_id TEXT NOT NULL,
-                    provider TEXT NOT NULL,
-                    token TEXT NOT NULL,
-                    platform TEXT NOT NULL,
-                    device_id TEXT,
-                    app_version TEXT,
-                    os_version TEXT,
-                    locale TEXT,
-                    user_agent TEXT,
-                    webpush_p256dh TEXT,
-                    webpush_auth TEXT,
-                    created_at BIGINT NOT NULL,
-                    last_used_at BIGINT NOT NULL,
-                    deactivated_at BIGINT,
-                    deactivation_reason TEXT,
-                    UNIQUE (provider, token)
-                )
-                """,
-                "CREATE INDEX push_devices_user ON push_devices (user_id)",
-                """
-                CREATE TABLE notification_settings (
-                    user_id TEXT PRIMARY KEY,
-                    quiet_hours_enabled INTEGER NOT NULL,
-                    quiet_start TEXT,
-                    quiet_end TEXT,
-                    severity_floor TEXT NOT NULL,
-                    time_sensitive_allowed INTEGER NOT NULL,
-                    updated_at BIGINT NOT NULL
-                )
-                """,
-                """
-                CREATE TABLE notification_preferences (
-                    user_id TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    in_app_enabled INTEGER NOT NULL,
-                    push_enabled INTEGER NOT NULL,
-                    updated_at BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, type)
-                )
-                """,
-                // The outbox: every planned delivery of a notification, written in the same
-                // transaction as the notification. `socket` rows wait for the client's ack
-                // (then fall back to push); `push` rows are claimed by the delivery worker.
-                """
-                CREATE TABLE notification_deliveries (
-                    id TEXT PRIMARY KEY,
-                    notification_id TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    channel TEXT NOT NULL,
-                    device_id TEXT,
-                    provider TEXT,
-                    status TEXT NOT NULL,
-                    attempts INTEGER NOT NULL,
-                    next_attempt_at BIGINT NOT NULL,
-                    lease_until BIGINT,
-                    provider_message_id TEXT,
-                    reason TEXT,
-                    latency_ms INTEGER,
-                    created_at BIGINT NOT NULL,
-                    updated_at BIGINT NOT NULL,
-                    completed_at BIGINT
-                )
-                """,
-                "CREATE INDEX notification_deliveries_due ON notification_deliveries (status, next_attempt_at)",
-                "CREATE INDEX notification_deliveries_notification ON notification_deliveries (notification_id)",
-            ]
-        ),
-        Migration(
-            version: 2, name: "silent notifications", legacyVersion: 7,
-            statements: [
-                // A silent (content-available) push syncs an app's state and stays out of the inbox.
-                "ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0",
-            ]
-        ),
-        Migration(
-            version: 3, name: "quiet hours per notification type", legacyVersion: 11,
-            statements: [
-                // Seed 004's notification_preferences has quiet hours per type; they replace the
-                // user's own window for that type (both null: the user's window applies).
-                "ALTER TABLE notification_preferences ADD COLUMN quiet_start TEXT",
-                "ALTER TABLE notification_preferences ADD COLUMN quiet_end TEXT",
-            ]
-        ),
-    ])
+    public static let set = MigrationSet(
+        module: "notifications",
+        migrations: [
+            Migration(
+                version: 1, name: "notifications", legacyVersion: 4,
+                statements: [
+                    // The inbox: the source of truth whatever channel delivered it.
+                    """
+                    CREATE TABLE notifications (
+                        id TEXT PRIMARY KEY,
+                        user_id TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        severity TEXT NOT NULL,
+                        delivery TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        body TEXT,
+                        data TEXT NOT NULL,
+                        category TEXT,
+                        thread_id TEXT,
+                        collapse_key TEXT,
+                        dedupe_key TEXT,
+                        interruption_level TEXT,
+                        expires_at BIGINT,
+                        created_at BIGINT NOT NULL,
+                        read_at BIGINT,
+                        deleted_at BIGINT,
+                        sent_via TEXT,
+                        push_suppressed TEXT
+                    )
+                    """,
+                    "CREATE INDEX notifications_user_created ON notifications (user_id, created_at)",
+                    "CREATE INDEX notifications_user_unread ON notifications (user_id, read_at, deleted_at)",
+                    // Which notification currently holds a (user, dedupe key) group, and since when.
+                    """
+                    CREATE TABLE notification_dedupe (
+                        user_id TEXT NOT NULL,
+                        dedupe_key TEXT NOT NULL,
+                        notification_id TEXT NOT NULL,
+                        created_at BIGINT NOT NULL,
+                        PRIMARY KEY (user_id, dedupe_key)
+                    )
+                    """,
+                    """
+                    CREATE TABLE push_devices (
+                        id TEXT PRIMARY KEY,
+                        user_id TEXT NOT NULL,
+                        provider TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        device_id TEXT,
+                        app_version TEXT,
+                        os_version TEXT,
+                        locale TEXT,
+                        user_agent TEXT,
+                        webpush_p256dh TEXT,
+                        webpush_auth TEXT,
+                        created_at BIGINT NOT NULL,
+                        last_used_at BIGINT NOT NULL,
+                        deactivated_at BIGINT,
+                        deactivation_reason TEXT,
+                        UNIQUE (provider, token)
+                    )
+                    """,
+                    "CREATE INDEX push_devices_user ON push_devices (user_id)",
+                    """
+                    CREATE TABLE notification_settings (
+                        user_id TEXT PRIMARY KEY,
+                        quiet_hours_enabled INTEGER NOT NULL,
+                        quiet_start TEXT,
+                        quiet_end TEXT,
+                        severity_floor TEXT NOT NULL,
+                        time_sensitive_allowed INTEGER NOT NULL,
+                        updated_at BIGINT NOT NULL
+                    )
+                    """,
+                    """
+                    CREATE TABLE notification_preferences (
+                        user_id TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        in_app_enabled INTEGER NOT NULL,
+                        push_enabled INTEGER NOT NULL,
+                        updated_at BIGINT NOT NULL,
+                        PRIMARY KEY (user_id, type)
+                    )
+                    """,
+                    // The outbox: every planned delivery of a notification, written in the same
+                    // transaction as the notification. `socket` rows wait for the client's ack
+                    // (then fall back to push); `push` rows are claimed by the delivery worker.
+                    """
+                    CREATE TABLE notification_deliveries (
+                        id TEXT PRIMARY KEY,
+                        notification_id TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        device_id TEXT,
+                        provider TEXT,
+                        status TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt_at BIGINT NOT NULL,
+                        lease_until BIGINT,
+                        provider_message_id TEXT,
+                        reason TEXT,
+                        latency_ms INTEGER,
+                        created_at BIGINT NOT NULL,
+                        updated_at BIGINT NOT NULL,
+                        completed_at BIGINT
+                    )
+                    """,
+                    "CREATE INDEX notification_deliveries_due ON notification_deliveries (status, next_attempt_at)",
+                    "CREATE INDEX notification_deliveries_notification ON notification_deliveries (notification_id)",
+                ]
+            ),
+            Migration(
+                version: 2, name: "silent notifications", legacyVersion: 7,
+                statements: [
+                    // A silent (content-available) push syncs an app's state and stays out of the inbox.
+                    "ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0"
+                ]
+            ),
+            Migration(
+                version: 3, name: "quiet hours per notification type", legacyVersion: 11,
+                statements: [
+                    // The notification design's notification_preferences has quiet hours per type;
+                    // they replace the user's own window for that type (both null: the user's window
+                    // applies).
+                    "ALTER TABLE notification_preferences ADD COLUMN quiet_start TEXT",
+                    "ALTER TABLE notification_preferences ADD COLUMN quiet_end TEXT",
+                ]
+            ),
+        ])
 }

@@ -1,12 +1,12 @@
 import HeraldCore
 
-/// Where job payments are held, and the on-site price adjustment's rules (seed 001).
+/// Where job payments are held, and the on-site price adjustment's rules.
 public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
     /// `ledger` (holds recorded in Herald's own database; no external service) or `stripe`.
     public var provider = "ledger"
     public var stripe = StripeConfig()
     /// What a customer pays when they decline a price adjustment after the driver arrived
-    /// (seed 001, open question 1: a fixed fee). Minor units of the job's currency.
+    /// (a fixed fee, as the price-adjustment design recommends). Minor units of the job's currency.
     public var tripFeeMinor = 5_000
     /// How long the customer has to answer a higher price before the driver is told.
     public var adjustmentTimeoutSeconds = 300
@@ -31,9 +31,12 @@ public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
         checks.check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
         checks.check((0...20).contains(maxAdjustmentExtensions), "max_adjustment_extensions", "must be between 0 and 20")
         checks.check((2...8_760).contains(authorizationLifetimeHours), "authorization_lifetime_hours", "must be between 2 and 8760")
-        checks.check(jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours", "must be at least 1 and less than authorization_lifetime_hours")
+        checks.check(
+            jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours",
+            "must be at least 1 and less than authorization_lifetime_hours")
         if provider == "stripe" {
-            checks.check(stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
+            checks.check(
+                stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
             checks.check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")
             checks.check((1...120).contains(stripe.timeoutSeconds), "stripe.timeout_seconds", "must be between 1 and 120")
         }

@@ -127,4 +127,3 @@ public struct ServiceAccountError: Error, Sendable, Equatable, CustomStringConve
         return "FCM service account \(source) \(problem)"
     }
 }
-

@@ -1,9 +1,9 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
-import SQLKit
 import Logging
 import PostgresNIO
+import SQLKit
 import ServiceLifecycle
 import Synchronization
 
@@ -72,7 +72,8 @@ public final class PostgresBus: ClusterBus, Service {
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
         let seq = try await hub.database.transaction { db in
             let seq = try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
-            let notice = inline
+            let notice =
+                inline
                 ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken)
                 : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken)
             try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
@@ -91,7 +92,8 @@ public final class PostgresBus: ClusterBus, Service {
             notices.reserveCapacity(ordered.count)
             for (event, seq) in zip(ordered, seqs) {
                 let inline = event.payloadJSON.utf8.count + event.name.utf8.count + event.room.utf8.count + 64 <= Self.inlineLimit
-                let notice = inline
+                let notice =
+                    inline
                     ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
                     : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)
                 notices.append(try Self.encode(notice))
@@ -201,7 +203,8 @@ public final class PostgresBus: ClusterBus, Service {
         let decoder = JSONDecoder()
         let data = Data(payload.utf8)
         // A batch of ephemeral events is an array of notices (see `pack`).
-        let notices = payload.utf8.first == UInt8(ascii: "[")
+        let notices =
+            payload.utf8.first == UInt8(ascii: "[")
             ? try? decoder.decode([Notice].self, from: data)
             : (try? decoder.decode(Notice.self, from: data)).map { [$0] }
         guard let notices else {

@@ -52,7 +52,9 @@ public struct RealtimeConfig: ConfigSection, Sendable, Equatable {
         checks.check(clientMessagesPerSecond >= 1, "client_messages_per_second", "must be positive")
         checks.check((1...100_000).contains(maxChannelsPerConnection), "max_channels_per_connection", "must be between 1 and 100000")
         for namespace in namespaces {
-            checks.check(namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "namespaces", "\(namespace) must start with / and contain no comma")
+            checks.check(
+                namespace.hasPrefix("/") && namespace.count <= 100 && !namespace.contains(","), "namespaces",
+                "\(namespace) must start with / and contain no comma")
         }
         return checks.errors
     }

@@ -69,7 +69,8 @@ public final class EngineServer: Service, Sendable {
 
     func handshake(for session: EngineSession, upgrades: [String]) -> String {
         let list = upgrades.map { "\"\($0)\"" }.joined(separator: ",")
-        return #"{"sid":"\#(session.sid)","upgrades":[\#(list)],"pingInterval":\#(configuration.pingIntervalMilliseconds),"pingTimeout":\#(configuration.pingTimeoutMilliseconds),"maxPayload":\#(configuration.maxPayload)}"#
+        return
+            #"{"sid":"\#(session.sid)","upgrades":[\#(list)],"pingInterval":\#(configuration.pingIntervalMilliseconds),"pingTimeout":\#(configuration.pingTimeoutMilliseconds),"maxPayload":\#(configuration.maxPayload)}"#
     }
 
     private func openSession(transport: EngineSession.Transport, query: [String: String]) async -> EngineSession {

@@ -2,9 +2,9 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import Logging
+import SQLKit
 import ServiceLifecycle
 import Synchronization
-import SQLKit
 
 /// Whether users are online on any node.
 ///
@@ -62,7 +62,8 @@ public final class PresenceService: Service, Sendable {
                 """)
             query.appendInList(Array(chunk))
             let statement = query
-            let rows = if let db { try await db.raw(statement).all() } else { try await hub.database.withConnection { db in try await db.raw(statement).all() } }
+            let rows =
+                if let db { try await db.raw(statement).all() } else { try await hub.database.withConnection { db in try await db.raw(statement).all() } }
             for row in rows { online.insert(try row.decode(column: "user_id", as: String.self)) }
         }
         return online

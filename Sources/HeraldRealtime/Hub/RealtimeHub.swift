@@ -367,7 +367,7 @@ public final class RealtimeHub: Sendable {
             if index % Self.fanOutSlice == Self.fanOutSlice - 1 { await Task.yield() }
         }
         if !members.isEmpty { counters.add(.deliveries, members.count) }
-        // A client that said it never acknowledges (seed 004's apps) has the delivery once it
+        // A client that said it never acknowledges (the notification design's apps) has the delivery once it
         // is emitted to it: acknowledged here on its behalf, so no push follows while its app is open.
         if handedToANonAcker, let token = event.ackToken { await acknowledge(token) }
     }

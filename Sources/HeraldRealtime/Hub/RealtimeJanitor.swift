@@ -1,7 +1,7 @@
 import HeraldCore
 import Logging
-import ServiceLifecycle
 import SQLKit
+import ServiceLifecycle
 
 /// Trims realtime history once a minute (recoverable sessions expire in their own store).
 ///

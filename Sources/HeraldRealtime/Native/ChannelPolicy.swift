@@ -25,7 +25,9 @@ public final class ChannelPolicy: Sendable {
 
     /// The refusal of a connection that already follows `limit` channels.
     public static func tooManyChannels(_ limit: Int) -> Refusal {
-        Refusal(code: "TOO_MANY_CHANNELS", message: "A connection follows at most \(limit) channels (realtime.max_channels_per_connection): unsubscribe from some first.")
+        Refusal(
+            code: "TOO_MANY_CHANNELS",
+            message: "A connection follows at most \(limit) channels (realtime.max_channels_per_connection): unsubscribe from some first.")
     }
 
     private let rules = Mutex<[String: Rule]>([:])
@@ -40,7 +42,7 @@ public final class ChannelPolicy: Sendable {
     }
 
     /// Lets clients name a `prefix:{id}` channel by `field: id` in a message, as the owner's
-    /// seed protocol does (seed 002's `reconnect {trip_id}`).
+    /// original protocol does (the rideshare design's `reconnect {trip_id}`).
     public func alias(field: String, prefix: String) {
         aliases.withLock { $0[field] = prefix }
     }

@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The native WebSocket protocol of seed 002, served at `/api/v1/realtime?token=…`.
+/// The native WebSocket protocol of the rideshare tracking design, served at `/api/v1/realtime?token=…`.
 ///
 /// Client → server: `subscribe {channel, last_event_id?}`, `unsubscribe {channel}`,
 /// `reconnect {last_event_id, channel (or an id field a channel's owner registered, such as
@@ -175,7 +175,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         return nil
     }
 
-    /// `{"channel": …, "last_event_id"?: …}`, or seed 004's `{"user_id": …}`, which names the
+    /// `{"channel": …, "last_event_id"?: …}`, or the notification design's `{"user_id": …}`, which names the
     /// user's own room `user:{id}` (joined at connect, so it only confirms) or, for callers the
     /// channel policy lets in, another user's.
     private func subscribe(_ message: [String: JSONValue], _ connection: NativeConnection) async {

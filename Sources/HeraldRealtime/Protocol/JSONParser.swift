@@ -266,7 +266,10 @@ struct JSONParser {
             var value: Int64 = 0
             var digits = 0
             for byte in slice {
-                if byte == UInt8(ascii: "-") { negative = true; continue }
+                if byte == UInt8(ascii: "-") {
+                    negative = true
+                    continue
+                }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
                 digits += 1
             }

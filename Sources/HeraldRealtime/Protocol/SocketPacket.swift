@@ -291,7 +291,7 @@ public struct SocketPacketDecoder: Sendable {
         case .object(let object):
             if object["_placeholder"] == .bool(true) {
                 guard case .number(let number)? = object["num"], number.rounded(.towardZero) == number,
-                      number >= 0, number < Double(count)
+                    number >= 0, number < Double(count)
                 else { throw .malformed("illegal attachment placeholder") }
                 return
             }

@@ -2,8 +2,8 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import Logging
-import ServiceLifecycle
 import SQLKit
+import ServiceLifecycle
 import Synchronization
 
 /// A disconnected Socket.IO socket that may come back: its ids, user and rooms in join order.

@@ -146,7 +146,8 @@ final class SocketIOClient: EngineSessionDelegate {
             await close()
             return
         }
-        if let data = packet.data, case .object = data {} else if packet.data != nil {
+        if let data = packet.data, case .object = data {
+        } else if packet.data != nil {
             await close()
             return
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// this, a revoked or expired credential kept receiving a user's events for as long as the
 /// connection lived. Each expired socket gets `error {code: "TOKEN_EXPIRED", message}` and a
 /// server-side DISCONNECT (the client's reason `io server disconnect`: it refreshes the token
-/// and connects again, seed 002's recovery for "auth token expired"). Sockets are checked once
+/// and connects again, the rideshare design's recovery for "auth token expired"). Sockets are checked once
 /// a second; an entry whose socket closed is dropped on the next sweep if no close path
 /// removed it first, so the registry never outlives its sockets by more than a second.
 public final class SocketIOTokenExpiry: Service, Sendable {

@@ -54,7 +54,8 @@ public struct RealtimeEventStore: Sendable {
                 if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
                 query.appendInterpolation("(\(bind: room), \(bind: counts[room]!))" as SQLQueryString)
             }
-            query.appendInterpolation(unsafeRaw: " ON CONFLICT (room) DO UPDATE SET last_seq = realtime_rooms.last_seq + excluded.last_seq RETURNING room, last_seq")
+            query.appendInterpolation(
+                unsafeRaw: " ON CONFLICT (room) DO UPDATE SET last_seq = realtime_rooms.last_seq + excluded.last_seq RETURNING room, last_seq")
             for row in try await db.raw(query).all() {
                 let room = try row.decode(column: "room", as: String.self)
                 next[room] = try row.decode(column: "last_seq", as: Int64.self) - (counts[room] ?? 1) + 1

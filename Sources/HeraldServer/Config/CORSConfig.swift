@@ -25,10 +25,12 @@ public struct CORSConfig: ConfigSection, Sendable, Equatable {
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("cors")
         for origin in allowedOrigins ?? [] {
-            checks.check(origin == "*" || CORSPolicy.OriginPattern(origin) != nil, "allowed_origins",
+            checks.check(
+                origin == "*" || CORSPolicy.OriginPattern(origin) != nil, "allowed_origins",
                 "\(origin) is not an origin (scheme://host[:port], scheme://host:* or *)")
         }
-        checks.check(!(allowCredentials && (allowedOrigins ?? []).contains("*")), "allow_credentials",
+        checks.check(
+            !(allowCredentials && (allowedOrigins ?? []).contains("*")), "allow_credentials",
             "cannot be true with the origin * (browsers refuse it; list the origins)")
         checks.check((0...86_400).contains(maxAgeSeconds), "max_age_seconds", "must be between 0 and 86400")
         return checks.errors

@@ -26,7 +26,8 @@ extension HeraldConfig {
                 "server.public_url", "must be an http(s) URL without a query or a trailing slash")
         }
         checks.check(!server.host.isEmpty, "server.host", "must not be empty")
-        checks.check(server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
+        checks.check(
+            server.requestHeadTimeoutMs >= 100 && server.requestHeadTimeoutMs <= 3_600_000, "server.request_head_timeout_ms", "must be between 100 and 3600000")
         checks.check(server.idleTimeoutMs >= 100 && server.idleTimeoutMs <= 3_600_000, "server.idle_timeout_ms", "must be between 100 and 3600000")
         checks.check(
             server.requestBodyTimeoutMs >= 100 && server.requestBodyTimeoutMs <= 3_600_000, "server.request_body_timeout_ms", "must be between 100 and 3600000")
@@ -50,13 +51,16 @@ extension HeraldConfig {
         for (route, rule) in rateLimits.routes.sorted(by: { $0.key < $1.key }) {
             checks.check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.routes.\(route)", "limit and window_seconds must be positive")
             if let authenticated = rule.authenticated {
-                checks.check(authenticated.limit > 0 && authenticated.windowSeconds > 0, "rate_limits.routes.\(route).authenticated", "limit and window_seconds must be positive")
+                checks.check(
+                    authenticated.limit > 0 && authenticated.windowSeconds > 0, "rate_limits.routes.\(route).authenticated",
+                    "limit and window_seconds must be positive")
             }
             let parts = route.split(separator: " ")
             checks.check(parts.count == 2 && parts[1].hasPrefix("/"), "rate_limits.routes.\(route)", "keys look like \"POST /api/v1/path\"")
         }
         for (platform, minimum) in appVersions.platforms.sorted(by: { $0.key < $1.key }) {
-            checks.check(SemanticVersion(minimum.minimumVersion) != nil, "app_versions.platforms.\(platform).minimum_version", "must be a dotted version like 1.2.0")
+            checks.check(
+                SemanticVersion(minimum.minimumVersion) != nil, "app_versions.platforms.\(platform).minimum_version", "must be a dotted version like 1.2.0")
         }
         checks.check(idempotency.ttlSeconds >= 60, "idempotency.ttl_seconds", "must be at least 60")
         checks.check(idempotency.waitSeconds >= 0 && idempotency.waitSeconds <= 120, "idempotency.wait_seconds", "must be between 0 and 120")

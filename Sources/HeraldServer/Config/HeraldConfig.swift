@@ -88,7 +88,7 @@ public struct LimitsConfig: ConfigSection, Sendable, Equatable {
 public struct RateLimitRule: Codable, Sendable, Equatable {
     public var limit: Int
     public var windowSeconds: Int
-    /// On a per-route rule: what callers with a valid token get instead (seed 003's stops:
+    /// On a per-route rule: what callers with a valid token get instead (the transit API's stops:
     /// 60 a minute per IP, 120 per user). Nil: the same as anonymous callers.
     public var authenticated: Allowance?
 
@@ -124,16 +124,17 @@ public struct RateLimitConfig: ConfigSection, Sendable, Equatable {
     public var authenticated = RateLimitRule(limit: 600, windowSeconds: 60)
     /// Calls with a service token (a backend), per service identity: sized for a backend
     /// that sends a notification server its traffic (1,000 a second), not for a person.
-    /// The built-in per-route rules (the seeds' rider limits) do not apply to it; routes
+    /// The built-in per-route rules (the original designs' rider limits) do not apply to it; routes
     /// configured in `routes` do.
     public var service = RateLimitRule(limit: 60_000, windowSeconds: 60)
     /// Per-route rules keyed by `"METHOD /api/v1/path/{param}"`; they replace the defaults
     /// for that route (per user when authenticated, per IP otherwise), and the built-in rule
-    /// of their route (`builtInRoutes`, the seeds' rider limits).
+    /// of their route (`builtInRoutes`, the original designs' rider limits).
     public var routes: [String: RateLimitRule] = [:]
 
-    /// Seed 002's rider limits: 3 ride requests and 5 cancels a minute, 30 trip reads a
-    /// minute; seed 003's stops and departures: 60 a minute anonymous, 120 authenticated; its trip planning: 10 and 30.
+    /// The rideshare design's rider limits: 3 ride requests and 5 cancels a minute, 30 trip
+    /// reads a minute; the transit API's stops and departures: 60 a minute anonymous, 120
+    /// authenticated; its trip planning: 10 and 30.
     public static let builtInRoutes: [String: RateLimitRule] = [
         "POST /api/v1/ride-requests": RateLimitRule(limit: 3, windowSeconds: 60),
         "POST /api/v1/ride-requests/{id}/cancel": RateLimitRule(limit: 5, windowSeconds: 60),

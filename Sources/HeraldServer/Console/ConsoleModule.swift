@@ -84,8 +84,10 @@ struct ConsoleModule {
             enveloped: false, errors: [503: "The console's files are not installed"], contentType: "text/css"),
         APIOperation(
             "GET", "/api/v1/operators/console",
-            summary: "What the console shows: online drivers, open jobs with offer rounds, trips under way with last positions, deliveries by channel, provider and status (last hour), the push queue, failed pushes, connections per node, recent server errors",
-            description: "The same object is sent every second as `console_snapshot` on the realtime channel `operations:console` to the consoles connected to each node.",
+            summary:
+                "What the console shows: online drivers, open jobs with offer rounds, trips under way with last positions, deliveries by channel, provider and status (last hour), the push queue, failed pushes, connections per node, recent server errors",
+            description:
+                "The same object is sent every second as `console_snapshot` on the realtime channel `operations:console` to the consoles connected to each node.",
             tag: "operations", access: .authenticated(roles: ["operator", "service"]),
             response: Schema.object([
                 "node": Schema.string(), "generated_at": Schema.string(format: "date-time"), "drivers": ["type": "array"], "jobs": ["type": "array"],

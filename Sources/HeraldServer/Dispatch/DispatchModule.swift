@@ -18,14 +18,16 @@ public struct DispatchModule: Sendable {
     /// Offers, claims and the drivers' location stream on this node, in Prometheus text format.
     func renderMetrics() -> String {
         let s = service.statistics.snapshot
-        var text = "# HELP herald_dispatch_job_offers_total Drivers offered a job (one per driver per round).\n# TYPE herald_dispatch_job_offers_total counter\n"
+        var text =
+            "# HELP herald_dispatch_job_offers_total Drivers offered a job (one per driver per round).\n# TYPE herald_dispatch_job_offers_total counter\n"
         text += "herald_dispatch_job_offers_total \(s.jobOffers)\n"
         text += s.claims.render("herald_dispatch_claims_total", help: "Job claims by outcome.", label: "outcome", labels: ["won", "lost"])
         text += s.locationSamples.render(
             "herald_driver_location_samples_total", help: "Driver location samples by outcome.", label: "outcome",
             labels: ["accepted", "stale", "throttled", "unknown_driver"])
         text += s.locationAccuracy.render("herald_driver_location_accuracy_meters", help: "Reported accuracy of accepted samples.")
-        text += s.locationAge.render("herald_driver_location_age_seconds", help: "Time from a sample's fix on the device to its arrival (samples with a timestamp).")
+        text += s.locationAge.render(
+            "herald_driver_location_age_seconds", help: "Time from a sample's fix on the device to its arrival (samples with a timestamp).")
         return text
     }
 

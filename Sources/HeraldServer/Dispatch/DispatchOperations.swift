@@ -39,9 +39,13 @@ extension DispatchRoutes {
             description: "A new profile is `pending` until an operator approves it; only approved drivers are offered jobs.",
             tag: "dispatch", access: driverOnly,
             requestBody: Schema.object(
-                ["name": Schema.text(maxLength: 100), "truck_type": Schema.text(maxLength: 64), "phone": Schema.text(maxLength: 32),
-                 "vehicle_description": Schema.text(maxLength: 200), "license_plate": Schema.text(maxLength: 20),
-                 "photo_url": Schema.string("https URL of the driver's photo, shown to their riders and customers", maxLength: 2048, pattern: "^https://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*(/[A-Za-z0-9._~%/-]*)?$")],
+                [
+                    "name": Schema.text(maxLength: 100), "truck_type": Schema.text(maxLength: 64), "phone": Schema.text(maxLength: 32),
+                    "vehicle_description": Schema.text(maxLength: 200), "license_plate": Schema.text(maxLength: 20),
+                    "photo_url": Schema.string(
+                        "https URL of the driver's photo, shown to their riders and customers", maxLength: 2048,
+                        pattern: "^https://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*(/[A-Za-z0-9._~%/-]*)?$"),
+                ],
                 required: ["name", "truck_type"]),
             response: driverSchema, errors: [422: "Invalid fields"], otherSuccessStatus: 201),
         APIOperation(
@@ -50,7 +54,8 @@ extension DispatchRoutes {
             errors: [404: "No profile (`DRIVER_NOT_FOUND`)", 422: "Invalid fields"]),
         APIOperation(
             "POST", "/api/v1/drivers/location", summary: "Report the driver's position",
-            description: "Also the socket event `location`. Coordinates are validated; a sequence at or below the last one is ignored (accepted: false). The position enters the matching index at once and is written to the database within dispatch.index_sync_interval_ms. Seed 002's names (latitude, longitude, accuracy_meters, speed_mps) are accepted too; fields Herald does not know are ignored (a newer app's extras never make a sample fail); on a trip, is_mock_location keeps the sample from the rider and device_integrity: failed flags the trip.",
+            description:
+                "Also the socket event `location`. Coordinates are validated; a sequence at or below the last one is ignored (accepted: false). The position enters the matching index at once and is written to the database within dispatch.index_sync_interval_ms. The rideshare app's names (latitude, longitude, accuracy_meters, speed_mps) are accepted too; fields Herald does not know are ignored (a newer app's extras never make a sample fail); on a trip, is_mock_location keeps the sample from the rider and device_integrity: failed flags the trip.",
             tag: "dispatch", access: driverOnly,
             requestBody: Self.locationSchema,
             response: Schema.object(["accepted": ["type": "boolean"], "reason": Schema.string(nullable: true)]),
@@ -62,40 +67,59 @@ extension DispatchRoutes {
             errors: [403: notApproved, 404: "No profile (`DRIVER_NOT_FOUND`)", 409: "No position yet (`LOCATION_REQUIRED`)"]),
         APIOperation(
             "POST", "/api/v1/drivers/jobs/{id}/accept", summary: "Claim a job (first come, first served)",
-            description: "One conditional update decides. 200 with the job for the winner (again on repeats); everyone else 409 `JOB_ALREADY_ACCEPTED` \"Job already accepted by another driver\". Offered drivers get `job:status` (accepted) so their feeds drop it; the customer gets `job:driver-assigned`, a notification and a push.",
+            description:
+                "One conditional update decides. 200 with the job for the winner (again on repeats); everyone else 409 `JOB_ALREADY_ACCEPTED` \"Job already accepted by another driver\". Offered drivers get `job:status` (accepted) so their feeds drop it; the customer gets `job:driver-assigned`, a notification and a push.",
             tag: "dispatch", access: driverOnly, response: Schema.object(["success": ["type": "boolean"], "job": jobSchema]),
-            errors: [403: notApproved, 404: "Unknown job (`JOB_NOT_FOUND`) or no profile (`DRIVER_NOT_FOUND`)", 409: "`JOB_ALREADY_ACCEPTED`, or `JOB_NOT_AVAILABLE` (cancelled or expired)"],
+            errors: [
+                403: notApproved, 404: "Unknown job (`JOB_NOT_FOUND`) or no profile (`DRIVER_NOT_FOUND`)",
+                409: "`JOB_ALREADY_ACCEPTED`, or `JOB_NOT_AVAILABLE` (cancelled or expired)",
+            ],
             parameters: idParameter),
         APIOperation(
             "POST", "/api/v1/drivers/jobs/{id}/status", summary: "The assigned driver's next step",
-            description: "accepted → en_route → arrived → started → completed, one step at a time. Emits `job:status` to the job room and notifies the customer.",
-            tag: "dispatch", access: driverOnly, requestBody: Schema.object(["status": Schema.enumeration(["en_route", "arrived", "started", "completed"])], required: ["status"]),
-            response: jobSchema, errors: [404: "Not this driver's job (`JOB_NOT_FOUND`)", 409: "Not the next step (`INVALID_TRANSITION`, with allowed_transitions)", 422: "Unknown status"],
+            description:
+                "accepted → en_route → arrived → started → completed, one step at a time. Emits `job:status` to the job room and notifies the customer.",
+            tag: "dispatch", access: driverOnly,
+            requestBody: Schema.object(["status": Schema.enumeration(["en_route", "arrived", "started", "completed"])], required: ["status"]),
+            response: jobSchema,
+            errors: [
+                404: "Not this driver's job (`JOB_NOT_FOUND`)", 409: "Not the next step (`INVALID_TRANSITION`, with allowed_transitions)",
+                422: "Unknown status",
+            ],
             parameters: idParameter),
         APIOperation(
             "POST", "/api/v1/jobs", summary: "Book a job",
-            description: "Priced by the pricing engine (base fee, per-yard rate, item categories, surcharges; integer minor units). Offered at once to online approved drivers within dispatch.radius_km (socket `job:new` and a `job_new` notification, pushed when the app is not connected); unclaimed after offer_timeout_seconds it is offered again with a wider radius, and after the last round it expires.",
+            description:
+                "Priced by the pricing engine (base fee, per-yard rate, item categories, surcharges; integer minor units). Offered at once to online approved drivers within dispatch.radius_km (socket `job:new` and a `job_new` notification, pushed when the app is not connected); unclaimed after offer_timeout_seconds it is offered again with a wider radius, and after the last round it expires.",
             tag: "dispatch", access: .authenticated(roles: ["customer"]),
             requestBody: Schema.object(
-                ["address": Schema.text(maxLength: 500), "lat": ["type": "number"], "lng": ["type": "number"],
-                 "items": ["type": "array", "items": Schema.object(["category": Schema.string(), "quantity": Schema.integer()])],
-                 "volume_estimate": ["type": "number", "description": "cubic yards, at most two decimals"],
-                 "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.text(maxLength: 2000),
-                 "payment_method_id": ["type": "string", "description": "the provider's payment method for the hold (Stripe pm_…); the ledger needs none"]],
+                [
+                    "address": Schema.text(maxLength: 500), "lat": ["type": "number"], "lng": ["type": "number"],
+                    "items": ["type": "array", "items": Schema.object(["category": Schema.string(), "quantity": Schema.integer()])],
+                    "volume_estimate": ["type": "number", "description": "cubic yards, at most two decimals"],
+                    "scheduled_at": Schema.string(format: "date-time"), "notes": Schema.text(maxLength: 2000),
+                    "payment_method_id": ["type": "string", "description": "the provider's payment method for the hold (Stripe pm_…); the ledger needs none"],
+                ],
                 required: ["address"]),
             response: jobSchema, successStatus: 201, acceptsIdempotencyKey: true,
-            errors: [402: "The card refused the hold (`PAYMENT_DECLINED`)", 422: "Invalid fields (coordinates, quantities, unknown categories, volume)", 503: "`PAYMENT_UNAVAILABLE`"]),
+            errors: [
+                402: "The card refused the hold (`PAYMENT_DECLINED`)", 422: "Invalid fields (coordinates, quantities, unknown categories, volume)",
+                503: "`PAYMENT_UNAVAILABLE`",
+            ]),
         APIOperation(
             "GET", "/api/v1/jobs", summary: "The caller's jobs, newest first",
             description: "Customers: the jobs they booked; drivers: the jobs assigned to them; operators and services: all.",
             tag: "dispatch", access: .authenticated(roles: ["customer", "driver", "operator", "service"]),
             response: Schema.object(["jobs": ["type": "array", "items": jobSchema], "total": Schema.integer()]), errors: [422: "Bad paging or status"],
-            parameters: pageParameters + [[
-                "name": "status", "in": "query",
-                "schema": Schema.enumeration(["pending", "accepted", "en_route", "arrived", "started", "completed", "cancelled", "expired"]),
-            ]]),
+            parameters: pageParameters + [
+                [
+                    "name": "status", "in": "query",
+                    "schema": Schema.enumeration(["pending", "accepted", "en_route", "arrived", "started", "completed", "cancelled", "expired"]),
+                ]
+            ]),
         APIOperation(
-            "GET", "/api/v1/jobs/{id}", summary: "One job", description: "Its customer, its driver, drivers it is offered to (while pending) and operators may read it; anyone else gets 404.",
+            "GET", "/api/v1/jobs/{id}", summary: "One job",
+            description: "Its customer, its driver, drivers it is offered to (while pending) and operators may read it; anyone else gets 404.",
             tag: "dispatch", access: .authenticated(roles: ["customer", "driver", "operator", "service"]), response: jobSchema,
             errors: [404: "`JOB_NOT_FOUND`"], parameters: idParameter),
         APIOperation(
@@ -108,7 +132,8 @@ extension DispatchRoutes {
             "GET", "/api/v1/operators/drivers", summary: "Drivers, for operators", tag: "dispatch", access: operatorOnly,
             response: Schema.object(["drivers": ["type": "array", "items": driverSchema], "total": Schema.integer()]),
             parameters: pageParameters + [
-                ["name": "approval_status", "in": "query", "schema": Schema.enumeration(["pending", "approved", "rejected", "suspended"])], ["name": "online", "in": "query", "schema": ["type": "boolean"]],
+                ["name": "approval_status", "in": "query", "schema": Schema.enumeration(["pending", "approved", "rejected", "suspended"])],
+                ["name": "online", "in": "query", "schema": ["type": "boolean"]],
             ]),
         APIOperation(
             "GET", "/api/v1/operators/drivers/{id}", summary: "One driver, for operators", tag: "dispatch", access: operatorOnly,
@@ -116,7 +141,8 @@ extension DispatchRoutes {
         APIOperation(
             "POST", "/api/v1/operators/drivers/{id}/approval", summary: "Approve, reject or suspend a driver",
             tag: "dispatch", access: .authenticated(roles: ["operator"]),
-            requestBody: Schema.object(["status": Schema.enumeration(["pending", "approved", "rejected", "suspended"]), "reason": Schema.text(maxLength: 500)], required: ["status"]),
+            requestBody: Schema.object(
+                ["status": Schema.enumeration(["pending", "approved", "rejected", "suspended"]), "reason": Schema.text(maxLength: 500)], required: ["status"]),
             response: driverSchema, errors: [404: "`DRIVER_NOT_FOUND`", 422: "Invalid status"], parameters: idParameter),
         APIOperation(
             "GET", "/api/v1/operators/jobs/{id}/offers", summary: "Who was offered a job, when, how far and by which channel; and its status history",
@@ -134,18 +160,20 @@ extension DispatchRoutes {
         let speed: JSONValue = ["type": "number", "maximum": 150, "description": "m/s; a negative value (iOS's -1) means unknown"]
         let heading: JSONValue = ["type": "number", "maximum": 360, "description": "degrees from north; a negative value (iOS's -1) means unknown"]
         let flag: JSONValue = ["type": "boolean"]
-        guard case .object(var schema) = Schema.object(
-            [
-                "lat": latitude, "lng": longitude, "latitude": latitude, "longitude": longitude,
-                "accuracy": accuracy, "accuracy_meters": accuracy, "heading": heading, "course": heading,
-                "speed": speed, "speed_mps": speed, "timestamp": Schema.string(format: "date-time"),
-                "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
-                "altitude_meters": ["type": "number", "minimum": -1_000, "maximum": 20_000],
-                "battery_percent": ["type": "number", "minimum": 0, "maximum": 100], "is_charging": flag,
-                "is_mock_location": flag, "is_from_mock_provider": flag,
-                "session_id": Schema.string("The app session the sequence counts in (a new one at each launch)", minLength: 1, maxLength: 64, pattern: "^[!-~]+$"),
-                "device_integrity": Schema.enumeration(LocationUpdate.DeviceIntegrity.allCases.map(\.rawValue)),
-            ], required: ["lat", "lng"])
+        guard
+            case .object(var schema) = Schema.object(
+                [
+                    "lat": latitude, "lng": longitude, "latitude": latitude, "longitude": longitude,
+                    "accuracy": accuracy, "accuracy_meters": accuracy, "heading": heading, "course": heading,
+                    "speed": speed, "speed_mps": speed, "timestamp": Schema.string(format: "date-time"),
+                    "sequence": Schema.integer(minimum: 0, maximum: 9_007_199_254_740_991),
+                    "altitude_meters": ["type": "number", "minimum": -1_000, "maximum": 20_000],
+                    "battery_percent": ["type": "number", "minimum": 0, "maximum": 100], "is_charging": flag,
+                    "is_mock_location": flag, "is_from_mock_provider": flag,
+                    "session_id": Schema.string(
+                        "The app session the sequence counts in (a new one at each launch)", minLength: 1, maxLength: 64, pattern: "^[!-~]+$"),
+                    "device_integrity": Schema.enumeration(LocationUpdate.DeviceIntegrity.allCases.map(\.rawValue)),
+                ], required: ["lat", "lng"])
         else { return [:] }
         schema["additionalProperties"] = true
         return .object(schema)

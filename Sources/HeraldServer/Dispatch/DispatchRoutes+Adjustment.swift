@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldDispatch
 import Hummingbird
 
-/// The on-site price adjustment over REST (seed 001), and the operators' view of a job's
+/// The on-site price adjustment over REST, and the operators' view of a job's
 /// payment.
 extension DispatchRoutes {
     func addAdjustmentRoutes(to api: RouterGroup<HeraldRequestContext>) {
@@ -21,7 +21,8 @@ extension DispatchRoutes {
         api.post("/drivers/jobs/{id}/cancel-with-trip-fee") { request, context in
             let identity = try context.require(.driver)
             try await Self.emptyBody(request, context)
-            return try respond(adjustmentResponse(try await dispatch.cancelWithTripFee(try context.parameters.require("id"), driverID: identity.userID)), context)
+            return try respond(
+                adjustmentResponse(try await dispatch.cancelWithTripFee(try context.parameters.require("id"), driverID: identity.userID)), context)
         }
         api.post("/jobs/{id}/volume/approve") { request, context in
             let identity = try context.require(.customer)
@@ -38,18 +39,21 @@ extension DispatchRoutes {
         api.get("/operators/jobs/{id}/payment") { _, context in
             _ = try context.require(.operator, .service)
             let id = try context.parameters.require("id")
-            guard let hold = try await dispatch.payments.hold(id) else { throw APIError(status: 404, code: .jobNotFound, message: "No payment hold for this job.") }
+            guard let hold = try await dispatch.payments.hold(id) else {
+                throw APIError(status: 404, code: .jobNotFound, message: "No payment hold for this job.")
+            }
             let events = try await dispatch.payments.events(id)
             return try respond(
                 [
                     "job_id": .string(id), "payment": DispatchJSON.payment(hold),
-                    "events": .array(events.map { event in
-                        [
-                            "operation": .string(event.operation), "amount_minor": event.amountMinor.map { .number(Double($0)) } ?? .null,
-                            "outcome": .string(event.outcome), "error_code": event.errorCode.map(JSONValue.string) ?? .null,
-                            "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
-                        ]
-                    }),
+                    "events": .array(
+                        events.map { event in
+                            [
+                                "operation": .string(event.operation), "amount_minor": event.amountMinor.map { .number(Double($0)) } ?? .null,
+                                "outcome": .string(event.outcome), "error_code": event.errorCode.map(JSONValue.string) ?? .null,
+                                "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
+                            ]
+                        }),
                 ], context)
         }
     }
@@ -87,8 +91,8 @@ extension DispatchRoutes {
     }
 
     /// These actions take no fields: an empty body or `{}`; anything else is named.
-    /// `{"proceed_at_original_price": true}` keeps the job at its booked price (seed 001, open
-    /// question 3); no body, or `false`, ends it with the trip fee.
+    /// `{"proceed_at_original_price": true}` keeps the job at its booked price (the other
+    /// outcome the price-adjustment design allows); no body, or `false`, ends it with the trip fee.
     static func declineChoice(_ body: [String: JSONValue]) throws -> Bool {
         var v = FieldValidator()
         var proceed = false

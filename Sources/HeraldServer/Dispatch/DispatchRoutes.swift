@@ -5,7 +5,7 @@ import HeraldDispatch
 import HeraldGeo
 import Hummingbird
 
-/// Dispatch over REST (seed 000): drivers, jobs, the claim, and the operators' views.
+/// Dispatch over REST: drivers, jobs, the claim, and the operators' views.
 struct DispatchRoutes {
     let dispatch: DispatchService
     let clock: any HeraldClock
@@ -26,7 +26,9 @@ struct DispatchRoutes {
     func addDriverRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/drivers/me") { _, context in
             let identity = try context.require(.driver)
-            guard let driver = try await dispatch.profile(identity.userID) else { throw APIError(status: 404, code: .driverNotFound, message: "No driver profile yet (PUT /api/v1/drivers/me).") }
+            guard let driver = try await dispatch.profile(identity.userID) else {
+                throw APIError(status: 404, code: .driverNotFound, message: "No driver profile yet (PUT /api/v1/drivers/me).")
+            }
             return try respond(DispatchJSON.driver(driver), context)
         }
         api.put("/drivers/me") { request, context in
@@ -67,7 +69,8 @@ struct DispatchRoutes {
         api.get("/drivers/jobs/available") { _, context in
             let identity = try context.require(.driver)
             let jobs = try await dispatch.availableJobs(for: identity.userID)
-            return try respond(["jobs": .array(jobs.map { DispatchJSON.job($0.job, distanceMeters: $0.distance) }), "count": .number(Double(jobs.count))], context)
+            return try respond(
+                ["jobs": .array(jobs.map { DispatchJSON.job($0.job, distanceMeters: $0.distance) }), "count": .number(Double(jobs.count))], context)
         }
         api.post("/drivers/jobs/{id}/accept") { _, context in
             let identity = try context.require(.driver)
@@ -95,9 +98,12 @@ struct DispatchRoutes {
             let draft = try JobDraft.parse(try await request.jsonObject(context: context), pricing: dispatch.config.pricing, now: clock.now())
             // With an Idempotency-Key the answer commits with the job (a retry after a crash
             // replays it); it shows the job as booked, before its first offer round.
-            return try await IdempotentAnswer.answer(JobRecord.self, respond: { job in
-                try respond(DispatchJSON.job(job), status: .created, context)
-            }) {
+            return try await IdempotentAnswer.answer(
+                JobRecord.self,
+                respond: { job in
+                    try respond(DispatchJSON.job(job), status: .created, context)
+                }
+            ) {
                 try await dispatch.createJob(customerID: identity.userID, draft)
             }
         }
@@ -106,7 +112,10 @@ struct DispatchRoutes {
             let (offset, limit, status) = try Self.page(request)
             let page = try await dispatch.listJobs(for: identity, status: status, offset: offset, limit: limit)
             return try respond(
-                ["jobs": .array(page.jobs.map { DispatchJSON.job($0) }), "total": .number(Double(page.total)), "offset": .number(Double(offset)), "limit": .number(Double(limit))],
+                [
+                    "jobs": .array(page.jobs.map { DispatchJSON.job($0) }), "total": .number(Double(page.total)), "offset": .number(Double(offset)),
+                    "limit": .number(Double(limit)),
+                ],
                 context)
         }
         api.get("/jobs/{id}") { _, context in
@@ -140,7 +149,11 @@ struct DispatchRoutes {
         var v = FieldValidator()
         var status: JobStatus?
         if let text = request.uri.queryParameters["status"] {
-            if let value = JobStatus(rawValue: String(text)) { status = value } else { v.fail("status", "must be one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))") }
+            if let value = JobStatus(rawValue: String(text)) {
+                status = value
+            } else {
+                v.fail("status", "must be one of \(JobStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
         }
         try v.validate()
         let (offset, limit) = try offsetLimit(request)
@@ -153,7 +166,11 @@ struct DispatchRoutes {
         var offset = 0
         var limit = 20
         if let text = query["offset"] {
-            if let value = Int(String(text)), (0...1_000_000).contains(value) { offset = value } else { v.fail("offset", "must be an integer from 0 to 1000000") }
+            if let value = Int(String(text)), (0...1_000_000).contains(value) {
+                offset = value
+            } else {
+                v.fail("offset", "must be an integer from 0 to 1000000")
+            }
         }
         if let text = query["limit"] {
             if let value = Int(String(text)), (1...100).contains(value) { limit = value } else { v.fail("limit", "must be an integer from 1 to 100") }
@@ -189,7 +206,9 @@ struct DispatchRoutes {
         }
         api.get("/operators/drivers/{id}") { _, context in
             _ = try context.require(.operator, .service)
-            guard let driver = try await dispatch.profile(try context.parameters.require("id")) else { throw APIError(status: 404, code: .driverNotFound, message: "No such driver.") }
+            guard let driver = try await dispatch.profile(try context.parameters.require("id")) else {
+                throw APIError(status: 404, code: .driverNotFound, message: "No such driver.")
+            }
             return try respond(DispatchJSON.driver(driver), context)
         }
         api.post("/operators/drivers/{id}/approval") { request, context in
@@ -212,13 +231,14 @@ struct DispatchRoutes {
             return try respond(
                 [
                     "job_id": .string(id), "offers": .array(offers.map(DispatchJSON.offer)),
-                    "events": .array(events.map { event in
-                        [
-                            "from_status": event.fromStatus.map(JSONValue.string) ?? .null, "to_status": .string(event.toStatus),
-                            "actor_id": event.actorID.map(JSONValue.string) ?? .null, "actor_role": .string(event.actorRole),
-                            "reason": event.reason.map(JSONValue.string) ?? .null, "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
-                        ]
-                    }),
+                    "events": .array(
+                        events.map { event in
+                            [
+                                "from_status": event.fromStatus.map(JSONValue.string) ?? .null, "to_status": .string(event.toStatus),
+                                "actor_id": event.actorID.map(JSONValue.string) ?? .null, "actor_role": .string(event.actorRole),
+                                "reason": event.reason.map(JSONValue.string) ?? .null, "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
+                            ]
+                        }),
                 ], context)
         }
     }

@@ -82,7 +82,8 @@ public enum Doctor {
         if config.auth.jwtSecret != nil { return DoctorFinding(.ok, "auth", "HS256 tokens with the configured secret") }
         return DoctorFinding(
             .warning, "auth",
-            "no auth.jwt_secret, auth.jwks_file or auth.jwks_url: the development secret in \(config.dataDir) signs tokens (fine on a laptop, not in production)")
+            "no auth.jwt_secret, auth.jwks_file or auth.jwks_url: the development secret in \(config.dataDir) signs tokens (fine on a laptop, not in production)"
+        )
     }
 
     static func database(_ config: HeraldConfig, logger: Logger, deadline: Duration) async -> DoctorFinding {
@@ -121,7 +122,8 @@ public enum Doctor {
             if pending.isEmpty { return DoctorFinding(.ok, "database", "\(url) answers; schema up to date (\(applied.count) migrations)") }
             return DoctorFinding(
                 .warning, "database",
-                "\(url) answers; \(pending.count) migration(s) pending, applied by `herald migrate` or `serve`: \(pending.map(\.description).joined(separator: ", "))")
+                "\(url) answers; \(pending.count) migration(s) pending, applied by `herald migrate` or `serve`: \(pending.map(\.description).joined(separator: ", "))"
+            )
         } catch is DeadlineExceeded {
             return DoctorFinding(.failed, "database", "\(url) does not answer within \(deadline.components.seconds) s")
         } catch {

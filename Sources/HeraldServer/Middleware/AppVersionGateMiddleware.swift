@@ -1,5 +1,5 @@
-import HeraldCore
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 
 /// Tells builds older than the configured minimum to update (426 `APP_UPDATE_REQUIRED`).

@@ -1,6 +1,6 @@
+import HTTPTypes
 import HeraldAuth
 import HeraldCore
-import HTTPTypes
 import Hummingbird
 
 /// Verifies the bearer token, if any, and records the outcome on the context.

@@ -14,7 +14,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
     /// `"METHOD /api/v1/path/{param}"` → the media types it takes besides JSON, and its limit.
     var binaryRoutes: [String: BinaryBody] = [:]
     /// Routes whose JSON body may come labelled `text/plain`: a browser's `fetch` with a string
-    /// body and no `Content-Type` (seed 004's web client registering for pushes) sends that
+    /// body and no `Content-Type` (the notification design's web client registering for
+    /// pushes) sends that
     /// label. It is safe because these routes need an `Authorization` header, which a browser
     /// never sends cross-origin without a CORS preflight, so the label opens no CSRF path.
     var plainTextJSONRoutes: Set<String> = []

@@ -82,7 +82,8 @@ public struct CORSPolicy: Sendable, Equatable {
     /// Loopback pages, allowed while the server runs on its development secret.
     public static let developmentOrigins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
     /// Response headers a page's script may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "Retry-After, X-Request-ID, Idempotent-Replayed, X-RateLimit-Limit, X-RateLimit-Remaining, X-Checksum-SHA256, Herald-Token-Ignored"
+    static let exposedHeaders =
+        "Retry-After, X-Request-ID, Idempotent-Replayed, X-RateLimit-Limit, X-RateLimit-Remaining, X-Checksum-SHA256, Herald-Token-Ignored"
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
 

@@ -52,7 +52,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             case 403: return .forbidden()
             default:
                 logger.error("unhandled HTTP error", metadata: ["status": "\(httpError.status.code)", "error": "\(String(reflecting: httpError))"])
-                return httpError.status.code >= 500 ? .internalServerError : APIError(status: Int(httpError.status.code), code: .validationFailed, message: "The request was refused.")
+                return httpError.status.code >= 500
+                    ? .internalServerError : APIError(status: Int(httpError.status.code), code: .validationFailed, message: "The request was refused.")
             }
         default:
             logger.error("internal error", metadata: ["error": "\(String(reflecting: error))"])

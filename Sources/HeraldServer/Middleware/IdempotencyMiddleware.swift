@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldStorage
-import HTTPTypes
 import Hummingbird
 import Logging
 

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldCore
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 
 /// Applies the configured rate limits: per user for authenticated callers, per IP otherwise,
@@ -26,7 +26,7 @@ struct RateLimitMiddleware: RouterMiddleware {
 
 /// The rate-limit decision, shared by the middleware and by handlers whose limit depends on
 /// the body (a trip cancelled through `/trips/{id}/transitions` spends the cancel route's
-/// allowance, seed 002's 5 a minute).
+/// allowance, the rideshare design's 5 a minute).
 struct RateLimitGate: Sendable {
     let config: RateLimitConfig
     let limiter: RateLimiter
@@ -70,7 +70,7 @@ struct RateLimitGate: Sendable {
         }
     }
 
-    /// "1 minute", "30 seconds", "2 hours": how the seed's clients show a window.
+    /// "1 minute", "30 seconds", "2 hours": how the original apps show a window.
     static func describe(windowSeconds seconds: Int) -> String {
         func unit(_ value: Int, _ name: String) -> String { value == 1 ? "1 \(name)" : "\(value) \(name)s" }
         if seconds % 3600 == 0 { return unit(seconds / 3600, "hour") }

@@ -22,7 +22,9 @@ public struct NotificationModule: Sendable {
     public let vapidPublicKey: String?
 
     /// The senders for the configured providers, and the HTTP clients they need run.
-    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?) {
+    public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (
+        senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?
+    ) {
         var senders: [PushProvider: any PushSender] = [:]
         var clients: [any PushClient] = []
         var vapidPublicKey: String?

@@ -53,7 +53,8 @@ extension NotificationRoutes {
                 "body": Schema.string(maxLength: NotificationDraft.maxBodyLength),
                 "data": [
                     "type": "object",
-                    "description": "At most 16 KiB of JSON, sent to devices unchanged. Reserved keys (422): notification_id and notification_type (Herald adds them), aps (APNs), from, message_type, google…, gcm… (FCM; any case)",
+                    "description":
+                        "At most 16 KiB of JSON, sent to devices unchanged. Reserved keys (422): notification_id and notification_type (Herald adds them), aps (APNs), from, message_type, google…, gcm… (FCM; any case)",
                     "propertyNames": ["not": ["pattern": .string(PushDataKeys.reservedKeyPattern)]],
                 ],
                 "severity": Schema.enumeration(["info", "warning", "alert"]), "delivery": Schema.enumeration(["push", "in_app"]),
@@ -65,59 +66,64 @@ extension NotificationRoutes {
         return Schema.exactlyOne(of: ["user_id", "user_ids"], in: body)
     }
 
-    static func operations(_ config: NotificationsConfig) -> [APIOperation] { [
-        APIOperation(
-            "POST", "/api/v1/notifications", summary: "Send a notification to one or many users",
-            description: "For backends (service and operator roles). Persisted in the inbox with its planned deliveries in one transaction; delivered over the user's sockets when online (a push-type notification falls back to push if the app does not ack within notifications.ack_timeout_ms) and as pushes to every active device when offline. Preferences, quiet hours (in the user's time zone) and the severity floor may hold back pushes. The same dedupe_key for a user within the type's cooldown returns the first notification (deduplicated: true). 201 when something was created, 200 when every recipient was deduplicated.",
-            tag: "notifications", access: .authenticated(roles: ["service", "operator"]),
-            requestBody: sendSchema(config),
-            response: Schema.object([
-                "results": [
-                    "type": "array",
-                    "items": Schema.object([
-                        "notification": notificationSchema, "deduplicated": ["type": "boolean"],
-                        "channel": Schema.enumeration(["socket", "push", "inbox", "deduplicated"]),
-                        "push_deliveries": Schema.integer(), "push_suppressed": Schema.string(nullable: true),
-                    ]),
-                ]
-            ]),
-            successStatus: 201, acceptsIdempotencyKey: true, otherSuccessStatus: 200),
-        APIOperation(
-            "GET", "/api/v1/notifications", summary: "The caller's inbox, newest first", tag: "notifications",
-            access: .authenticated(roles: []),
-            response: Schema.object([
-                "notifications": ["type": "array", "items": notificationSchema], "total": Schema.integer(),
-                "unread_count": Schema.integer(), "offset": Schema.integer(), "limit": Schema.integer(),
-            ]), parameters: pageParameters),
-        APIOperation(
-            "GET", "/api/v1/notifications/unread-count", summary: "How many of the caller's notifications are unread",
-            tag: "notifications", access: .authenticated(roles: []), response: Schema.object(["count": Schema.integer()])),
-        APIOperation(
-            "POST", "/api/v1/notifications/{id}/read", summary: "Mark one notification read",
-            description: "The user's other connected devices get notification_read.", tag: "notifications",
-            access: .authenticated(roles: []), response: notificationSchema, errors: [404: "Not the caller's notification"]),
-        APIOperation(
-            "POST", "/api/v1/notifications/bulk-read", summary: "Mark several notifications read",
-            description: "Ids that are not the caller's, already read or deleted are skipped. Other devices get notifications_bulk_read.",
-            tag: "notifications", access: .authenticated(roles: []),
-            requestBody: Schema.closed(Schema.object(
-                ["notification_ids": Schema.array(Schema.token(maxBytes: 128), minItems: 1, maxItems: NotificationSocketEvents.maxBulkIDs)],
-                required: ["notification_ids"])),
-            response: Schema.object([
-                "updated": Schema.integer(), "notification_ids": ["type": "array", "items": Schema.string()], "unread_count": Schema.integer(),
-            ])),
-        APIOperation(
-            "DELETE", "/api/v1/notifications/{id}", summary: "Delete a notification from the inbox (soft delete)",
-            tag: "notifications", access: .authenticated(roles: []),
-            response: Schema.object(["id": Schema.string(), "deleted": ["type": "boolean"]]), errors: [404: "Not the caller's notification"]),
-        APIOperation(
-            "GET", "/api/v1/notifications/preferences", summary: "The caller's notification preferences", tag: "notifications",
-            access: .authenticated(roles: []), response: preferencesSchema),
-        APIOperation(
-            "PUT", "/api/v1/notifications/preferences", summary: "Change notification preferences",
-            description: "Any part of the GET document, or seed 004's {type, in_app_enabled, push_enabled, quiet_hours_start, quiet_hours_end}. A type's quiet hours replace the user's for that type (both ends, or both null to clear). Critical types cannot be turned off.",
-            tag: "notifications", access: .authenticated(roles: []), requestBody: preferencesSchema, response: preferencesSchema),
-    ] }
+    static func operations(_ config: NotificationsConfig) -> [APIOperation] {
+        [
+            APIOperation(
+                "POST", "/api/v1/notifications", summary: "Send a notification to one or many users",
+                description:
+                    "For backends (service and operator roles). Persisted in the inbox with its planned deliveries in one transaction; delivered over the user's sockets when online (a push-type notification falls back to push if the app does not ack within notifications.ack_timeout_ms) and as pushes to every active device when offline. Preferences, quiet hours (in the user's time zone) and the severity floor may hold back pushes. The same dedupe_key for a user within the type's cooldown returns the first notification (deduplicated: true). 201 when something was created, 200 when every recipient was deduplicated.",
+                tag: "notifications", access: .authenticated(roles: ["service", "operator"]),
+                requestBody: sendSchema(config),
+                response: Schema.object([
+                    "results": [
+                        "type": "array",
+                        "items": Schema.object([
+                            "notification": notificationSchema, "deduplicated": ["type": "boolean"],
+                            "channel": Schema.enumeration(["socket", "push", "inbox", "deduplicated"]),
+                            "push_deliveries": Schema.integer(), "push_suppressed": Schema.string(nullable: true),
+                        ]),
+                    ]
+                ]),
+                successStatus: 201, acceptsIdempotencyKey: true, otherSuccessStatus: 200),
+            APIOperation(
+                "GET", "/api/v1/notifications", summary: "The caller's inbox, newest first", tag: "notifications",
+                access: .authenticated(roles: []),
+                response: Schema.object([
+                    "notifications": ["type": "array", "items": notificationSchema], "total": Schema.integer(),
+                    "unread_count": Schema.integer(), "offset": Schema.integer(), "limit": Schema.integer(),
+                ]), parameters: pageParameters),
+            APIOperation(
+                "GET", "/api/v1/notifications/unread-count", summary: "How many of the caller's notifications are unread",
+                tag: "notifications", access: .authenticated(roles: []), response: Schema.object(["count": Schema.integer()])),
+            APIOperation(
+                "POST", "/api/v1/notifications/{id}/read", summary: "Mark one notification read",
+                description: "The user's other connected devices get notification_read.", tag: "notifications",
+                access: .authenticated(roles: []), response: notificationSchema, errors: [404: "Not the caller's notification"]),
+            APIOperation(
+                "POST", "/api/v1/notifications/bulk-read", summary: "Mark several notifications read",
+                description: "Ids that are not the caller's, already read or deleted are skipped. Other devices get notifications_bulk_read.",
+                tag: "notifications", access: .authenticated(roles: []),
+                requestBody: Schema.closed(
+                    Schema.object(
+                        ["notification_ids": Schema.array(Schema.token(maxBytes: 128), minItems: 1, maxItems: NotificationSocketEvents.maxBulkIDs)],
+                        required: ["notification_ids"])),
+                response: Schema.object([
+                    "updated": Schema.integer(), "notification_ids": ["type": "array", "items": Schema.string()], "unread_count": Schema.integer(),
+                ])),
+            APIOperation(
+                "DELETE", "/api/v1/notifications/{id}", summary: "Delete a notification from the inbox (soft delete)",
+                tag: "notifications", access: .authenticated(roles: []),
+                response: Schema.object(["id": Schema.string(), "deleted": ["type": "boolean"]]), errors: [404: "Not the caller's notification"]),
+            APIOperation(
+                "GET", "/api/v1/notifications/preferences", summary: "The caller's notification preferences", tag: "notifications",
+                access: .authenticated(roles: []), response: preferencesSchema),
+            APIOperation(
+                "PUT", "/api/v1/notifications/preferences", summary: "Change notification preferences",
+                description:
+                    "Any part of the GET document, or the single-type form {type, in_app_enabled, push_enabled, quiet_hours_start, quiet_hours_end}. A type's quiet hours replace the user's for that type (both ends, or both null to clear). Critical types cannot be turned off.",
+                tag: "notifications", access: .authenticated(roles: []), requestBody: preferencesSchema, response: preferencesSchema),
+        ]
+    }
 }
 
 extension PushRoutes {
@@ -133,7 +139,8 @@ extension PushRoutes {
     static let operations: [APIOperation] = [
         APIOperation(
             "POST", "/api/v1/push/register", summary: "Register a device for push",
-            description: "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token. The JSON body may also be labelled text/plain (a browser fetch with a string body and no Content-Type, as seed 004's web client sends it).",
+            description:
+                "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token. The JSON body may also be labelled text/plain (a browser fetch with a string body and no Content-Type, as some web clients send it).",
             tag: "push", access: .authenticated(roles: []),
             requestBody: Schema.object(
                 [

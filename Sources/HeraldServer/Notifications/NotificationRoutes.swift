@@ -5,7 +5,7 @@ import HeraldNotifications
 import HeraldStorage
 import Hummingbird
 
-/// The inbox API (seed 004) and the send endpoint app backends integrate with.
+/// The inbox API (the notification design's) and the send endpoint app backends integrate with.
 struct NotificationRoutes {
     let service: NotificationService
     let inbox: NotificationInbox
@@ -59,19 +59,23 @@ struct NotificationRoutes {
             let draft = try await request.decodeJSON(SendRequest.self, context: context).draft()
             // Answered in the transaction that writes the notifications: a retry after a crash
             // replays this answer instead of sending again.
-            return try await IdempotentAnswer.answer([SendOutcome].self, respond: { outcomes in
-                let results: [JSONValue] = outcomes.map { outcome in
-                    .object([
-                        "notification": NotificationJSON.object(outcome.notification),
-                        "deduplicated": .bool(outcome.deduplicated),
-                        "channel": .string(outcome.channel),
-                        "push_deliveries": .number(Double(outcome.pushDeliveries)),
-                        "push_suppressed": outcome.pushSuppressed.map(JSONValue.string) ?? .null,
-                    ])
+            return try await IdempotentAnswer.answer(
+                [SendOutcome].self,
+                respond: { outcomes in
+                    let results: [JSONValue] = outcomes.map { outcome in
+                        .object([
+                            "notification": NotificationJSON.object(outcome.notification),
+                            "deduplicated": .bool(outcome.deduplicated),
+                            "channel": .string(outcome.channel),
+                            "push_deliveries": .number(Double(outcome.pushDeliveries)),
+                            "push_suppressed": outcome.pushSuppressed.map(JSONValue.string) ?? .null,
+                        ])
+                    }
+                    let created = outcomes.contains { !$0.deduplicated }
+                    return try Envelope.response(
+                        JSONValue.object(["results": .array(results)]), status: created ? .created : .ok, context: context, clock: clock)
                 }
-                let created = outcomes.contains { !$0.deduplicated }
-                return try Envelope.response(JSONValue.object(["results": .array(results)]), status: created ? .created : .ok, context: context, clock: clock)
-            }) {
+            ) {
                 try await service.send(draft)
             }
         }
@@ -135,7 +139,11 @@ struct NotificationRoutes {
         var limit = 20
         var unreadOnly = false
         if let text = query["offset"] {
-            if let value = Int(String(text)), (0...1_000_000).contains(value) { offset = value } else { v.fail("offset", "must be an integer from 0 to 1000000") }
+            if let value = Int(String(text)), (0...1_000_000).contains(value) {
+                offset = value
+            } else {
+                v.fail("offset", "must be an integer from 0 to 1000000")
+            }
         }
         if let text = query["limit"] {
             if let value = Int(String(text)), (1...100).contains(value) { limit = value } else { v.fail("limit", "must be an integer from 1 to 100") }
@@ -157,9 +165,15 @@ struct NotificationRoutes {
         var ids: [String] = []
         switch body["notification_ids"] {
         case .array(let values)?:
-            v.check(!values.isEmpty && values.count <= NotificationSocketEvents.maxBulkIDs, "notification_ids", "must list 1 to \(NotificationSocketEvents.maxBulkIDs) ids")
+            v.check(
+                !values.isEmpty && values.count <= NotificationSocketEvents.maxBulkIDs, "notification_ids",
+                "must list 1 to \(NotificationSocketEvents.maxBulkIDs) ids")
             for (index, value) in values.enumerated() {
-                if case .string(let id) = value, (1...128).contains(id.utf8.count) { ids.append(id) } else { v.fail("notification_ids[\(index)]", "must be a notification id") }
+                if case .string(let id) = value, (1...128).contains(id.utf8.count) {
+                    ids.append(id)
+                } else {
+                    v.fail("notification_ids[\(index)]", "must be a notification id")
+                }
             }
         case nil: v.fail("notification_ids", "is required")
         default: v.fail("notification_ids", "must be a list of ids")

@@ -5,7 +5,7 @@ import HeraldNotifications
 import HeraldStorage
 import Hummingbird
 
-/// Device registration (seed 004's `/push/*`) and the delivery log for operators.
+/// Device registration (the notification design's `/push/*`) and the delivery log for operators.
 struct PushRoutes {
     let registry: DeviceRegistry
     let clock: any HeraldClock

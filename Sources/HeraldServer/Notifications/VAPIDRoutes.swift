@@ -21,9 +21,10 @@ struct VAPIDRoutes {
     static let operations: [APIOperation] = [
         APIOperation(
             "GET", "/api/v1/push/vapid-public-key", summary: "The VAPID public key for Web Push subscriptions",
-            description: "Pass it to pushManager.subscribe as applicationServerKey (decode the base64url to bytes first), then register the subscription with POST /api/v1/push/register. No token needed.",
+            description:
+                "Pass it to pushManager.subscribe as applicationServerKey (decode the base64url to bytes first), then register the subscription with POST /api/v1/push/register. No token needed.",
             tag: "push", access: .public_,
             response: Schema.object(["public_key": Schema.string("base64url of the uncompressed P-256 point (65 bytes), no padding")]),
-            errors: [404: "Web Push is not configured on this server"]),
+            errors: [404: "Web Push is not configured on this server"])
     ]
 }

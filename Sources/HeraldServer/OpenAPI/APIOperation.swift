@@ -115,7 +115,6 @@ public enum Schema {
     /// regex engines (Python's, which schemathesis uses), so `^…$` alone lets "x\n" through.
     public static let controlCharacter = "[\\u0000-\\u001F\\u007F-\\u009F]"
 
-
     public static func integer(_ description: String? = nil, minimum: Int? = nil, maximum: Int? = nil) -> JSONValue {
         var schema: [String: JSONValue] = ["type": "integer"]
         if let description { schema["description"] = .string(description) }

@@ -22,7 +22,8 @@ public enum OpenAPIDocument {
             "info": [
                 "title": "Herald API",
                 "version": .string(version),
-                "description": "Realtime dispatch and notifications. Successful answers are {\"data\", \"meta\"}; errors are {\"error\": {\"code\", \"message\", \"details\"}, \"meta\"} with stable codes.",
+                "description":
+                    "Realtime dispatch and notifications. Successful answers are {\"data\", \"meta\"}; errors are {\"error\": {\"code\", \"message\", \"details\"}, \"meta\"} with stable codes.",
             ],
             "servers": [["url": "/"]],
             "paths": .object(paths.mapValues { .object($0) }),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses a URL query (`a=1&b=two%20words`) into a dictionary; the first value of a
 /// repeated key wins and malformed escapes are kept as written.
 enum QueryString {
@@ -23,5 +25,3 @@ enum QueryString {
         return plusFree.removingPercentEncoding ?? plusFree
     }
 }
-
-import Foundation

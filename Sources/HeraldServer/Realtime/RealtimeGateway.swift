@@ -93,13 +93,14 @@ public final class RealtimeGateway: Sendable {
     /// arguments, for round-trip checks).
     static func addBuiltInEvents(to socketIO: SocketIOServer, nodeID: String) {
         socketIO.on("whoami") { socket, _, ack in
-            ack?(.object([
-                "user_id": socket.userID.map(SocketValue.string) ?? .null,
-                "role": socket.identity.map { .string($0.role.rawValue) } ?? .null,
-                "rooms": .array(socket.rooms.map(SocketValue.string)),
-                "recovered": .bool(socket.recovered),
-                "node": .string(nodeID),
-            ]))
+            ack?(
+                .object([
+                    "user_id": socket.userID.map(SocketValue.string) ?? .null,
+                    "role": socket.identity.map { .string($0.role.rawValue) } ?? .null,
+                    "rooms": .array(socket.rooms.map(SocketValue.string)),
+                    "recovered": .bool(socket.recovered),
+                    "node": .string(nodeID),
+                ]))
         }
         socketIO.on("echo") { _, arguments, ack in
             ack?.reply(arguments)
@@ -111,7 +112,7 @@ public final class RealtimeGateway: Sendable {
     /// and acks `{status: "subscribed", channel}`; `unsubscribe {channel}` leaves it. Without a
     /// channel, `subscribe` answers as it always has: every socket is already in `user:{id}`.
     static func addChannelEvents(to socketIO: SocketIOServer, policy: ChannelPolicy, maxChannels: Int, logger: Logger) {
-        // `{channel}`, or seed 004's `{user_id}` naming `user:{id}`; neither: the caller's own room.
+        // `{channel}`, or the notification design's `{user_id}` naming `user:{id}`; neither: the caller's own room.
         @Sendable func channel(_ arguments: [SocketValue]) -> String?? {
             guard case .object(let object)? = arguments.first?.json else { return .some(nil) }
             if object["channel"] == nil, let user = object["user_id"] {
@@ -183,7 +184,8 @@ public final class RealtimeGateway: Sendable {
         return [
             APIOperation(
                 "GET", "/socket.io", summary: "Socket.IO (Engine.IO v4): handshake, long-polling, or upgrade to WebSocket",
-                description: "Clients (socket.io-client 4, socket.io-client-swift 16, python-socketio) connect here unchanged. A GET without sid opens a session; with sid it long-polls. A GET with Upgrade: websocket becomes a WebSocket. Authenticate in the CONNECT packet's auth payload {\"token\": JWT} (or ?token=).",
+                description:
+                    "Clients (socket.io-client 4, socket.io-client-swift 16, python-socketio) connect here unchanged. A GET without sid opens a session; with sid it long-polls. A GET with Upgrade: websocket becomes a WebSocket. Authenticate in the CONNECT packet's auth payload {\"token\": JWT} (or ?token=).",
                 tag: "realtime", access: .public_, response: Schema.string("Engine.IO payload"), enveloped: false, errors: errors, parameters: query,
                 contentType: "text/plain", errorSchemaRef: engineError),
             APIOperation(
@@ -192,7 +194,8 @@ public final class RealtimeGateway: Sendable {
                 contentType: "text/plain", errorSchemaRef: engineError),
             APIOperation(
                 "GET", "/api/v1/realtime", summary: "Native realtime protocol (WebSocket): channels, replay, state sync",
-                description: "Upgrade to WebSocket with ?token=<JWT>. Client messages: subscribe {channel, last_event_id?}, unsubscribe {channel}, reconnect {last_event_id, trip_id|channel, client_state}, ping. Server messages: events {type, event_id, channel, payload}, subscribed {channel, replay_from, latest_event_id, recovered?}, state_sync, pong, error {code, message}.",
+                description:
+                    "Upgrade to WebSocket with ?token=<JWT>. Client messages: subscribe {channel, last_event_id?}, unsubscribe {channel}, reconnect {last_event_id, trip_id|channel, client_state}, ping. Server messages: events {type, event_id, channel, payload}, subscribed {channel, replay_from, latest_event_id, recovered?}, state_sync, pong, error {code, message}.",
                 tag: "realtime", access: .public_, enveloped: true,
                 errors: [401: "Missing or refused token (`UNAUTHORIZED`)", 426: "Not a WebSocket upgrade (`UPGRADE_REQUIRED`)"],
                 parameters: [["name": "token", "in": "query", "required": true, "schema": ["type": "string"]]]),
@@ -213,7 +216,8 @@ public final class RealtimeGateway: Sendable {
         gauge("herald_realtime_connections", "Realtime connections on this node (both protocols).", hub.connectionCount)
         gauge("herald_realtime_engine_sessions", "Engine.IO sessions on this node.", engine.sessionCount)
         gauge("herald_realtime_native_connections", "Native WebSocket connections on this node.", native.connectionCount)
-        gauge("herald_realtime_fanout_pending", "Events waiting for their fan-out on this node (publishers wait above \(RealtimeHub.fanOutLimit)).",
+        gauge(
+            "herald_realtime_fanout_pending", "Events waiting for their fan-out on this node (publishers wait above \(RealtimeHub.fanOutLimit)).",
             hub.pendingFanOuts)
         for counter in RealtimeCounters.Counter.allCases {
             text += "# TYPE \(counter.metricName) counter\n\(counter.metricName) \(hub.counters.value(counter))\n"

@@ -61,8 +61,10 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
         let deadlines = HTTPConnectionDeadlines.Limits(
             idleTimeout: .milliseconds(Int64(server.idleTimeoutMs)), bodyTimeout: .milliseconds(Int64(server.requestBodyTimeoutMs)),
             minimumBodyRate: server.requestBodyMinBytesPerSecond)
-        let cap = ClientConnectionCap.resolve(configured: server.maxConnectionsPerClient, connectionLimit: connectionLimit, behindProxy: server.trustForwardedFor)
-            .map(ClientConnectionCap.init(limit:))
+        let cap = ClientConnectionCap.resolve(
+            configured: server.maxConnectionsPerClient, connectionLimit: connectionLimit, behindProxy: server.trustForwardedFor
+        )
+        .map(ClientConnectionCap.init(limit:))
         return HTTPServerBuilder { responder in
             RealtimeHTTPChannel(responder: responder, limits: limits, origins: origins, deadlines: deadlines, clientCap: cap, decide: decide)
         }
@@ -71,7 +73,8 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     /// Sent to a connection over its client's cap before it is closed: raw bytes, as no
     /// HTTP pipeline is set up for it.
     static let overCap: ByteBuffer = {
-        let body = #"{"error":{"code":""# + ErrorCode.tooManyConnections.rawValue + #"","message":"Too many open connections from this address; close some first."}}"#
+        let body =
+            #"{"error":{"code":""# + ErrorCode.tooManyConnections.rawValue + #"","message":"Too many open connections from this address; close some first."}}"#
         return ByteBuffer(
             string: "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)

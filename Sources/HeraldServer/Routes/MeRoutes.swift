@@ -164,7 +164,8 @@ struct MeRoutes {
                 "display_name": Schema.string(nullable: true, maxLength: 100),
                 "locale": Schema.string("BCP 47 tag", nullable: true),
                 "time_zone": Schema.string("IANA time zone"),
-                "phone": Schema.string("E.164 (null clears); shown only to the driver of the user's active job", nullable: true, pattern: "^\\+[1-9][0-9]{7,14}$"),
+                "phone": Schema.string(
+                    "E.164 (null clears); shown only to the driver of the user's active job", nullable: true, pattern: "^\\+[1-9][0-9]{7,14}$"),
             ]),
             response: meSchema),
     ]

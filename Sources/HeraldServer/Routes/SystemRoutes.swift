@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import HeraldRealtime
+import HeraldStorage
 import Hummingbird
 
 /// Liveness, readiness and metrics for load balancers and Prometheus; outside `/api/v1`
@@ -35,7 +35,8 @@ struct SystemRoutes {
                     ], status: loaded ? .ok : .serviceUnavailable)
             } catch {
                 context.logger.warning("readiness check failed", metadata: ["error": "\(String(reflecting: error))"])
-                return Self.json(["status": "unavailable", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .serviceUnavailable)
+                return Self.json(
+                    ["status": "unavailable", "database": .string(database.engine.rawValue), "node": .string(realtime.nodeID)], status: .serviceUnavailable)
             }
         }
         router.get("/metrics") { _, _ in
@@ -60,13 +61,15 @@ struct SystemRoutes {
             response: Schema.object(["status": Schema.enumeration(["ok"])]), enveloped: false),
         APIOperation(
             "GET", "/readyz", summary: "Readiness: the database answers and the transit feeds are loaded (and which node answered: its id in the cluster)",
-            description: "`loading` (503) while the node loads its feeds after start; `transit.problems` names stored data it could not load (it serves on without it).",
+            description:
+                "`loading` (503) while the node loads its feeds after start; `transit.problems` names stored data it could not load (it serves on without it).",
             tag: "operations", access: .public_,
             response: Schema.object([
                 "status": Schema.enumeration(["ready", "loading", "unavailable"]), "database": Schema.string(), "node": Schema.string(),
                 "transit": Schema.object([
                     "loaded": ["type": "boolean"],
-                    "problems": Schema.array(Schema.object(["source": Schema.string(), "version_id": ["type": ["string", "null"]], "message": Schema.string()])),
+                    "problems": Schema.array(
+                        Schema.object(["source": Schema.string(), "version_id": ["type": ["string", "null"]], "message": Schema.string()])),
                 ]),
             ]),
             enveloped: false, errors: [503: "The database does not answer, or the feeds are still loading"]),

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How many client connections the server accepts at once.
 ///
@@ -72,8 +73,8 @@ public struct ConnectionLimit: Equatable, Sendable {
     }
 
     #if canImport(Glibc)
-    private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    private static let resourceNoFile = RLIMIT_NOFILE
+        private static let resourceNoFile = RLIMIT_NOFILE
     #endif
 }

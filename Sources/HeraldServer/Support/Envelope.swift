@@ -1,6 +1,6 @@
 import Foundation
-import HeraldCore
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 
 /// The JSON shapes every `/api/v1` answer takes:
@@ -10,7 +10,7 @@ public enum Envelope {
     public struct Meta: Encodable, Sendable {
         public let timestamp: String
         public let requestID: String
-        /// Route-specific notes beside the two fixed fields (seed 003's `stale`, `cached_at`).
+        /// Route-specific notes beside the two fixed fields (the transit API's `stale`, `cached_at`).
         public var extra: [String: JSONValue] = [:]
 
         struct Key: CodingKey {

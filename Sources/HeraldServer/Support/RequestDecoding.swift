@@ -1,6 +1,6 @@
 import Foundation
-import HeraldRealtime
 import HeraldCore
+import HeraldRealtime
 import Hummingbird
 import NIOCore
 

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import Hummingbird
 import HeraldGTFS
+import Hummingbird
 
 /// Reads a request's query parameters, collecting every bad one for one 422 answer.
 struct QueryReader {
@@ -61,7 +61,10 @@ struct QueryReader {
         guard let text = raw(name), !text.isEmpty else { return nil }
         if let mode = TransitMode(query: text) { return .mode(mode) }
         if let number = Int(text), (0...1702).contains(number) { return .exactly(number) }
-        validator.fail(name, "must be a mode (" + TransitMode.allCases.map(\.rawValue).joined(separator: ", ") + ", or metro, train, light_rail, …) or a GTFS route type from 0 to 1702")
+        validator.fail(
+            name,
+            "must be a mode (" + TransitMode.allCases.map(\.rawValue).joined(separator: ", ")
+                + ", or metro, train, light_rail, …) or a GTFS route type from 0 to 1702")
         return nil
     }
 

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldGTFS
 import HeraldNotifications
 import HeraldRealtime
 import HeraldStorage
@@ -6,9 +7,8 @@ import HeraldTransit
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import HeraldGTFS
 
-/// The transit module as the server runs it (seed 003): the service and its loops (reload,
+/// The transit module as the server runs it: the service and its loops (reload,
 /// scheduled feed refresh, realtime polls, imports), the `stop:`/`route:` channels and
 /// their live updates, and the routes.
 public struct TransitModule: Sendable {
@@ -94,7 +94,8 @@ public struct TransitModule: Sendable {
         for feed in snapshot.feeds {
             if let time = feed.realtime.dataTime { text += "herald_transit_realtime_age_seconds{feed=\"\(feed.name)\"} \(max(0, now - time) / 1000)\n" }
         }
-        text += "# HELP herald_transit_realtime_unmatched Realtime updates naming trips or stops the feed does not have.\n# TYPE herald_transit_realtime_unmatched gauge\n"
+        text +=
+            "# HELP herald_transit_realtime_unmatched Realtime updates naming trips or stops the feed does not have.\n# TYPE herald_transit_realtime_unmatched gauge\n"
         for feed in snapshot.feeds { text += "herald_transit_realtime_unmatched{feed=\"\(feed.name)\"} \(feed.overlay.unmatched)\n" }
         return text
     }
@@ -127,12 +128,16 @@ struct TransitChannels {
             let limit = service.config.maxFollowedItineraries
             if service.hub.localRoomCount(ofUser: identity.userID, prefix: ItineraryWatch.prefix, besides: channel) >= limit {
                 throw ChannelPolicy.Refusal(
-                    code: "TOO_MANY_CHANNELS", message: "A user follows at most \(limit) itineraries at once (transit.max_followed_itineraries): unsubscribe from some first.")
+                    code: "TOO_MANY_CHANNELS",
+                    message: "A user follows at most \(limit) itineraries at once (transit.max_followed_itineraries): unsubscribe from some first.")
             }
             return true
         }
         native.stateSync(prefix: "itinerary") { _, channel, _ in
-            ["itinerary": await ItineraryWatch.status(String(channel.dropFirst(ItineraryWatch.prefix.count)), snapshot: service.snapshot, planner: service.config.planner)]
+            [
+                "itinerary": await ItineraryWatch.status(
+                    String(channel.dropFirst(ItineraryWatch.prefix.count)), snapshot: service.snapshot, planner: service.config.planner)
+            ]
         }
     }
 }

@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldGTFS
 import HeraldTransit
 
-/// OpenAPI descriptions of the transit routes (seed 003 §2).
+/// OpenAPI descriptions of the transit routes.
 extension TransitRoutes {
     static let time = Schema.string("ISO 8601 in the agency's zone, with its offset", format: "date-time")
     static let nullableTime: JSONValue = ["type": ["string", "null"], "format": "date-time"]
@@ -56,7 +56,9 @@ extension TransitRoutes {
     static let importSchema = Schema.object([
         "id": Schema.string("imp_…"), "feed": Schema.string(), "status": Schema.enumeration(["running", "succeeded", "unchanged", "failed"]),
         "source": Schema.string(), "version_id": nullableString, "error": nullableString,
-        "report": ["type": ["object", "null"], "description": "{errors, warnings, notices: [{code, severity, count, samples: [{file, line, field, value, message}]}]}"],
+        "report": [
+            "type": ["object", "null"], "description": "{errors, warnings, notices: [{code, severity, count, samples: [{file, line, field, value, message}]}]}",
+        ],
         "requested_by": nullableString, "created_at": Schema.string(format: "date-time"), "finished_at": nullableTime,
     ])
     static let versionSchema = Schema.object([
@@ -69,15 +71,16 @@ extension TransitRoutes {
     ])
     static let settingsSchema: JSONValue = {
         let localTime: JSONValue = ["type": ["string", "null"], "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:00)?$", "description": "HH:MM local time"]
-        guard case .object(var schema) = Schema.object([
-            "tz": Schema.string("IANA time zone; until set, notifications.default_time_zone or the feed's agency_timezone", minLength: 1, maxLength: 64),
-            "quiet_hours_enabled": ["type": "boolean"], "quiet_start": localTime, "quiet_end": localTime,
-            "severity_min": Schema.enumeration(["minor", "major", "cancelled"]), "time_sensitive_ok": ["type": "boolean"],
-            "per_favorite_overrides": [
-                "type": "object", "description": "favourite id → its switch",
-                "additionalProperties": Schema.object(["notifications_enabled": ["type": "boolean"]], required: ["notifications_enabled"]),
-            ],
-        ])
+        guard
+            case .object(var schema) = Schema.object([
+                "tz": Schema.string("IANA time zone; until set, notifications.default_time_zone or the feed's agency_timezone", minLength: 1, maxLength: 64),
+                "quiet_hours_enabled": ["type": "boolean"], "quiet_start": localTime, "quiet_end": localTime,
+                "severity_min": Schema.enumeration(["minor", "major", "cancelled"]), "time_sensitive_ok": ["type": "boolean"],
+                "per_favorite_overrides": [
+                    "type": "object", "description": "favourite id → its switch",
+                    "additionalProperties": Schema.object(["notifications_enabled": ["type": "boolean"]], required: ["notifications_enabled"]),
+                ],
+            ])
         else { return [:] }
         schema["additionalProperties"] = false
         return .object(schema)
@@ -135,14 +138,18 @@ extension TransitRoutes {
             ]),
             errors: [304: "Not modified", 422: "A bad parameter (`VALIDATION_FAILED`)", 503: notLoaded],
             parameters: [
-                query("route_type", [
-                    "anyOf": [
-                        Schema.enumeration(TransitMode.queryWords),
-                        ["type": "string", "pattern": "^(1[0-6][0-9]{2}|170[0-2]|[0-9]{1,3})$"],
-                    ],
-                    "description": "a mode (bus, subway or metro, rail or train, tram or light_rail, ferry, …) or a GTFS route type, basic or extended (700 = every bus route)",
-                ]),
-                query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]), query("offset", ["type": "integer", "minimum": 0, "maximum": 2_147_483_647, "default": 0]),
+                query(
+                    "route_type",
+                    [
+                        "anyOf": [
+                            Schema.enumeration(TransitMode.queryWords),
+                            ["type": "string", "pattern": "^(1[0-6][0-9]{2}|170[0-2]|[0-9]{1,3})$"],
+                        ],
+                        "description":
+                            "a mode (bus, subway or metro, rail or train, tram or light_rail, ferry, …) or a GTFS route type, basic or extended (700 = every bus route)",
+                    ]),
+                query("limit", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100]),
+                query("offset", ["type": "integer", "minimum": 0, "maximum": 2_147_483_647, "default": 0]),
             ]),
         APIOperation(
             "GET", "/api/v1/routes/{id}/trips", summary: "A route's trips under way, with vehicle positions and next stops", tag: "transit", access: anyone,
@@ -164,7 +171,8 @@ extension TransitRoutes {
             "POST", "/api/v1/alerts", summary: "Post (or replace, by alert_id) a service alert", tag: "transit", access: backend,
             requestBody: Schema.object(
                 [
-                    "alert_id": Schema.string(maxLength: 128), "severity": Schema.enumeration(["info", "warning", "critical"]), "header": Schema.string(maxLength: 200),
+                    "alert_id": Schema.string(maxLength: 128), "severity": Schema.enumeration(["info", "warning", "critical"]),
+                    "header": Schema.string(maxLength: 200),
                     "description": Schema.string(maxLength: 4000), "affected_routes": ["type": "array", "items": ["type": "string"]],
                     "affected_stops": ["type": "array", "items": ["type": "string"]], "cause": Schema.string(), "effect": Schema.string(),
                     "active_period": Schema.object(["start": Schema.string(format: "date-time"), "end": Schema.string(format: "date-time")]),
@@ -178,7 +186,8 @@ extension TransitRoutes {
             tag: "transit", access: signedIn, successStatus: 204, errors: [404: "No such alert (`ALERT_NOT_FOUND`)"]),
         APIOperation(
             "POST", "/api/v1/alerts/{id}/mute", summary: "MUTE_24H: silence this alert (and its later versions) for the caller, or its routes",
-            description: "scope alert (the default): this alert and its later versions. scope routes: the routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites; alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends, except critical ones (cancellations).",
+            description:
+                "scope alert (the default): this alert and its later versions. scope routes: the routes the alert names (a trip counts as its route); else the stops it names; else the routes through which it reaches the caller's favourites; alerts reaching a favourite only through muted routes, or at a muted stop, are not pushed until the mute ends, except critical ones (cancellations).",
             tag: "transit", access: signedIn,
             requestBody: Schema.object([
                 "hours": ["type": "integer", "minimum": 1, "maximum": 720, "default": 24],
@@ -204,22 +213,26 @@ extension TransitRoutes {
             ]),
             response: favoriteSchema, successStatus: 201, acceptsIdempotencyKey: true,
             errors: [
-                404: "No such stop or route (`STOP_NOT_FOUND`, `ROUTE_NOT_FOUND`)", 409: "Already a favourite (`FAVORITE_EXISTS`) or 100 already (`FAVORITES_LIMIT_REACHED`)",
+                404: "No such stop or route (`STOP_NOT_FOUND`, `ROUTE_NOT_FOUND`)",
+                409: "Already a favourite (`FAVORITE_EXISTS`) or 100 already (`FAVORITES_LIMIT_REACHED`)",
                 422: "Invalid fields (`VALIDATION_FAILED`)", 503: notLoaded,
             ]),
         APIOperation(
-            "PATCH", "/api/v1/favorites/{id}", summary: "Change a favourite's label, notification switch or place in the list", tag: "transit", access: signedIn,
-            requestBody: Schema.notEmpty(Schema.object([
-                "label": Schema.string(nullable: true, maxLength: 100), "notifications_enabled": ["type": "boolean"],
-                "sort_order": ["type": "integer", "minimum": 0, "maximum": 99, "description": "moves it there; the others shift"],
-                "route_ids": favoriteRoutes,
-            ])),
+            "PATCH", "/api/v1/favorites/{id}", summary: "Change a favourite's label, notification switch or place in the list", tag: "transit",
+            access: signedIn,
+            requestBody: Schema.notEmpty(
+                Schema.object([
+                    "label": Schema.string(nullable: true, maxLength: 100), "notifications_enabled": ["type": "boolean"],
+                    "sort_order": ["type": "integer", "minimum": 0, "maximum": 99, "description": "moves it there; the others shift"],
+                    "route_ids": favoriteRoutes,
+                ])),
             response: favoriteSchema, errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(
             "DELETE", "/api/v1/favorites/{id}", summary: "Remove a favourite", tag: "transit", access: signedIn, successStatus: 204,
             errors: [404: "Not the caller's favourite (`FAVORITE_NOT_FOUND`)"]),
         APIOperation(
-            "GET", "/api/v1/user/settings", summary: "The caller's alert settings in seed 003's shape (its notification preferences and favourite switches)",
+            "GET", "/api/v1/user/settings",
+            summary: "The caller's alert settings in the transit app's shape (its notification preferences and favourite switches)",
             tag: "transit", access: signedIn, response: settingsSchema),
         APIOperation(
             "PUT", "/api/v1/user/settings", summary: "Change the caller's alert settings (only the fields sent)", tag: "transit", access: signedIn,
@@ -228,10 +241,11 @@ extension TransitRoutes {
             "PATCH", "/api/v1/user/settings", summary: "Change the caller's alert settings (only the fields sent)", tag: "transit", access: signedIn,
             requestBody: settingsSchema, response: settingsSchema, errors: [422: "Invalid fields, named as sent (`VALIDATION_FAILED`)"]),
         APIOperation(
-            "POST", "/api/v1/user/device", summary: "Register an iPhone for push (seed 003's alias of /push/register)", tag: "transit", access: signedIn,
+            "POST", "/api/v1/user/device", summary: "Register an iPhone for push (the transit app's alias of /push/register)", tag: "transit", access: signedIn,
             requestBody: Schema.object(
                 [
-                    "apns_token": Schema.string("hex APNs device token, 32 to 100 bytes", pattern: "^([0-9a-fA-F]{2}){32,100}$"), "device_id": Schema.string(maxLength: 200), "platform": Schema.enumeration(["ios"]),
+                    "apns_token": Schema.string("hex APNs device token, 32 to 100 bytes", pattern: "^([0-9a-fA-F]{2}){32,100}$"),
+                    "device_id": Schema.string(maxLength: 200), "platform": Schema.enumeration(["ios"]),
                     "app_version": Schema.string(maxLength: 64), "os_version": Schema.string(maxLength: 64), "locale": Schema.string(maxLength: 35),
                 ], required: ["apns_token"]),
             response: Schema.object(["device_id": Schema.string("dev_…"), "registered_at": Schema.string(format: "date-time"), "platform": Schema.string()]),
@@ -247,7 +261,8 @@ extension TransitRoutes {
             contentType: "application/vnd.sqlite3"),
         APIOperation(
             "GET", "/api/v1/gtfs/feeds/{name}/download", summary: "The GTFS zip of the version a feed serves", tag: "transit", access: anyone,
-            response: Schema.string("application/zip"), enveloped: false, errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"], contentType: "application/zip"),
+            response: Schema.string("application/zip"), enveloped: false,
+            errors: [304: "Not modified (ETag is the sha256)", 404: "No such feed (`FEED_NOT_FOUND`)"], contentType: "application/zip"),
         APIOperation(
             "POST", "/api/v1/transit/realtime", summary: "Take in a GTFS-Realtime FeedMessage (TripUpdates, VehiclePositions, Alerts)",
             description:
@@ -257,14 +272,19 @@ extension TransitRoutes {
                 "source": Schema.string(), "feed": Schema.string(), "trip_updates": Schema.integer(), "vehicles": Schema.integer(), "alerts": Schema.integer(),
                 "feed_timestamp": nullableTime, "unmatched": nullableInteger,
             ]),
-            errors: [400: "Not a FeedMessage (`INVALID_FEED_MESSAGE`)", 413: "Larger than transit.max_realtime_bytes", 422: "A bad parameter (`VALIDATION_FAILED`)"],
+            errors: [
+                400: "Not a FeedMessage (`INVALID_FEED_MESSAGE`)", 413: "Larger than transit.max_realtime_bytes", 422: "A bad parameter (`VALIDATION_FAILED`)",
+            ],
             parameters: [query("feed", Schema.string(pattern: "^[a-z0-9_-]{1,64}$")), query("source", Schema.string(pattern: "^[a-z0-9_-]{1,64}$"))]),
         APIOperation(
             "POST", "/api/v1/transit/feeds/{name}/import", summary: "Import a GTFS feed (a URL, the configured one, or an uploaded zip)",
             description: "Answers 202 with the import; read its status and report at /api/v1/transit/imports/{id}.", tag: "transit",
-            access: .authenticated(roles: ["operator"]), requestBody: Schema.object([
+            access: .authenticated(roles: ["operator"]),
+            requestBody: Schema.object([
                 "url": Schema.string(maxLength: 2000, pattern: "^https?://[!-~]+$"),
-                "force": ["type": "boolean", "description": "Replace the version in service even with one that serves nothing or less than half of its stop times"],
+                "force": [
+                    "type": "boolean", "description": "Replace the version in service even with one that serves nothing or less than half of its stop times",
+                ],
             ]), response: importSchema,
             successStatus: 202, errors: [413: "Larger than transit.max_feed_bytes", 422: "Invalid fields (`VALIDATION_FAILED`)"],
             parameters: [query("force", Schema.enumeration(["true", "false"], description: "For an uploaded zip: as `force` in a JSON body"))]),

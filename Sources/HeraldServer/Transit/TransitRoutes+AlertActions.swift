@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldTransit
 import Hummingbird
 
-/// What a rider does with an alert push (seed 003 §4.5–4.6): the read receipt and the
+/// What a rider does with an alert push (the transit design's): the read receipt and the
 /// SERVICE_ALERT category's MUTE_24H action.
 extension TransitRoutes {
     func muteJSON(_ record: AlertMuteRecord) -> JSONValue {

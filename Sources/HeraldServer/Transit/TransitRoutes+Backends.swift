@@ -1,9 +1,9 @@
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import HeraldTransit
 import Hummingbird
 import NIOCore
-import HeraldGTFS
 
 /// Realtime intake for backends and feed imports for operators.
 extension TransitRoutes {
@@ -15,7 +15,9 @@ extension TransitRoutes {
             let source = q.raw("source") ?? TransitService.pushSource(feed: feedName)
             if !TransitConfig.isValidName(feedName) {
                 q.validator.fail("feed", "must be a feed name")
-            } else if feedName != transit.defaultFeedName, !transit.config.feeds.contains(where: { $0.name == feedName }), transit.snapshot.feed(feedName) == nil {
+            } else if feedName != transit.defaultFeedName, !transit.config.feeds.contains(where: { $0.name == feedName }),
+                transit.snapshot.feed(feedName) == nil
+            {
                 // A message for a feed nobody configured or imported would be stored and
                 // loaded at every start for nothing.
                 q.validator.fail("feed", "names no configured or imported feed")

@@ -4,7 +4,7 @@ import HeraldGTFS
 import HeraldTransit
 import Hummingbird
 
-/// `POST /trips/plan` (seed 003 §2.3): journeys planned on Herald's own timetable.
+/// `POST /trips/plan` (the transit API contract): journeys planned on Herald's own timetable.
 extension TransitRoutes {
     func addPlanRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.post("/trips/plan") { request, context in
@@ -21,7 +21,8 @@ extension TransitRoutes {
         "description": "{type: coordinates, lat, lon, name?} or {type: stop_id, stop_id} (a station means its platforms)",
         "properties": [
             "type": Schema.enumeration(["coordinates", "stop_id"]), "lat": ["type": "number", "minimum": -90, "maximum": 90],
-            "lon": ["type": "number", "minimum": -180, "maximum": 180], "name": Schema.string(minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001F\\u007F]*$"),
+            "lon": ["type": "number", "minimum": -180, "maximum": 180],
+            "name": Schema.string(minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001F\\u007F]*$"),
             "stop_id": Schema.token(maxBytes: 255),
         ],
     ]
@@ -40,7 +41,8 @@ extension TransitRoutes {
         "wheelchair_accessible": ["type": "boolean"],
         "fare_products": [
             "type": "array",
-            "description": "GTFS Fares v2 feeds only: the fare products charged on this ride (its leg's, and a transfer's on the ride after it); they add up to fare_cents",
+            "description":
+                "GTFS Fares v2 feeds only: the fare products charged on this ride (its leg's, and a transfer's on the ride after it); they add up to fare_cents",
             "items": Schema.object([
                 "fare_product_id": Schema.string(), "fare_product_name": nullableString, "amount_cents": Schema.integer(), "currency": Schema.string(),
                 "fare_media_id": nullableString, "transfer": ["type": "boolean"],
@@ -85,7 +87,8 @@ extension TransitRoutes {
         ]),
         errors: [
             404: "A stop id no feed has (`STOP_NOT_FOUND`), or no itinerary (`NO_ROUTE_FOUND`)",
-            422: "A bad field (`VALIDATION_FAILED`), a place with no stop within walking distance (`OUTSIDE_SERVICE_AREA`), a time outside the timetable's dates (`OUTSIDE_SERVICE_DATES`)",
+            422:
+                "A bad field (`VALIDATION_FAILED`), a place with no stop within walking distance (`OUTSIDE_SERVICE_AREA`), a time outside the timetable's dates (`OUTSIDE_SERVICE_DATES`)",
             503: notLoaded + "; or the planner has more work than it takes (`PLANNER_BUSY`, `Retry-After`)",
         ])
 }

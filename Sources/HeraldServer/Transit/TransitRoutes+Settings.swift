@@ -4,12 +4,12 @@ import HeraldNotifications
 import HeraldTransit
 import Hummingbird
 
-/// Seed 003's `/user/settings` (§4.7) over Herald's notification preferences and favourites.
+/// The transit app's `/user/settings` over Herald's notification preferences and favourites.
 ///
 /// Why an alias and not a second store: the preferences (`/notifications/preferences`)
 /// already hold the time zone, quiet hours, severity floor and time-sensitive permission
 /// every module's pushes obey, and each favourite its own notification switch; a second
-/// copy in the seed's shape would drift from them. This route only renames:
+/// copy in the transit app's shape would drift from them. This route only renames:
 ///
 /// | `/user/settings` | Herald |
 /// |---|---|
@@ -19,8 +19,8 @@ import Hummingbird
 /// | `time_sensitive_ok` | `time_sensitive_allowed` |
 /// | `per_favorite_overrides.{favorite id}.notifications_enabled` | that favourite's `notifications_enabled` |
 ///
-/// `PUT` and `PATCH` both change only the fields sent (the seed's app sends the whole
-/// document; a partial one must not reset the rest). Errors name the seed's fields.
+/// `PUT` and `PATCH` both change only the fields sent (the transit app sends the whole
+/// document; a partial one must not reset the rest). Errors name the transit app's fields.
 extension TransitRoutes {
     static let severityNames: [(seed: String, herald: Severity)] = [("minor", .info), ("major", .warning), ("cancelled", .alert)]
 
@@ -109,13 +109,13 @@ extension TransitRoutes {
         }
     }
 
-    /// Herald's field names in a preferences error → the seed's.
+    /// Herald's field names in a preferences error → the transit app's.
     static let seedFieldNames = [
         "time_zone": "tz", "quiet_hours": "quiet_start", "quiet_hours.enabled": "quiet_hours_enabled", "quiet_hours.start": "quiet_start",
         "quiet_hours.end": "quiet_end", "severity_floor": "severity_min", "time_sensitive_allowed": "time_sensitive_ok",
     ]
 
-    /// The seed's columns are SQL `TIME`s, which its Python serialises as `22:00:00`: read
+    /// The transit design's columns are SQL `TIME`s, which its Python serialises as `22:00:00`: read
     /// the hours and minutes of such a value (Herald keeps `HH:MM`).
     static func hoursAndMinutes(_ value: JSONValue) -> JSONValue {
         guard case .string(let text) = value, text.utf8.count == 8, text.hasSuffix(":00"), text.dropFirst(2).first == ":" else { return value }

@@ -1,12 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import HeraldNotifications
 import HeraldStorage
 import HeraldTransit
 import Hummingbird
-import HeraldGTFS
 
-/// Favourites (seed 003 §2.5) and the seed's device registration (§2.6).
+/// Favourites and the transit app's device registration (`/user/device`).
 extension TransitRoutes {
     func favoriteJSON(_ record: FavoriteRecord, _ name: String?) -> JSONValue {
         let current = transit.snapshot
@@ -37,7 +37,8 @@ extension TransitRoutes {
         api.get("/favorites") { _, context in
             let identity = try context.requireIdentity()
             let favorites = try await transit.favorites(userID: identity.userID)
-            return try respond(["favorites": .array(favorites.map { favoriteJSON($0.record, $0.stopName) })], headers: [.cacheControl: "private, no-cache"], context)
+            return try respond(
+                ["favorites": .array(favorites.map { favoriteJSON($0.record, $0.stopName) })], headers: [.cacheControl: "private, no-cache"], context)
         }
         api.post("/favorites") { request, context in
             let identity = try context.requireIdentity()
@@ -85,7 +86,7 @@ extension TransitRoutes {
             r.refuseUnknown(["apns_token", "device_id", "platform", "app_version", "os_version", "locale"])
             let token = r.string("apns_token", maxLength: 4096, required: true)
             try r.validate()
-            // The seed's body is an APNs registration: Herald's /push/register does the rest.
+            // The transit app's body is an APNs registration: Herald's /push/register does the rest.
             var registration = body
             registration.removeValue(forKey: "apns_token")
             registration["token"] = .string(token!)
@@ -95,12 +96,15 @@ extension TransitRoutes {
             do {
                 device = try await registry.register(userID: identity.userID, body: registration, userAgent: request.headers[.userAgent]).device
             } catch var error as APIError {
-                // Errors name the seed's field.
+                // Errors name the transit app's field.
                 error.renameFields(["token": "apns_token"])
                 throw error
             }
             return try respond(
-                ["device_id": .string(device.id), "registered_at": .string(Timestamp.string(epochMilliseconds: device.createdAt)), "platform": .string(device.platform.rawValue)],
+                [
+                    "device_id": .string(device.id), "registered_at": .string(Timestamp.string(epochMilliseconds: device.createdAt)),
+                    "platform": .string(device.platform.rawValue),
+                ],
                 status: .created, context)
         }
     }

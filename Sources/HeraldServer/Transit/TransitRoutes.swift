@@ -2,12 +2,12 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldGTFS
 import HeraldNotifications
 import HeraldTransit
 import Hummingbird
-import HeraldGTFS
 
-/// Seed 003 §2 over REST: stops, departures, routes, alerts and the feed version, open to
+/// The transit API contract over REST: stops, departures, routes, alerts and the feed version, open to
 /// anyone (rate-limited per IP, more per user); favourites and device registration for
 /// signed-in users; realtime intake, alerts and imports for backends and operators.
 struct TransitRoutes {
@@ -21,7 +21,9 @@ struct TransitRoutes {
     /// `server.public_url`: makes download links absolute.
     let publicURL: String?
 
-    func respond(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], meta: [String: JSONValue] = [:], _ context: HeraldRequestContext) throws -> Response {
+    func respond(
+        _ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], meta: [String: JSONValue] = [:], _ context: HeraldRequestContext
+    ) throws -> Response {
         try Envelope.response(value, status: status, headers: headers, context: context, clock: clock, meta: meta)
     }
 
@@ -101,7 +103,9 @@ struct TransitRoutes {
             guard let (feed, stop) = snapshot.stop(id) else { throw TransitError.stopNotFound(id) }
             var route: Int32?
             if let routeID {
-                guard let index = feed.timetable.routesByID[routeID] else { throw APIError.validation(field: "route_id", "no route of this stop's feed has this id") }
+                guard let index = feed.timetable.routesByID[routeID] else {
+                    throw APIError.validation(field: "route_id", "no route of this stop's feed has this id")
+                }
                 route = index
             }
             let now = clock.now()
@@ -117,7 +121,7 @@ struct TransitRoutes {
         }
     }
 
-    /// `last_updated` and `stale` for a feed's answer, and seed 003's stale note for `meta`.
+    /// `last_updated` and `stale` for a feed's answer, and the transit API's stale note for `meta`.
     func realtimeStatus(_ feed: LoadedFeed, now: Date) -> (fields: (lastUpdated: JSONValue, stale: Bool), meta: [String: JSONValue]) {
         let nowMs = now.epochMilliseconds
         let zone = feed.timetable.zone
@@ -153,7 +157,11 @@ struct TransitRoutes {
             for feed in snapshot.feeds {
                 let routes = feed.timetable.feed.routes
                 let indices = routes.indices.filter { filter?.matches(routes[$0].type) ?? true }
-                    .sorted { (routes[$0].sortOrder ?? Int.max, routes[$0].shortName ?? routes[$0].longName ?? "", routes[$0].id) < (routes[$1].sortOrder ?? Int.max, routes[$1].shortName ?? routes[$1].longName ?? "", routes[$1].id) }
+                    .sorted {
+                        (routes[$0].sortOrder ?? Int.max, routes[$0].shortName ?? routes[$0].longName ?? "", routes[$0].id) < (
+                            routes[$1].sortOrder ?? Int.max, routes[$1].shortName ?? routes[$1].longName ?? "", routes[$1].id
+                        )
+                    }
                 all += indices.map { (feed, Int32($0)) }
             }
             let page = all.dropFirst(offset).prefix(limit).map { TransitJSON.route($0.0, $0.1) }
@@ -169,7 +177,8 @@ struct TransitRoutes {
             let snapshot = try loaded()
             guard let (feed, route) = snapshot.route(id) else { throw TransitError.routeNotFound(id) }
             let now = clock.now()
-            let runs = RouteActivity(timetable: feed.timetable, overlay: feed.overlay).runs(route: route, at: Int64(now.timeIntervalSince1970), directionID: direction.map(Int8.init))
+            let runs = RouteActivity(timetable: feed.timetable, overlay: feed.overlay).runs(
+                route: route, at: Int64(now.timeIntervalSince1970), directionID: direction.map(Int8.init))
             let (freshness, meta) = realtimeStatus(feed, now: now)
             return try respond(
                 [
@@ -195,7 +204,8 @@ struct TransitRoutes {
             let (alerts, lastUpdated) = try await transit.alerts(.init(routeID: routeID, stopID: stopID, severity: severity))
             let zone = transit.snapshot.feeds.first?.timetable.zone
             let updated: JSONValue = lastUpdated.map { .string(zone?.iso8601($0 / 1000) ?? Timestamp.string(epochMilliseconds: $0)) } ?? .null
-            return try respond(["alerts": .array(alerts), "count": .number(Double(alerts.count)), "last_updated": updated], headers: [.cacheControl: "no-cache"], context)
+            return try respond(
+                ["alerts": .array(alerts), "count": .number(Double(alerts.count)), "last_updated": updated], headers: [.cacheControl: "no-cache"], context)
         }
         api.post("/alerts") { request, context in
             let identity = try context.require(.service, .operator)

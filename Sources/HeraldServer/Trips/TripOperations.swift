@@ -72,10 +72,12 @@ extension TripRoutes {
         {
             var booking = APIOperation(
                 "POST", "/api/v1/ride-requests", summary: "Request a ride",
-                description: "Idempotency-Key is required. The request searches (offer rounds to nearby drivers, `ride:new`) until a driver accepts or `expires_at`; the rider hears `ride_request_updated` on user:{id}. 3 per minute per rider.",
+                description:
+                    "Idempotency-Key is required. The request searches (offer rounds to nearby drivers, `ride:new`) until a driver accepts or `expires_at`; the rider hears `ride_request_updated` on user:{id}. 3 per minute per rider.",
                 tag: "trips", access: rider, requestBody: requestBody, response: requestSchema, successStatus: 201, acceptsIdempotencyKey: true,
                 errors: [
-                    400: "No Idempotency-Key (`IDEMPOTENCY_KEY_REQUIRED`)", 409: "The surge changed (`SURGE_CHANGED`, details: surge_multiplier, fare_estimate)",
+                    400: "No Idempotency-Key (`IDEMPOTENCY_KEY_REQUIRED`)",
+                    409: "The surge changed (`SURGE_CHANGED`, details: surge_multiplier, fare_estimate)",
                     422: "Invalid fields (`VALIDATION_FAILED`)", 429: "More than 3 requests a minute (`RATE_LIMIT_EXCEEDED`)",
                 ])
             booking.requiresIdempotencyKey = true
@@ -83,8 +85,10 @@ extension TripRoutes {
         }(),
         APIOperation(
             "GET", "/api/v1/ride-requests/{id}", summary: "A ride request (a driver sees the offer made to them)",
-            description: "A driver it was offered to gets the offer's view: pickup, dropoff, fare estimate, its state and `offer.outcome` (open, won, lost, cancelled, expired); nothing of the rider.",
-            tag: "trips", access: .authenticated(roles: ["customer", "operator", "service", "driver"]), response: ["anyOf": [requestSchema, offeredRequestSchema]],
+            description:
+                "A driver it was offered to gets the offer's view: pickup, dropoff, fare estimate, its state and `offer.outcome` (open, won, lost, cancelled, expired); nothing of the rider.",
+            tag: "trips", access: .authenticated(roles: ["customer", "operator", "service", "driver"]),
+            response: ["anyOf": [requestSchema, offeredRequestSchema]],
             errors: [404: "No such request of yours, or never offered to you (`RIDE_REQUEST_NOT_FOUND`)"], parameters: id),
         APIOperation(
             "GET", "/api/v1/ride-requests", summary: "The caller's ride requests, newest first (everyone's for operators)", tag: "trips",
@@ -115,29 +119,37 @@ extension TripRoutes {
             tag: "trips", access: driverOnly, response: tripSchema,
             errors: [
                 403: "Driver not approved (`DRIVER_NOT_APPROVED`)", 404: "No such request (`RIDE_REQUEST_NOT_FOUND`)",
-                409: "Taken (`RIDE_ALREADY_ACCEPTED`), closed (`RIDE_REQUEST_CLOSED`), already on a trip (`DRIVER_BUSY`) or the vehicle does not fit (`VEHICLE_NOT_ELIGIBLE`)",
+                409:
+                    "Taken (`RIDE_ALREADY_ACCEPTED`), closed (`RIDE_REQUEST_CLOSED`), already on a trip (`DRIVER_BUSY`) or the vehicle does not fit (`VEHICLE_NOT_ELIGIBLE`)",
             ], parameters: id),
-        APIOperation("GET", "/api/v1/drivers/me/vehicle", summary: "The driver's vehicle", tag: "trips", access: driverOnly, response: vehicleSchema, errors: [404: "No vehicle yet (`NOT_FOUND`)"]),
+        APIOperation(
+            "GET", "/api/v1/drivers/me/vehicle", summary: "The driver's vehicle", tag: "trips", access: driverOnly, response: vehicleSchema,
+            errors: [404: "No vehicle yet (`NOT_FOUND`)"]),
         APIOperation(
             "PUT", "/api/v1/drivers/me/vehicle", summary: "Register or update the driver's vehicle", tag: "trips", access: driverOnly,
-            requestBody: vehicleSchema, response: vehicleSchema, errors: [404: "No driver profile (`DRIVER_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
+            requestBody: vehicleSchema, response: vehicleSchema,
+            errors: [404: "No driver profile (`DRIVER_NOT_FOUND`)", 422: "Invalid fields (`VALIDATION_FAILED`)"]),
         APIOperation(
             "GET", "/api/v1/trips/{id}", summary: "The whole trip (REST fallback), with ETag",
             description: "Send If-None-Match with the ETag to get 304 when nothing changed. 30 per minute.",
             tag: "trips", access: parties, response: tripSchema, errors: [304: "Not modified", 404: notFound], parameters: id),
         APIOperation(
             "POST", "/api/v1/trips/{id}/transitions", summary: "Move a trip to its next state",
-            description: "Drivers: ARRIVED (needs a fresh location: LOCATION_REQUIRED), IN_PROGRESS, COMPLETED, CANCELLED; riders: CANCELLED. Every change is trip_state_changed on trip:{id}.",
+            description:
+                "Drivers: ARRIVED (needs a fresh location: LOCATION_REQUIRED), IN_PROGRESS, COMPLETED, CANCELLED; riders: CANCELLED. Every change is trip_state_changed on trip:{id}.",
             tag: "trips", access: parties,
-            requestBody: Schema.object(["to": Schema.enumeration(["ARRIVED", "IN_PROGRESS", "COMPLETED", "CANCELLED"]), "context": ["type": "object"]], required: ["to"]),
+            requestBody: Schema.object(
+                ["to": Schema.enumeration(["ARRIVED", "IN_PROGRESS", "COMPLETED", "CANCELLED"]), "context": ["type": "object"]], required: ["to"]),
             response: tripSchema,
             errors: [
                 403: "Not this party's move (`FORBIDDEN`)", 404: notFound,
-                409: "Not allowed from this state (`INVALID_TRANSITION`, details.allowed_transitions), already cancelled (`TRIP_ALREADY_CANCELLED`), no driver location (`LOCATION_REQUIRED`)",
+                409:
+                    "Not allowed from this state (`INVALID_TRANSITION`, details.allowed_transitions), already cancelled (`TRIP_ALREADY_CANCELLED`), no driver location (`LOCATION_REQUIRED`)",
             ], parameters: id),
         APIOperation(
             "POST", "/api/v1/trips/{id}/rating", summary: "Rate the other side of a completed trip",
-            description: "The rider rates the driver, the driver the rider: once each, after COMPLETED; the rating joins the other's average (`driver.rating`, `rider.rating`). The same rating again answers with the trip.",
+            description:
+                "The rider rates the driver, the driver the rider: once each, after COMPLETED; the rating joins the other's average (`driver.rating`, `rider.rating`). The same rating again answers with the trip.",
             tag: "trips", access: parties,
             requestBody: Schema.object(["rating": Schema.integer(minimum: 1, maximum: 5), "comment": Schema.string(maxLength: 500)], required: ["rating"]),
             response: tripSchema,
@@ -148,7 +160,8 @@ extension TripRoutes {
         APIOperation(
             "GET", "/api/v1/trips/{id}/locations", summary: "The trip's location audit trail",
             description: "Drivers and operators see every sample with its accuracy and warning; riders the shared ones.",
-            tag: "trips", access: parties, response: Schema.object(["locations": ["type": "array"], "count": Schema.integer(), "next_after": ["type": ["integer", "null"]]]),
+            tag: "trips", access: parties,
+            response: Schema.object(["locations": ["type": "array"], "count": Schema.integer(), "next_after": ["type": ["integer", "null"]]]),
             errors: [404: notFound],
             parameters: id + [
                 ["name": "after", "in": "query", "schema": ["type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991]],

@@ -1,13 +1,13 @@
 import Foundation
+import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldDispatch
 import HeraldRealtime
 import HeraldTrips
-import HTTPTypes
 import Hummingbird
 
-/// Ride requests and trips over REST (seed 002).
+/// Ride requests and trips over REST.
 struct TripRoutes {
     let trips: TripService
     let clock: any HeraldClock
@@ -33,7 +33,10 @@ struct TripRoutes {
             return try respond(
                 [
                     "fare_estimate": quote.fareJSON,
-                    "route": ["distance_meters": .number(quote.route.distanceMeters.rounded()), "duration_seconds": .number(quote.route.durationSeconds.rounded()), "polyline": .string(quote.route.polyline)],
+                    "route": [
+                        "distance_meters": .number(quote.route.distanceMeters.rounded()), "duration_seconds": .number(quote.route.durationSeconds.rounded()),
+                        "polyline": .string(quote.route.polyline),
+                    ],
                     "estimated_pickup_seconds": quote.estimatedPickupSeconds.map { .number(Double($0)) } ?? .null,
                 ], context)
         }
@@ -43,11 +46,14 @@ struct TripRoutes {
             guard request.headers[HTTPField.Name("Idempotency-Key")!] != nil else { throw TripError.idempotencyKeyRequired }
             let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
             // The answer commits with the booking: a retry after a crash replays it.
-            return try await IdempotentAnswer.answer(TripService.BookedRequest.self, respond: { booked in
-                try respond(
-                    TripJSON.request(booked.record, estimatedPickupSeconds: booked.quote.estimatedPickupSeconds), status: .created,
-                    headers: [.location: "/api/v1/ride-requests/\(booked.record.id)"], context)
-            }) {
+            return try await IdempotentAnswer.answer(
+                TripService.BookedRequest.self,
+                respond: { booked in
+                    try respond(
+                        TripJSON.request(booked.record, estimatedPickupSeconds: booked.quote.estimatedPickupSeconds), status: .created,
+                        headers: [.location: "/api/v1/ride-requests/\(booked.record.id)"], context)
+                }
+            ) {
                 let (record, quote) = try await trips.createRequest(input, riderID: identity.userID)
                 return TripService.BookedRequest(record: record, quote: quote)
             }
@@ -133,9 +139,12 @@ struct TripRoutes {
             let identity = try context.requireIdentity()
             let trip = try await trips.trip(try context.parameters.require("id"), for: identity)
             let etag = trip.etag
-            // The seed's REST fallback: a client that holds this version gets 304 and no body.
+            // The rideshare design's REST fallback: a client that holds this version gets 304 and no body.
             if let match = request.headers[.ifNoneMatch],
-                match.split(separator: ",").contains(where: { let tag = $0.trimmingCharacters(in: .whitespaces); return tag == etag || tag == "W/\(etag)" || tag == "*" })
+                match.split(separator: ",").contains(where: {
+                    let tag = $0.trimmingCharacters(in: .whitespaces)
+                    return tag == etag || tag == "W/\(etag)" || tag == "*"
+                })
             {
                 return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-cache"])
             }

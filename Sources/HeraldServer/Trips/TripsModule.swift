@@ -13,7 +13,10 @@ public struct TripsModule: Sendable {
     let services: [any Service]
     let clock: any HeraldClock
 
-    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, dispatch: DispatchModule, clock: any HeraldClock, logger: Logger) {
+    init(
+        config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, dispatch: DispatchModule,
+        clock: any HeraldClock, logger: Logger
+    ) {
         let service = TripService(
             database: database, hub: realtime.hub, notifications: notifications.service, dispatch: dispatch.service, config: config.trips,
             clock: clock, logger: logger)

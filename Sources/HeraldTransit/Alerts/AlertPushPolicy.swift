@@ -4,17 +4,17 @@ import HeraldCore
 import HeraldGTFS
 import HeraldNotifications
 
-/// How a service alert becomes a push: the one table that maps the seed's severities onto
-/// Herald's, and the headers and payload keys of seed 003 §4.5–4.6.
+/// How a service alert becomes a push: the one table that maps the transit design's
+/// severities onto Herald's, and that design's push headers and payload keys.
 ///
-/// | `/alerts` severity | push `severity` (seed §4.5) | Herald severity (floor, quiet hours) | `apns-expiration` | interruption level |
+/// | `/alerts` severity | push `severity` (transit design) | Herald severity (floor, quiet hours) | `apns-expiration` | interruption level |
 /// |---|---|---|---|---|
 /// | `info` | `minor` | `info` | now + 30 min | `active` |
 /// | `warning` | `major` | `warning` | now + 1 h | `time-sensitive` if the user allows it |
 /// | `critical` | `cancelled` | `alert` (passes quiet hours) | now + 2 h | `time-sensitive` if the user allows it |
 ///
-/// Why `critical` is the seed's `cancelled`: it is the level GTFS-Realtime gives `SEVERE`
-/// alerts and `NO_SERVICE` effects, and the only one the seed lets through quiet hours.
+/// Why `critical` is the design's `cancelled`: it is the level GTFS-Realtime gives `SEVERE`
+/// alerts and `NO_SERVICE` effects, and the only one the design lets through quiet hours.
 public struct AlertPushPolicy: Sendable, Equatable {
     /// `transitapp://alerts/{alert_id}`: `{alert_id}` is replaced (percent-encoded).
     public var deepLink: String
@@ -64,8 +64,8 @@ public struct AlertPushPolicy: Sendable, Equatable {
         return "alert-" + SHA256.hash(data: Data(alertID.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The loc-key suffix of an effect: `ALERT_TITLE_DELAY` for significant delays (the seed's
-    /// key), `ALERT_TITLE_GENERAL` for none, else the GTFS-Realtime effect name.
+    /// The loc-key suffix of an effect: `ALERT_TITLE_DELAY` for significant delays (the
+    /// transit app's key), `ALERT_TITLE_GENERAL` for none, else the GTFS-Realtime effect name.
     public static func effectKey(_ effect: String) -> String {
         switch effect {
         case "SIGNIFICANT_DELAYS": "DELAY"
@@ -126,8 +126,10 @@ public struct AlertPushPolicy: Sendable, Equatable {
 
     /// Every key an alert push can carry, for the app's `Localizable.strings`.
     public static let allLocalizationKeys: [String] = {
-        let effects = ["GENERAL", "DELAY", "NO_SERVICE", "REDUCED_SERVICE", "DETOUR", "ADDITIONAL_SERVICE", "MODIFIED_SERVICE", "STOP_MOVED",
-            "ACCESSIBILITY_ISSUE"]
+        let effects = [
+            "GENERAL", "DELAY", "NO_SERVICE", "REDUCED_SERVICE", "DETOUR", "ADDITIONAL_SERVICE", "MODIFIED_SERVICE", "STOP_MOVED",
+            "ACCESSIBILITY_ISSUE",
+        ]
         return effects.flatMap { ["ALERT_TITLE_\($0)", "ALERT_BODY_\($0)"] } + ["ALERT_BODY_DELAY_SHORT", "ALERT_DIGEST_TITLE", "ALERT_DIGEST_BODY"]
     }()
 
@@ -143,7 +145,7 @@ public struct AlertPushPolicy: Sendable, Equatable {
         let severity = alerts.map(\.severity).max { rank[$0]! < rank[$1]! } ?? .info
         let headers = alerts.map { $0.header ?? Self.fallbackHeader(effect: $0.effect, line: nil) }
         let title = alerts.count == 1 ? headers[0] : "\(alerts.count) service alerts"
-        // The seed's tap handler reads `alert_id` and nothing else: the most severe alert
+        // The transit app's tap handler reads `alert_id` and nothing else: the most severe alert
         // (the first by id among equals) is the one it records as opened.
         let lead = alerts.max { rank[$0.severity]! < rank[$1.severity]! || (rank[$0.severity]! == rank[$1.severity]! && $0.id > $1.id) }!
         var data: [String: JSONValue] = [
@@ -169,7 +171,7 @@ public struct AlertPushPolicy: Sendable, Equatable {
         return line.map { "\(text): \($0)" } ?? text
     }
 
-    /// "TECHNICAL_PROBLEM" → "technical problem" (the seed's second loc-arg).
+    /// "TECHNICAL_PROBLEM" → "technical problem" (the transit app's second loc-arg).
     static func causeText(_ cause: String) -> String {
         cause == "UNKNOWN_CAUSE" || cause == "OTHER_CAUSE" ? "" : cause.replacingOccurrences(of: "_", with: " ").lowercased()
     }

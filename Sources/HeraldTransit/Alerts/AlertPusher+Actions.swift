@@ -4,7 +4,7 @@ import HeraldGTFS
 import HeraldNotifications
 import HeraldStorage
 
-/// What a rider does with an alert push: open it (seed §4.5's read receipt) or mute it
+/// What a rider does with an alert push: open it (the transit design's read receipt) or mute it
 /// (the SERVICE_ALERT category's MUTE_24H action).
 extension AlertPusher {
     /// Marks the user's pushes of the alert opened and their notifications read; returns the

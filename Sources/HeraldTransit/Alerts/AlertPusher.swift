@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// Service alerts matched to the users whose favourites they touch, and pushed once per user
-/// per alert version (seed 003 §4, without Celery or Redis).
+/// per alert version (the transit design's alert pushes, without Celery or Redis).
 ///
 /// Every node runs the same loop: it records a version row for each alert in force (or
 /// coming into force) that the database does not know yet, then claims due versions with a
@@ -103,7 +103,8 @@ public final class AlertPusher: Sendable {
                 let leaseUntil = nowMs + Int64(config.leaseSeconds) * 1000
                 guard
                     let version = try await transit.database.withConnection({ [versions, nodeID] db in
-                        try await versions.claim(db, alertID: candidate.alertID, fingerprint: candidate.fingerprint, node: nodeID, now: now, leaseUntil: leaseUntil)
+                        try await versions.claim(
+                            db, alertID: candidate.alertID, fingerprint: candidate.fingerprint, node: nodeID, now: now, leaseUntil: leaseUntil)
                     })
                 else { continue }
                 claimedAny = true
@@ -164,7 +165,10 @@ public final class AlertPusher: Sendable {
             var lost = false
             for (index, batch) in batches.enumerated() {
                 if index >= inFlight, let done = try await group.next() {
-                    guard let count = done else { lost = true; break }
+                    guard let count = done else {
+                        lost = true
+                        break
+                    }
                     queued += count
                 }
                 group.addTask {
@@ -222,7 +226,8 @@ public final class AlertPusher: Sendable {
         let reachedStops = Array(reach.stops.keys)
         let reachedRoutes = reach.routeIDs
         let (favorites, userMutes) = try await transit.database.withConnection { [transit, mutes] db in
-            let favorites = try await transit.favoriteStore.atStops(db, stopIDs: reachedStops)
+            let favorites =
+                try await transit.favoriteStore.atStops(db, stopIDs: reachedStops)
                 + transit.favoriteStore.ofRoutes(db, routeIDs: reachedRoutes)
             let users = Array(Set(favorites.map(\.userID)))
             var byUser: [String: AlertAudience.Mutes] = [:]

@@ -54,7 +54,9 @@ public struct ServiceAlert: Sendable, Equatable {
 
     /// A backend's alert: each affected route and stop is an entity of its own.
     public init(posted alert: PostedAlertRecord) {
-        let periods = alert.activeStart == nil && alert.activeEnd == nil ? [] : [RealtimeAlert.Period(start: alert.activeStart.map { $0 / 1000 }, end: alert.activeEnd.map { $0 / 1000 })]
+        let periods =
+            alert.activeStart == nil && alert.activeEnd == nil
+            ? [] : [RealtimeAlert.Period(start: alert.activeStart.map { $0 / 1000 }, end: alert.activeEnd.map { $0 / 1000 })]
         self.init(
             id: alert.id, source: .backend(feed: nil), severity: AlertSeverity(rawValue: alert.severity) ?? .info, cause: alert.cause, effect: alert.effect,
             header: alert.header, description: alert.description, url: alert.url, periods: periods,

@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldGTFS
 
-/// Transit (seed 003): the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
+/// Transit: the GTFS feeds Herald serves, the GTFS-Realtime feeds laid over
 /// them, and when realtime data counts as stale.
 public struct TransitConfig: ConfigSection, Sendable, Equatable {
     /// Static GTFS feeds. One with a `url` is fetched at start and then every
@@ -11,7 +11,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
     /// GTFS-Realtime feeds polled (TripUpdates, VehiclePositions, Alerts; one URL may carry all three).
     public var realtime: [RealtimeSourceConfig] = []
     /// Realtime data older than this (by the feed's own header timestamp, else its arrival)
-    /// makes answers say `stale: true` with `cached_at` (seed 003: two minutes).
+    /// makes answers say `stale: true` with `cached_at` (the transit design's: two minutes).
     public var staleAfterSeconds = 120
     /// Largest static feed accepted (download, upload) and expanded (the zip's contents ×8).
     public var maxFeedBytes = 512 << 20
@@ -34,7 +34,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
     /// Service days the app's offline database holds from its import (`GET /gtfs/version`'s
     /// download); 0: none is made.
     public var offlineDays = 14
-    /// Service alerts matched to favourites and pushed (seed 003 §4).
+    /// Service alerts matched to favourites and pushed.
     public var alerts = AlertsConfig()
 
     /// Journey planning (`POST /api/v1/trips/plan`).
@@ -93,7 +93,8 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
             checks.check((1...3).contains(detourFactor), "detour_factor", "must be between 1 and 3")
             checks.check((0...1800).contains(minimumChangeSeconds), "minimum_change_seconds", "must be between 0 and 1800")
             checks.check((100...10_000).contains(maxWalkingMetersLimit), "max_walking_meters_limit", "must be between 100 and 10000")
-            checks.check((0...maxWalkingMetersLimit).contains(defaultMaxWalkingMeters), "default_max_walking_meters", "must be between 0 and max_walking_meters_limit")
+            checks.check(
+                (0...maxWalkingMetersLimit).contains(defaultMaxWalkingMeters), "default_max_walking_meters", "must be between 0 and max_walking_meters_limit")
             checks.check((1...20).contains(maxItineraries), "max_itineraries", "must be between 1 and 20")
             checks.check((1...maxItineraries).contains(defaultItineraries), "default_itineraries", "must be between 1 and max_itineraries")
             checks.check((0...8).contains(maxTransfers), "max_transfers", "must be between 0 and 8")
@@ -214,7 +215,9 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         var sources: Set<String> = []
         for (index, source) in realtime.enumerated() {
             let path = "realtime[\(index)]"
-            checks.check(Self.isValidName(source.name) && !source.name.hasPrefix("push"), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _, not starting with push")
+            checks.check(
+                Self.isValidName(source.name) && !source.name.hasPrefix("push"), path + ".name",
+                "a name is 1 to 64 characters of a-z, 0-9, - and _, not starting with push")
             checks.check(sources.insert(source.name).inserted, path + ".name", "\(source.name) appears twice")
             checks.check(source.url.hasPrefix("https://") || source.url.hasPrefix("http://"), path + ".url", "must be an http(s) URL")
             if let feed = source.feed { checks.check(names.contains(feed), path + ".feed", "no feed is named \(feed)") }

@@ -59,7 +59,8 @@ public enum ItineraryWatch {
             let from = times.stop[Int(id.rides[index - 1].alight)]
             let to = times.stop[Int(ride.board)]
             let walking = planner.network.walking
-            let need = Int64(from == to ? walking.minimumChangeSeconds : planner.network.footpaths[Int(from)].first { $0.to == to }?.seconds ?? walking.minimumChangeSeconds)
+            let need = Int64(
+                from == to ? walking.minimumChangeSeconds : planner.network.footpaths[Int(from)].first { $0.to == to }?.seconds ?? walking.minimumChangeSeconds)
             let slack = departure - legs[index - 1].arrival - need
             if slack < 0 {
                 problems.append(["leg": .number(Double(index)), "kind": "connection_missed", "slack_seconds": .number(Double(slack))])
@@ -76,14 +77,18 @@ public enum ItineraryWatch {
             let fromStop = timetable.feed.stops[Int(times.stop[Int(fromPosition)])].id
             let toStop = timetable.feed.stops[Int(times.stop[Int(id.rides[id.rides.count - 1].alight)])].id
             let request = TripPlanRequest(
-                origin: .stop(id: fromStop), destination: .stop(id: toStop), when: .departAt(at, until: nil), maxWalkingMeters: settings.defaultMaxWalkingMeters,
+                origin: .stop(id: fromStop), destination: .stop(id: toStop), when: .departAt(at, until: nil),
+                maxWalkingMeters: settings.defaultMaxWalkingMeters,
                 wheelchairAccessible: false, modes: nil, maxTransfers: settings.maxTransfers, maxItineraries: 2)
             if fromStop != toStop,
-                case .found(let origin) = PlaceEnd.resolve(request.origin, feed: feed, network: planner.network, maxWalkingMeters: request.maxWalkingMeters, fallbackName: "Origin"),
-                case .found(let destination) = PlaceEnd.resolve(request.destination, feed: feed, network: planner.network, maxWalkingMeters: request.maxWalkingMeters, fallbackName: "Destination")
+                case .found(let origin) = PlaceEnd.resolve(
+                    request.origin, feed: feed, network: planner.network, maxWalkingMeters: request.maxWalkingMeters, fallbackName: "Origin"),
+                case .found(let destination) = PlaceEnd.resolve(
+                    request.destination, feed: feed, network: planner.network, maxWalkingMeters: request.maxWalkingMeters, fallbackName: "Destination")
             {
                 let planning = ItineraryPlanner(
-                    feed: feed, planner: planner, request: request, origin: origin, destination: destination, windowSeconds: Int64(settings.maxWindowMinutes) * 60)
+                    feed: feed, planner: planner, request: request, origin: origin, destination: destination,
+                    windowSeconds: Int64(settings.maxWindowMinutes) * 60)
                 // On the caller's thread: at most one replan per itinerary whose own rides changed.
                 let journeys = (try? await planning.itineraries(maxSearches: settings.maxSearchesPerPlan) { planner.plan($0) }) ?? []
                 replan = journeys.filter { $0.rides > 0 }.prefix(2).map {

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import HeraldRealtime
 import Synchronization
-import HeraldGTFS
 
 /// Departure and vehicle changes for clients following `stop:{id}` or `route:{id}`, and the
 /// status of planned itineraries for those following `itinerary:{id}` (`itinerary_update`,
@@ -44,7 +44,7 @@ public final class LiveUpdates: Sendable {
     private let itineraryComputations = Atomic<Int>(0)
     public var itineraryStatusComputations: Int { itineraryComputations.load(ordering: .relaxed) }
 
-    /// Departures a stop's room follows (the seed's default board).
+    /// Departures a stop's room follows (the transit app's default board).
     public static let departuresPerStop = 10
 
     public init(hub: RealtimeHub, clock: any HeraldClock, planner: TransitConfig.PlannerConfig = .init()) {
@@ -125,7 +125,9 @@ public final class LiveUpdates: Sendable {
             var writer = JSONWriter()
             writer.write(payload)
             events.append(
-                RealtimeEvent(room: room, seq: nil, name: isStop ? "departures_update" : "route_trips_update", payloadJSON: writer.string, createdAt: now.epochMilliseconds))
+                RealtimeEvent(
+                    room: room, seq: nil, name: isStop ? "departures_update" : "route_trips_update", payloadJSON: writer.string,
+                    createdAt: now.epochMilliseconds))
         }
         sent.withLock { $0 = next }
         itineraries.withLock { $0 = nextItineraries }

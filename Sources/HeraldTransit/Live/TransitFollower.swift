@@ -1,6 +1,6 @@
 import HeraldCore
-import HeraldRealtime
 import HeraldGTFS
+import HeraldRealtime
 
 /// This node's ear on the `$transit` room: an announcement (an import, a realtime message
 /// taken in on some node) wakes the reload loop at once instead of at its next interval.

@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldGTFS
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
-import HeraldGTFS
 
 /// Fetches feeds over HTTP with a conditional GET: the validators of the last good fetch go
 /// out as `If-None-Match` / `If-Modified-Since`, so an unchanged feed costs one request and

@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-import Synchronization
 import HeraldCore
+import HeraldGTFS
 import HeraldStorage
 import Logging
-import HeraldGTFS
+import Synchronization
 
 /// Loads a GTFS feed into the database as a new version and makes it the one that serves.
 ///
@@ -119,7 +119,8 @@ public struct FeedImporter: Sendable {
         record.error = error
         record.report = report.map(FeedReportJSON.text)
         try await finish(&record)
-        logger.warning("feed import refused", metadata: ["feed": "\(record.feedName)", "import": "\(record.id)", "reason": "\(error ?? "the feed has errors")"])
+        logger.warning(
+            "feed import refused", metadata: ["feed": "\(record.feedName)", "import": "\(record.id)", "reason": "\(error ?? "the feed has errors")"])
         return Outcome(record: record, report: report)
     }
 
@@ -178,7 +179,9 @@ public struct FeedImporter: Sendable {
                     "service_days_beyond_limit", .warning,
                     .init(
                         file: "calendar.txt",
-                        message: "the calendar spans more than transit.max_service_days (\(maxDays)); \(ServiceDate.iso(kept.lowerBound)) to \(ServiceDate.iso(kept.upperBound)) is kept"))
+                        message:
+                            "the calendar spans more than transit.max_service_days (\(maxDays)); \(ServiceDate.iso(kept.lowerBound)) to \(ServiceDate.iso(kept.upperBound)) is kept"
+                    ))
             }
             return (feed, report, Result { try Timetable(feed: serving) })
         }
@@ -207,7 +210,14 @@ public struct FeedImporter: Sendable {
             var writer = FeedRowWriter(database: database, versionID: version.id)
             let total = feed.rowCount
             let done = Mutex(0)
-            writer.written = { rows in progress(.writing(written: done.withLock { $0 += rows; return $0 }, of: total)) }
+            writer.written = { rows in
+                progress(
+                    .writing(
+                        written: done.withLock {
+                            $0 += rows
+                            return $0
+                        }, of: total))
+            }
             try await writer.write(feed)
             if config.offlineDays > 0 {
                 let built = try await OfflineDatabase.build(

@@ -37,9 +37,10 @@ public struct ItineraryID: Sendable, Equatable {
     public var fitsAChannel: Bool { ("itinerary:" + text).utf8.count <= 190 }
 
     public var text: String {
-        (["v1", version] + rides.map { ride in
-            [ride.trip, ride.day, ride.shift + Self.shiftOffset, ride.board, ride.alight].map { String($0, radix: 36) }.joined(separator: "-")
-        }).joined(separator: ".")
+        (["v1", version]
+            + rides.map { ride in
+                [ride.trip, ride.day, ride.shift + Self.shiftOffset, ride.board, ride.alight].map { String($0, radix: 36) }.joined(separator: "-")
+            }).joined(separator: ".")
     }
 
     public init?(_ text: String) {

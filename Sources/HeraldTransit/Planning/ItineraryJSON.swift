@@ -2,10 +2,10 @@ import HeraldCore
 import HeraldGTFS
 import HeraldGeo
 
-/// Seed 003 §2.3's itinerary shape: legs on foot (`WALK`) and on board (`BUS`, `RAIL`, …)
-/// with their stops and times in the agency's zone. Beyond the seed, each time on board
-/// comes with its schedule and delay, and every leg with its start and end times and
-/// duration in seconds. Polylines follow the stops (Herald serves no `shapes.txt`); a walk's
+/// The transit API contract's itinerary shape: legs on foot (`WALK`) and on board (`BUS`,
+/// `RAIL`, …) with their stops and times in the agency's zone. Beyond that contract, each
+/// time on board comes with its schedule and delay, and every leg with its start and end
+/// times and duration in seconds. Polylines follow the stops (Herald serves no `shapes.txt`); a walk's
 /// is the straight line.
 public enum ItineraryJSON {
     public static func itinerary(_ journey: Journey, feed: LoadedFeed, origin: PlaceEnd, destination: PlaceEnd, walking: WalkingRules) -> JSONValue {
@@ -111,7 +111,9 @@ public enum ItineraryJSON {
                 ], at
             )
         }
-        var json: [String: JSONValue] = ["name": .string(place.name), "lat": TransitJSON.number(place.point?.latitude), "lon": TransitJSON.number(place.point?.longitude)]
+        var json: [String: JSONValue] = [
+            "name": .string(place.name), "lat": TransitJSON.number(place.point?.latitude), "lon": TransitJSON.number(place.point?.longitude),
+        ]
         if let named = place.stop { json["stop_id"] = .string(feed.timetable.feed.stops[Int(named)].id) }
         return (.object(json), place.point)
     }
@@ -160,7 +162,8 @@ public enum ItineraryJSON {
             "mode": .string(TransitMode(routeType: route.type)?.legMode ?? "TRANSIT"), "route_id": .string(route.id),
             "route_short_name": TransitJSON.text(route.shortName), "route_long_name": TransitJSON.text(route.longName),
             "route_color": TransitJSON.text(route.color), "route_text_color": TransitJSON.text(route.textColor),
-            "trip_id": .string(trip.id), "headsign": TransitJSON.text(trip.headsign ?? route.longName), "direction_id": trip.directionID >= 0 ? .number(Double(trip.directionID)) : .null,
+            "trip_id": .string(trip.id), "headsign": TransitJSON.text(trip.headsign ?? route.longName),
+            "direction_id": trip.directionID >= 0 ? .number(Double(trip.directionID)) : .null,
             "from": stopJSON(ride.board, arrival: false, departure: true), "to": stopJSON(ride.alight, arrival: true, departure: false),
             "departure_time": .string(zone.iso8601(ride.departure)), "arrival_time": .string(zone.iso8601(ride.arrival)),
             "duration_minutes": minutes(ride.arrival - ride.departure), "duration_seconds": .number(Double(ride.arrival - ride.departure)),

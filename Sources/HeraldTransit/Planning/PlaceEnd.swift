@@ -20,7 +20,9 @@ public struct PlaceEnd: Sendable {
 
     /// A stop id is the stop (a station: its platforms, no walk); coordinates are every
     /// served stop within `maxWalkingMeters` of walking (straight line × the detour factor).
-    public static func resolve(_ place: TripPlanRequest.Place, feed: LoadedFeed, network: TransitNetwork, maxWalkingMeters: Int, fallbackName: String) -> Resolution {
+    public static func resolve(_ place: TripPlanRequest.Place, feed: LoadedFeed, network: TransitNetwork, maxWalkingMeters: Int, fallbackName: String)
+        -> Resolution
+    {
         let timetable = feed.timetable
         switch place {
         case .stop(let id):

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGTFS
 
-/// A `POST /trips/plan` body (seed 003 §2.3), checked: where from and to, when, and what the
+/// A `POST /trips/plan` body (the transit API contract's), checked: where from and to, when, and what the
 /// rider accepts.
 public struct TripPlanRequest: Sendable, Equatable {
     public enum Place: Sendable, Equatable {
@@ -87,7 +87,8 @@ public struct TripPlanRequest: Sendable, Equatable {
                     guard let query, let mode = TransitMode(query: query) else {
                         inner.fail(
                             "preferences.modes",
-                            "must list modes of " + TransitMode.allCases.map(\.rawValue).joined(separator: ", ") + " (or synonyms such as metro, train, light_rail, or GTFS route types)")
+                            "must list modes of " + TransitMode.allCases.map(\.rawValue).joined(separator: ", ")
+                                + " (or synonyms such as metro, train, light_rail, or GTFS route types)")
                         break
                     }
                     chosen.insert(mode)

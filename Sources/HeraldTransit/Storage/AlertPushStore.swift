@@ -11,7 +11,8 @@ public struct AlertPushStore: Sendable {
     public func alreadySent(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws -> Set<String> {
         var sent: Set<String> = []
         for chunk in userIDs.chunked(500) {
-            var query = SQLQueryString("SELECT user_id FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint) AND user_id IN ")
+            var query = SQLQueryString(
+                "SELECT user_id FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint) AND user_id IN ")
             query.appendInList(Array(chunk))
             for row in try await db.raw(query).all() { sent.insert(try row.decode(column: "user_id", as: String.self)) }
         }
@@ -29,7 +30,8 @@ public struct AlertPushStore: Sendable {
     ) async throws -> Set<String> {
         var recorded: Set<String> = []
         for chunk in notifications.chunked(500) {
-            var query = SQLQueryString("INSERT INTO transit_alert_pushes (alert_id, fingerprint, user_id, notification_id, created_at, sounded, severity) VALUES ")
+            var query = SQLQueryString(
+                "INSERT INTO transit_alert_pushes (alert_id, fingerprint, user_id, notification_id, created_at, sounded, severity) VALUES ")
             for (index, entry) in chunk.enumerated() {
                 query.appendInterpolation(unsafeRaw: index == 0 ? "(" : ", (")
                 query.appendInterpolation(bind: alertID)
@@ -60,7 +62,8 @@ public struct AlertPushStore: Sendable {
         var result: [String: [AlertCooldown.Sounded]] = [:]
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString(
-                "SELECT user_id, created_at, severity FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND sounded = 1 AND created_at >= \(bind: since) AND user_id IN ")
+                "SELECT user_id, created_at, severity FROM transit_alert_pushes WHERE alert_id = \(bind: alertID) AND sounded = 1 AND created_at >= \(bind: since) AND user_id IN "
+            )
             query.appendInList(Array(chunk))
             for row in try await db.raw(query).all() {
                 let severity = try row.decode(column: "severity", as: String?.self).flatMap(AlertSeverity.init(rawValue:)) ?? .critical
@@ -91,7 +94,7 @@ public struct AlertPushStore: Sendable {
         ).all().map { try $0.decode(column: "notification_id", as: String.self) }
     }
 
-    /// Marks the user's pushes of an alert opened (seed §4.5's read receipt); false when
+    /// Marks the user's pushes of an alert opened (the transit design's read receipt); false when
     /// the user was never sent it.
     public func markOpened(_ db: any SQLDatabase, alertID: String, userID: String, now: Int64) async throws -> Bool {
         try await db.raw(

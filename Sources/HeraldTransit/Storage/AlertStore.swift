@@ -1,7 +1,7 @@
 import Foundation
+import HeraldGTFS
 import HeraldStorage
 import SQLKit
-import HeraldGTFS
 
 /// An alert a backend posted (`POST /alerts`): one row of `transit_alerts`. Affected
 /// routes and stops are JSON arrays of ids.

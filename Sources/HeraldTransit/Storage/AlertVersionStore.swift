@@ -93,7 +93,9 @@ public struct AlertVersionStore: Sendable {
 
     /// Takes a version for `node` until `leaseUntil` when it is still claimable: one
     /// statement decides, so of several nodes exactly one gets it.
-    public func claim(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, now: Int64, leaseUntil: Int64) async throws -> AlertVersionRecord? {
+    public func claim(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, now: Int64, leaseUntil: Int64) async throws
+        -> AlertVersionRecord?
+    {
         try await db.raw(
             """
             UPDATE transit_alert_versions SET status = 'processing', claimed_by = \(bind: node), lease_until = \(bind: leaseUntil), attempts = attempts + 1

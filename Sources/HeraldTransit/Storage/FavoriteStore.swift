@@ -1,7 +1,7 @@
 import Foundation
+import HeraldGTFS
 import HeraldStorage
 import SQLKit
-import HeraldGTFS
 
 /// What a favourite is of.
 public enum FavoriteKind: String, Sendable, CaseIterable {
@@ -105,7 +105,8 @@ public struct FavoriteStore: Sendable {
     public init() {}
 
     public func list(_ db: any SQLDatabase, userID: String) async throws -> [FavoriteRecord] {
-        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) ORDER BY sort_order, created_at, id").all(decoding: FavoriteRecord.self)
+        try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) ORDER BY sort_order, created_at, id").all(
+            decoding: FavoriteRecord.self)
     }
 
     public func find(_ db: any SQLDatabase, id: String, userID: String) async throws -> FavoriteRecord? {

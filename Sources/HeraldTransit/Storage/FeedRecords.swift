@@ -1,4 +1,5 @@
 import HeraldGTFS
+
 /// A feed Herald serves: one row of `transit_feeds`.
 public struct FeedStateRecord: Sendable, Equatable, Codable {
     public var name: String

@@ -1,5 +1,5 @@
-import HeraldStorage
 import HeraldGTFS
+import HeraldStorage
 
 /// Writes a parsed feed's files as rows of one version (`transit_stops`, …,
 /// `transit_stop_times`), in batches through the engine's fastest path (`bulkInsert`).
@@ -13,13 +13,18 @@ struct FeedRowWriter {
 
     func write(_ feed: TransitFeed) async throws {
         let v = BulkValue.text(versionID)
-        try await rows("transit_agencies", ["version_id", "agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone"], feed.agencies) { rows, a in
+        try await rows(
+            "transit_agencies", ["version_id", "agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone"], feed.agencies
+        ) { rows, a in
             rows.append(v, .text(a.id), .text(a.name), .text(a.url), .text(a.timezone), .text(a.lang), .text(a.phone))
         }
         try await rows(
             "transit_stops",
-            ["version_id", "stop_id", "stop_code", "stop_name", "stop_desc", "stop_lat", "stop_lon", "zone_id", "stop_url", "location_type", "parent_station",
-                "stop_timezone", "wheelchair_boarding", "level_id", "platform_code"], feed.stops
+            [
+                "version_id", "stop_id", "stop_code", "stop_name", "stop_desc", "stop_lat", "stop_lon", "zone_id", "stop_url", "location_type",
+                "parent_station",
+                "stop_timezone", "wheelchair_boarding", "level_id", "platform_code",
+            ], feed.stops
         ) { rows, s in
             rows.append(
                 v, .text(s.id), .text(s.code), .text(s.name), .text(s.description), .double(s.latitude), .double(s.longitude), .text(s.zoneID), .text(s.url),
@@ -28,8 +33,10 @@ struct FeedRowWriter {
         }
         try await rows(
             "transit_routes",
-            ["version_id", "route_id", "agency_id", "route_short_name", "route_long_name", "route_desc", "route_type", "route_url", "route_color",
-                "route_text_color", "route_sort_order", "network_id"], feed.routes
+            [
+                "version_id", "route_id", "agency_id", "route_short_name", "route_long_name", "route_desc", "route_type", "route_url", "route_color",
+                "route_text_color", "route_sort_order", "network_id",
+            ], feed.routes
         ) { rows, r in
             rows.append(
                 v, .text(r.id), .text(r.agencyID), .text(r.shortName), .text(r.longName), .text(r.description), .integer(Int64(r.type)), .text(r.url),
@@ -37,8 +44,10 @@ struct FeedRowWriter {
         }
         try await rows(
             "transit_trips",
-            ["version_id", "trip_id", "route_id", "service_id", "trip_headsign", "trip_short_name", "direction_id", "block_id", "shape_id",
-                "wheelchair_accessible", "bikes_allowed"], feed.trips
+            [
+                "version_id", "trip_id", "route_id", "service_id", "trip_headsign", "trip_short_name", "direction_id", "block_id", "shape_id",
+                "wheelchair_accessible", "bikes_allowed",
+            ], feed.trips
         ) { rows, t in
             rows.append(
                 v, .text(t.id), .text(feed.routes[Int(t.route)].id), .text(feed.serviceIDs[Int(t.service)]), .text(t.headsign), .text(t.shortName),
@@ -58,7 +67,9 @@ struct FeedRowWriter {
             rows.append(v, .text(feed.serviceIDs[Int(e.service)]), .text(ServiceDate.compact(e.day)), .integer(e.added ? 1 : 2))
         }
         try await rows("transit_frequencies", ["version_id", "trip_id", "start_time", "end_time", "headway_secs", "exact_times"], feed.frequencies) { rows, f in
-            rows.append(v, .text(feed.trips[Int(f.trip)].id), .integer(Int64(f.start)), .integer(Int64(f.end)), .integer(Int64(f.headway)), .integer(f.exactTimes ? 1 : 0))
+            rows.append(
+                v, .text(feed.trips[Int(f.trip)].id), .integer(Int64(f.start)), .integer(Int64(f.end)), .integer(Int64(f.headway)),
+                .integer(f.exactTimes ? 1 : 0))
         }
         try await rows(
             "transit_transfers",
@@ -69,7 +80,8 @@ struct FeedRowWriter {
                 v, .text(t.fromStopID), .text(t.toStopID), .text(t.fromRouteID), .text(t.toRouteID), .text(t.fromTripID), .text(t.toTripID),
                 .integer(Int64(t.transferType)), .integer(t.minTransferTime))
         }
-        try await rows("transit_shapes", ["version_id", "shape_id", "shape_pt_sequence", "shape_pt_lat", "shape_pt_lon", "shape_dist_traveled"], feed.shapes) { rows, p in
+        try await rows("transit_shapes", ["version_id", "shape_id", "shape_pt_sequence", "shape_pt_lat", "shape_pt_lon", "shape_dist_traveled"], feed.shapes) {
+            rows, p in
             rows.append(v, .text(p.shapeID), .integer(Int64(p.sequence)), .double(p.latitude), .double(p.longitude), .double(p.distanceTraveled))
         }
         try await rows(
@@ -121,8 +133,10 @@ struct FeedRowWriter {
         }
         try await rows(
             "transit_fare_leg_rules",
-            ["version_id", "leg_group_id", "network_id", "from_area_id", "to_area_id", "from_timeframe_group_id", "to_timeframe_group_id", "fare_product_id",
-                "rule_priority"], feed.fareLegRules
+            [
+                "version_id", "leg_group_id", "network_id", "from_area_id", "to_area_id", "from_timeframe_group_id", "to_timeframe_group_id", "fare_product_id",
+                "rule_priority",
+            ], feed.fareLegRules
         ) { rows, r in
             rows.append(
                 v, .text(r.legGroupID), .text(r.networkID), .text(r.fromAreaID), .text(r.toAreaID), .text(r.fromTimeframeGroupID), .text(r.toTimeframeGroupID),
@@ -134,8 +148,10 @@ struct FeedRowWriter {
         }
         try await rows(
             "transit_fare_transfer_rules",
-            ["version_id", "from_leg_group_id", "to_leg_group_id", "transfer_count", "duration_limit", "duration_limit_type", "fare_transfer_type",
-                "fare_product_id"], feed.fareTransferRules
+            [
+                "version_id", "from_leg_group_id", "to_leg_group_id", "transfer_count", "duration_limit", "duration_limit_type", "fare_transfer_type",
+                "fare_product_id",
+            ], feed.fareTransferRules
         ) { rows, r in
             rows.append(
                 v, .text(r.fromLegGroupID), .text(r.toLegGroupID), .integer(r.transferCount), .integer(r.durationLimit), .integer(r.durationLimitType),

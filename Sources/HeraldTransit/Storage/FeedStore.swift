@@ -1,7 +1,7 @@
 import Foundation
+import HeraldGTFS
 import HeraldStorage
 import SQLKit
-import HeraldGTFS
 
 /// Feeds, their versions, their stored zips and imports.
 public struct FeedStore: Sendable {
@@ -29,7 +29,9 @@ public struct FeedStore: Sendable {
             """
         ).run()
         if let sourceURL {
-            try await db.raw("UPDATE transit_feeds SET source_url = \(bind: sourceURL) WHERE name = \(bind: name) AND (source_url IS NULL OR source_url <> \(bind: sourceURL))").run()
+            try await db.raw(
+                "UPDATE transit_feeds SET source_url = \(bind: sourceURL) WHERE name = \(bind: name) AND (source_url IS NULL OR source_url <> \(bind: sourceURL))"
+            ).run()
         }
     }
 
@@ -47,7 +49,8 @@ public struct FeedStore: Sendable {
     }
 
     public func releaseImport(_ db: any SQLDatabase, name: String, importID: String) async throws {
-        try await db.raw("UPDATE transit_feeds SET import_lease_until = NULL, import_id = NULL WHERE name = \(bind: name) AND import_id = \(bind: importID)").run()
+        try await db.raw("UPDATE transit_feeds SET import_lease_until = NULL, import_id = NULL WHERE name = \(bind: name) AND import_id = \(bind: importID)")
+            .run()
     }
 
     /// Claims the feed's scheduled check if it is due: exactly one node gets true.

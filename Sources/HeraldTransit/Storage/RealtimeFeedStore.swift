@@ -1,7 +1,7 @@
 import Foundation
+import HeraldGTFS
 import HeraldStorage
 import SQLKit
-import HeraldGTFS
 
 /// The latest good GTFS-Realtime message of a source: one row of `transit_realtime_feeds`.
 public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
@@ -48,8 +48,10 @@ public struct RealtimeFeedStore: Sendable {
     /// Which sources have a message and since when (no payloads: a cheap check for changes).
     public func heads(_ db: any SQLDatabase) async throws -> [(source: String, feed: String, receivedAt: Int64?)] {
         try await db.raw("SELECT source, feed_name, received_at FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all().map {
-            (try $0.decode(column: "source", as: String.self), try $0.decode(column: "feed_name", as: String.self),
-                try $0.decode(column: "received_at", as: Int64?.self))
+            (
+                try $0.decode(column: "source", as: String.self), try $0.decode(column: "feed_name", as: String.self),
+                try $0.decode(column: "received_at", as: Int64?.self)
+            )
         }
     }
 

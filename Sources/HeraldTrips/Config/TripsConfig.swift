@@ -1,6 +1,6 @@
 import HeraldCore
 
-/// Ride requests, trips and live tracking (seed 002): fares, matching, the location stream's
+/// Ride requests, trips and live tracking: fares, matching, the location stream's
 /// limits and fraud thresholds, and when ETAs are told.
 public struct TripsConfig: ConfigSection, Sendable, Equatable {
     /// ISO 4217 code of every fare; amounts are its minor units.
@@ -36,8 +36,13 @@ public struct TripsConfig: ConfigSection, Sendable, Equatable {
         checks.check(currency.count == 3 && currency.allSatisfy { $0.isUppercase && $0.isASCII }, "currency", "must be an ISO 4217 code such as USD")
         checks.check(!rideTypes.isEmpty, "ride_types", "must name at least one ride type")
         for (name, rates) in rideTypes.sorted(by: { $0.key < $1.key }) {
-            checks.check((1...32).contains(name.count) && name.allSatisfy { ($0.isUppercase || $0 == "_" || $0.isNumber) && $0.isASCII }, "ride_types", "names are 1 to 32 of A-Z, 0-9 and _ (\(name))")
-            for (field, value) in [("base_fare_minor", rates.baseFareMinor), ("per_km_minor", rates.perKmMinor), ("per_minute_minor", rates.perMinuteMinor), ("minimum_fare_minor", rates.minimumFareMinor)] {
+            checks.check(
+                (1...32).contains(name.count) && name.allSatisfy { ($0.isUppercase || $0 == "_" || $0.isNumber) && $0.isASCII }, "ride_types",
+                "names are 1 to 32 of A-Z, 0-9 and _ (\(name))")
+            for (field, value) in [
+                ("base_fare_minor", rates.baseFareMinor), ("per_km_minor", rates.perKmMinor), ("per_minute_minor", rates.perMinuteMinor),
+                ("minimum_fare_minor", rates.minimumFareMinor),
+            ] {
                 checks.check((0...1_000_000).contains(value), "ride_types.\(name).\(field)", "must be between 0 and 1000000")
             }
             checks.check((1...20).contains(rates.capacity), "ride_types.\(name).capacity", "must be between 1 and 20")
@@ -126,12 +131,15 @@ public struct LocationRulesConfig: ConfigSection, Sendable, Equatable {
         checks.check(activePerSecond.isFinite && (0.01...1_000).contains(activePerSecond), "active_per_second", "must be between 0.01 and 1000")
         checks.check(idleIntervalSeconds.isFinite && (0.001...3_600).contains(idleIntervalSeconds), "idle_interval_seconds", "must be between 0.001 and 3600")
         checks.check((1...1_000).contains(burst), "burst", "must be between 1 and 1000")
-        checks.check(broadcastMaxAccuracyMeters.isFinite && (1...10_000).contains(broadcastMaxAccuracyMeters), "broadcast_max_accuracy_meters", "must be between 1 and 10000")
+        checks.check(
+            broadcastMaxAccuracyMeters.isFinite && (1...10_000).contains(broadcastMaxAccuracyMeters), "broadcast_max_accuracy_meters",
+            "must be between 1 and 10000")
         checks.check(maxSpeedKmh.isFinite && (10...2_000).contains(maxSpeedKmh), "max_speed_kmh", "must be between 10 and 2000")
         checks.check(teleportMeters.isFinite && (10...100_000).contains(teleportMeters), "teleport_meters", "must be between 10 and 100000")
         checks.check(teleportWindowSeconds.isFinite && (0.1...600).contains(teleportWindowSeconds), "teleport_window_seconds", "must be between 0.1 and 600")
         checks.check((2...100).contains(zeroAccuracyRun), "zero_accuracy_run", "must be between 2 and 100")
-        checks.check(routeDeviationMeters.isFinite && (100...100_000).contains(routeDeviationMeters), "route_deviation_meters", "must be between 100 and 100000")
+        checks.check(
+            routeDeviationMeters.isFinite && (100...100_000).contains(routeDeviationMeters), "route_deviation_meters", "must be between 100 and 100000")
         return checks.errors
     }
 }

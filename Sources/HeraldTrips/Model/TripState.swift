@@ -1,4 +1,4 @@
-/// A trip's state (seed 002): `REQUESTED → ACCEPTED → ARRIVED → IN_PROGRESS → COMPLETED`,
+/// A trip's state (the rideshare design's machine): `REQUESTED → ACCEPTED → ARRIVED → IN_PROGRESS → COMPLETED`,
 /// and any state that is not final → `CANCELLED`.
 ///
 /// Why `REQUESTED` exists although trips are made at the accept: it is the state the rider

@@ -32,8 +32,14 @@ extension TripService {
                     "id": .string(try row.decode(column: "id", as: String.self)),
                     "state": .string(try row.decode(column: "state", as: String.self)),
                     "driver_id": .string(try row.decode(column: "driver_id", as: String.self)),
-                    "pickup": ["latitude": .number(try row.decode(column: "pickup_latitude", as: Double.self)), "longitude": .number(try row.decode(column: "pickup_longitude", as: Double.self))],
-                    "dropoff": ["latitude": .number(try row.decode(column: "dropoff_latitude", as: Double.self)), "longitude": .number(try row.decode(column: "dropoff_longitude", as: Double.self))],
+                    "pickup": [
+                        "latitude": .number(try row.decode(column: "pickup_latitude", as: Double.self)),
+                        "longitude": .number(try row.decode(column: "pickup_longitude", as: Double.self)),
+                    ],
+                    "dropoff": [
+                        "latitude": .number(try row.decode(column: "dropoff_latitude", as: Double.self)),
+                        "longitude": .number(try row.decode(column: "dropoff_longitude", as: Double.self)),
+                    ],
                     "last_position": last,
                 ]
             }

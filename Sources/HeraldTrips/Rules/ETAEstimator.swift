@@ -34,7 +34,7 @@ public struct ETAEstimator: Sendable, Equatable {
 
     public var effectiveSpeed: Double { max(minimumSpeedMps, speedMps ?? defaultSpeedMps) }
 
-    /// Seed 002's `traffic_conditions`, without a traffic feed: the driver's smoothed speed
+    /// The rideshare design's `traffic_conditions`, without a traffic feed: the driver's smoothed speed
     /// against the configured city speed. At least that speed is LIGHT, at least 60 % of it
     /// MODERATE, slower HEAVY; UNKNOWN until a speed was observed.
     public var trafficConditions: String {
@@ -61,7 +61,10 @@ public struct ETAEstimator: Sendable, Equatable {
         case .accepted:
             let toPickup = seconds(from: position, to: pickup)
             let ride = seconds(from: pickup, to: dropoff)
-            return (ETA(seconds: Int(toPickup.rounded()), confidence: confidence), ETA(seconds: Int((toPickup + ride).rounded()), confidence: confidence == "HIGH" ? "MEDIUM" : confidence))
+            return (
+                ETA(seconds: Int(toPickup.rounded()), confidence: confidence),
+                ETA(seconds: Int((toPickup + ride).rounded()), confidence: confidence == "HIGH" ? "MEDIUM" : confidence)
+            )
         case .arrived:
             return (ETA(seconds: 0, confidence: "HIGH"), ETA(seconds: Int(seconds(from: pickup, to: dropoff).rounded()), confidence: "MEDIUM"))
         case .inProgress:

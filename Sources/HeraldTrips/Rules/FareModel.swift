@@ -3,7 +3,7 @@ import HeraldCore
 /// The fare of a ride: base + distance + time, at least the minimum, times the surge.
 ///
 /// Why a range: the time part depends on traffic, so the low end assumes the estimated
-/// duration and the high end that duration times the traffic factor (seed 002: "honest
+/// duration and the high end that duration times the traffic factor (the rideshare design: "honest
 /// about variability; prevents disputes"). Amounts are integer minor units, rounded half up.
 public struct FareModel: Sendable, Equatable {
     public var rates: RideTypeConfig
@@ -29,6 +29,7 @@ public struct FareModel: Sendable, Equatable {
     public func estimate(distanceMeters: Double, durationSeconds: Double, surge: Double) -> Estimate {
         let low = fare(distanceMeters: distanceMeters, durationSeconds: durationSeconds) * surge
         let high = fare(distanceMeters: distanceMeters, durationSeconds: durationSeconds * trafficFactor) * surge
-        return Estimate(minMinor: Int64((low).rounded(.toNearestOrAwayFromZero)), maxMinor: Int64(high.rounded(.toNearestOrAwayFromZero)), surgeMultiplier: surge)
+        return Estimate(
+            minMinor: Int64((low).rounded(.toNearestOrAwayFromZero)), maxMinor: Int64(high.rounded(.toNearestOrAwayFromZero)), surgeMultiplier: surge)
     }
 }

@@ -1,6 +1,6 @@
 import HeraldGeo
 
-/// What a completed trip costs (seed 002: "COMPLETED (fare finalized)").
+/// What a completed trip costs (the rideshare design: "COMPLETED (fare finalized)").
 ///
 /// Why from the trail: the estimate assumed a straight line times a detour factor; the fare
 /// charged follows the road actually driven, which is the shown samples (accurate, not

@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldGeo
 
-/// Spoofing signals in one driver's stream (seed 002, "Fraud Prevention"): impossible speed,
+/// Spoofing signals in one driver's stream (the rideshare design's fraud checks): impossible speed,
 /// teleportation, and a run of exactly 0.0 m accuracy.
 ///
 /// Why compare with the previous sample, flagged or not: after a genuine jump (a GPS fix
@@ -33,7 +33,7 @@ public struct LocationFraudCheck: Sendable, Equatable {
     }
 
     /// Judges a sample received at `at` (epoch ms) and remembers it. A fix the OS says came from
-    /// a mock provider is not shown to the rider (seed 002's "mock location flag"); a failed
+    /// a mock provider is not shown to the rider (the rideshare design's "mock location flag"); a failed
     /// device-integrity verdict (a jailbroken or tampered phone) flags the trip for operators
     /// but keeps the map moving, since such checks misfire on legitimate phones.
     public mutating func check(
@@ -51,13 +51,15 @@ public struct LocationFraudCheck: Sendable, Equatable {
             let meters = Haversine.distanceMeters(previous.point, point)
             let seconds = Double(max(0, at - previous.at)) / 1000
             if meters > rules.teleportMeters && seconds < rules.teleportWindowSeconds {
-                warnings.append(Warning(
-                    code: "TELEPORTATION", action: "SAMPLE_NOT_SHARED",
-                    message: "Location jumped \(Int(meters)) m in \(String(format: "%.1f", seconds)) s"))
+                warnings.append(
+                    Warning(
+                        code: "TELEPORTATION", action: "SAMPLE_NOT_SHARED",
+                        message: "Location jumped \(Int(meters)) m in \(String(format: "%.1f", seconds)) s"))
             } else if meters > 50, meters / max(seconds, 1) * 3.6 > rules.maxSpeedKmh {
-                warnings.append(Warning(
-                    code: "IMPOSSIBLE_SPEED", action: "SAMPLE_NOT_SHARED",
-                    message: "Implied speed \(Int(meters / max(seconds, 1) * 3.6)) km/h"))
+                warnings.append(
+                    Warning(
+                        code: "IMPOSSIBLE_SPEED", action: "SAMPLE_NOT_SHARED",
+                        message: "Implied speed \(Int(meters / max(seconds, 1) * 3.6)) km/h"))
             }
         }
         if accuracyMeters == 0 {

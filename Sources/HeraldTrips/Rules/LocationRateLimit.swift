@@ -1,6 +1,6 @@
 import HeraldCore
 
-/// How often a driver may send locations (seed 002, "Rate Limiting"): one a second on the
+/// How often a driver may send locations (the rideshare design's): one a second on the
 /// way to a pickup or in a trip, one per 30 s online without one, each after a burst of 5;
 /// then a throttle answer with the wait.
 ///

@@ -3,7 +3,7 @@ import HeraldDispatch
 import HeraldGeo
 
 /// A place a rider names: coordinates for routing, address and `place_id` as the stable
-/// reference (seed 002).
+/// reference.
 public struct Place: Sendable, Equatable {
     public var point: GeoPoint
     public var address: String?
@@ -18,7 +18,10 @@ public struct Place: Sendable, Equatable {
     /// Reads `{latitude, longitude, address?, place_id?}` under `name`, naming every bad field.
     static func parse(_ value: JSONValue?, _ name: String, _ v: inout FieldValidator) -> Place? {
         guard case .object(let object)? = value else {
-            v.fail(name, value == nil || value == .null ? "is required: {latitude, longitude, address, place_id}" : "must be an object {latitude, longitude, address, place_id}")
+            v.fail(
+                name,
+                value == nil || value == .null
+                    ? "is required: {latitude, longitude, address, place_id}" : "must be an object {latitude, longitude, address, place_id}")
             return nil
         }
         for key in object.keys.sorted() where !["latitude", "longitude", "address", "place_id"].contains(key) {
@@ -51,7 +54,9 @@ public struct RideRequestInput: Sendable, Equatable {
     /// The surge multiplier the rider was shown and accepted (nil: none was shown).
     public var confirmedSurge: Double?
 
-    public init(pickup: Place, dropoff: Place, rideType: String = "STANDARD", passengerCount: Int = 1, paymentMethodID: String? = nil, confirmedSurge: Double? = nil) {
+    public init(
+        pickup: Place, dropoff: Place, rideType: String = "STANDARD", passengerCount: Int = 1, paymentMethodID: String? = nil, confirmedSurge: Double? = nil
+    ) {
         self.pickup = pickup
         self.dropoff = dropoff
         self.rideType = rideType
@@ -95,7 +100,8 @@ public struct RideRequestInput: Sendable, Equatable {
             if meters > maxDistanceMeters { v.fail("dropoff", "must be within \(Int(maxDistanceMeters / 1000)) km of the pickup") }
         }
         try v.validate()
-        return RideRequestInput(pickup: pickup!, dropoff: dropoff!, rideType: rideType, passengerCount: passengers, paymentMethodID: payment, confirmedSurge: surge)
+        return RideRequestInput(
+            pickup: pickup!, dropoff: dropoff!, rideType: rideType, passengerCount: passengers, paymentMethodID: payment, confirmedSurge: surge)
     }
 }
 

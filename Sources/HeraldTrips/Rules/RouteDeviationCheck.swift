@@ -1,7 +1,7 @@
 import Foundation
 import HeraldGeo
 
-/// Seed 002's route-deviation signal: during a ride, a driver far off the expected route
+/// The rideshare design's route-deviation signal: during a ride, a driver far off the expected route
 /// (a detour to run up the fare, or a rider taken somewhere else).
 ///
 /// Why a corridor around the straight pickup–dropoff segment: Herald has no routing engine,

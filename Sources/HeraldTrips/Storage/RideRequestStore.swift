@@ -26,8 +26,12 @@ public struct RideRequestStore: Sendable {
     /// A page of a rider's requests (nil: everyone's), newest first, with the total.
     public func history(_ db: any SQLDatabase, riderID: String?, offset: Int, limit: Int) async throws -> (requests: [RideRequestRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
-        if let riderID { filter.appendInterpolation(unsafeRaw: " AND rider_id = "); filter.appendInterpolation(bind: riderID) }
-        let (rows, total) = try await db.page(RideRequestRecord.self, from: "ride_requests", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
+        if let riderID {
+            filter.appendInterpolation(unsafeRaw: " AND rider_id = ")
+            filter.appendInterpolation(bind: riderID)
+        }
+        let (rows, total) = try await db.page(
+            RideRequestRecord.self, from: "ride_requests", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
         return (rows, total)
     }
 
@@ -58,7 +62,8 @@ public struct RideRequestStore: Sendable {
     /// SEARCHING → `to` (CANCELLED or EXPIRED); nil when it was no longer searching.
     public func close(_ db: any SQLDatabase, id: String, to state: RideRequestState, now: Int64, onlyIfExpired: Bool) async throws -> RideRequestRecord? {
         var query = SQLQueryString(
-            "UPDATE ride_requests SET state = \(bind: state.rawValue), next_round_at = NULL, updated_at = \(bind: now) WHERE id = \(bind: id) AND state = 'SEARCHING'")
+            "UPDATE ride_requests SET state = \(bind: state.rawValue), next_round_at = NULL, updated_at = \(bind: now) WHERE id = \(bind: id) AND state = 'SEARCHING'"
+        )
         if onlyIfExpired {
             query.appendInterpolation(unsafeRaw: " AND expires_at <= ")
             query.appendInterpolation(bind: now)
@@ -132,7 +137,9 @@ public struct RideRequestStore: Sendable {
     }
 
     public func offeredDrivers(_ db: any SQLDatabase, requestID: String) async throws -> [String] {
-        try await db.raw("SELECT driver_id FROM ride_offers WHERE request_id = \(bind: requestID)").all().map { try $0.decode(column: "driver_id", as: String.self) }
+        try await db.raw("SELECT driver_id FROM ride_offers WHERE request_id = \(bind: requestID)").all().map {
+            try $0.decode(column: "driver_id", as: String.self)
+        }
     }
 
     public func decideOffers(_ db: any SQLDatabase, requestID: String, winner: String?, outcome: String) async throws {

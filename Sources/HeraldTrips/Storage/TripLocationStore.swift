@@ -41,7 +41,8 @@ public struct TripLocationStore: Sendable {
     public func insert(_ db: any SQLDatabase, _ rows: [TripLocationRow]) async throws {
         for chunk in stride(from: 0, to: rows.count, by: 200).map({ Array(rows[$0..<min($0 + 200, rows.count)]) }) {
             var query = SQLQueryString(
-                "INSERT INTO trip_locations (trip_id, received_at, ordinal, sequence, latitude, longitude, accuracy_m, heading, speed_mps, altitude_m, battery_percent, is_charging, client_at, shared, warning) VALUES ")
+                "INSERT INTO trip_locations (trip_id, received_at, ordinal, sequence, latitude, longitude, accuracy_m, heading, speed_mps, altitude_m, battery_percent, is_charging, client_at, shared, warning) VALUES "
+            )
             for (index, r) in chunk.enumerated() {
                 if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
                 query.appendInterpolation(

@@ -45,11 +45,18 @@ public struct TripStore: Sendable {
     public func history(_ db: any SQLDatabase, of party: Party, state: TripState?, offset: Int, limit: Int) async throws -> (trips: [TripRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         switch party {
-        case .rider(let id): filter.appendInterpolation(unsafeRaw: " AND rider_id = "); filter.appendInterpolation(bind: id)
-        case .driver(let id): filter.appendInterpolation(unsafeRaw: " AND driver_id = "); filter.appendInterpolation(bind: id)
+        case .rider(let id):
+            filter.appendInterpolation(unsafeRaw: " AND rider_id = ")
+            filter.appendInterpolation(bind: id)
+        case .driver(let id):
+            filter.appendInterpolation(unsafeRaw: " AND driver_id = ")
+            filter.appendInterpolation(bind: id)
         case .anyone: break
         }
-        if let state { filter.appendInterpolation(unsafeRaw: " AND state = "); filter.appendInterpolation(bind: state.rawValue) }
+        if let state {
+            filter.appendInterpolation(unsafeRaw: " AND state = ")
+            filter.appendInterpolation(bind: state.rawValue)
+        }
         let (rows, total) = try await db.page(TripRecord.self, from: "trips", where: filter, orderBy: "created_at DESC, id", offset: offset, limit: limit)
         return (rows, total)
     }

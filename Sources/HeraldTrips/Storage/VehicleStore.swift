@@ -31,7 +31,8 @@ public struct VehicleStore: Sendable {
             var query = SQLQueryString("SELECT v.driver_id FROM vehicles v WHERE v.capacity >= \(bind: passengers)")
             query.appendInterpolation(unsafeRaw: " AND (',' || v.ride_types || ',') LIKE ")
             query.appendInterpolation(bind: "%,\(rideType),%")
-            query.appendInterpolation(unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM trips t WHERE t.driver_id = v.driver_id AND t.state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS'))")
+            query.appendInterpolation(
+                unsafeRaw: " AND NOT EXISTS (SELECT 1 FROM trips t WHERE t.driver_id = v.driver_id AND t.state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS'))")
             query.appendInterpolation(unsafeRaw: " AND v.driver_id IN (")
             for (index, id) in chunk.enumerated() {
                 if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }

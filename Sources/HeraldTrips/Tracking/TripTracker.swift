@@ -43,8 +43,10 @@ public final class TripTracker: RealtimeSubscriber {
         init?(json: JSONValue) {
             guard let id = json["trip_id"]?.stringValue, let rider = json["rider_id"]?.stringValue, let driver = json["driver_id"]?.stringValue,
                 let state = json["state"]?.stringValue.flatMap(TripState.init(rawValue:)),
-                let pickup = GeoPoint.validated(latitude: json["pickup_latitude"]?.doubleValue ?? .nan, longitude: json["pickup_longitude"]?.doubleValue ?? .nan),
-                let dropoff = GeoPoint.validated(latitude: json["dropoff_latitude"]?.doubleValue ?? .nan, longitude: json["dropoff_longitude"]?.doubleValue ?? .nan)
+                let pickup = GeoPoint.validated(
+                    latitude: json["pickup_latitude"]?.doubleValue ?? .nan, longitude: json["pickup_longitude"]?.doubleValue ?? .nan),
+                let dropoff = GeoPoint.validated(
+                    latitude: json["dropoff_latitude"]?.doubleValue ?? .nan, longitude: json["dropoff_longitude"]?.doubleValue ?? .nan)
             else { return nil }
             self.id = id
             riderID = rider
@@ -221,7 +223,8 @@ public final class TripTracker: RealtimeSubscriber {
                 }
                 judgement.location = .object(payload)
                 tracked.lastShared = (now, update.sequence ?? tracked.lastShared?.sequence)
-                let etas = tracked.eta.etas(position: update.point, state: tracked.trip.state, pickup: tracked.trip.pickup, dropoff: tracked.trip.dropoff, staleSeconds: 0)
+                let etas = tracked.eta.etas(
+                    position: update.point, state: tracked.trip.state, pickup: tracked.trip.pickup, dropoff: tracked.trip.dropoff, staleSeconds: 0)
                 let threshold = config.etaUpdateThresholdSeconds
                 if tracked.sharedETA == nil || ETAEstimator.moved(tracked.sharedETA?.pickup, etas.pickup, threshold: threshold)
                     || ETAEstimator.moved(tracked.sharedETA?.dropoff, etas.dropoff, threshold: threshold)

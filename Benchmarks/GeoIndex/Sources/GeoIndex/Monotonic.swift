@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// CLOCK_MONOTONIC in nanoseconds (a vDSO call, ~20 ns), for per-query timing.

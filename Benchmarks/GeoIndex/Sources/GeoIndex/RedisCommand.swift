@@ -229,7 +229,7 @@ struct RedisCommand: ParsableCommand {
         guard case .array(let items?) = reply else { throw RESPConnection.Failure(description: "unexpected GEOSEARCH reply \(reply)") }
         return try items.map { item in
             guard case .array(let pair?) = item, pair.count == 2, case .bulk(let id?) = pair[0], case .bulk(let distance?) = pair[1],
-                  let value = Double(String(decoding: distance, as: UTF8.self))
+                let value = Double(String(decoding: distance, as: UTF8.self))
             else { throw RESPConnection.Failure(description: "unexpected GEOSEARCH item \(item)") }
             return ResultComparison.Match(id: String(decoding: id, as: UTF8.self), distanceMeters: value * unitMeters)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Deterministic random numbers: the same seed gives the same drivers and queries in every
 /// run and in every subcommand, so Herald and Redis see identical inputs.
 struct SplitMix64: RandomNumberGenerator {
@@ -20,5 +22,3 @@ struct SplitMix64: RandomNumberGenerator {
         return (-2 * Foundation.log(u1)).squareRoot() * Foundation.cos(2 * .pi * u2)
     }
 }
-
-import Foundation

@@ -73,7 +73,10 @@ struct Workload {
         pick -= backgroundWeight
         var cluster = clusters[clusters.count - 1]
         for candidate in clusters {
-            if pick < candidate.weight { cluster = candidate; break }
+            if pick < candidate.weight {
+                cluster = candidate
+                break
+            }
             pick -= candidate.weight
         }
         while true {

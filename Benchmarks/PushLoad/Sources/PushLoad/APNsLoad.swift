@@ -72,7 +72,8 @@ struct APNsLoad: AsyncParsableCommand {
                         index += 1
                         do {
                             let result = try await sender.send(message)
-                            if case .accepted = result {} else {
+                            if case .accepted = result {
+                            } else {
                                 counters.failed.add(1, ordering: .relaxed)
                                 counters.note("\(result)")
                             }

@@ -41,8 +41,10 @@ struct MockAPNsCommand: AsyncParsableCommand {
         default:
             throw ValidationError("--impl must be fast or shared")
         }
-        emit([("bench", .string("mock-apns")), ("impl", .string(impl)), ("port", .int(boundPort)), ("ca", .string(caFile)),
-              ("connection_window", .int(impl == "fast" ? connectionWindow : 65535)), ("cpus", .string(allowedCPUs())), ("pid", .int(Int(getpid())))])
+        emit([
+            ("bench", .string("mock-apns")), ("impl", .string(impl)), ("port", .int(boundPort)), ("ca", .string(caFile)),
+            ("connection_window", .int(impl == "fast" ? connectionWindow : 65535)), ("cpus", .string(allowedCPUs())), ("pid", .int(Int(getpid()))),
+        ])
         while true { try await Task.sleep(for: .seconds(3600)) }
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 
-// Push delivery benchmarks (see BENCHMARKS.md, "Push delivery benchmarks", and Benchmarks/push-run.sh).
+// Push delivery benchmarks (current figures in BENCHMARKS.md, "Push senders"; the method in
+// Benchmarks/journal/2026-11-21-push-first-measurement.md; the script is Benchmarks/push-run.sh).
 // Every subcommand prints one JSON line per measurement on stdout; progress goes to stderr.
 @main
 struct PushLoad: AsyncParsableCommand {

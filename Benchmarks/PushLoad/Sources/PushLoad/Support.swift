@@ -1,7 +1,8 @@
 import CMallocInfo
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A JSON value for the one-line summaries (keys keep their order), as in SocketIOLoad.
@@ -132,7 +133,13 @@ func residentParts() -> (anon: Int, file: Int, shmem: Int) {
     var parts = (anon: 0, file: 0, shmem: 0)
     for line in status.split(separator: "\n") {
         let kb = (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) * 1024
-        if line.hasPrefix("RssAnon:") { parts.anon = kb } else if line.hasPrefix("RssFile:") { parts.file = kb } else if line.hasPrefix("RssShmem:") { parts.shmem = kb }
+        if line.hasPrefix("RssAnon:") {
+            parts.anon = kb
+        } else if line.hasPrefix("RssFile:") {
+            parts.file = kb
+        } else if line.hasPrefix("RssShmem:") {
+            parts.shmem = kb
+        }
     }
     return parts
 }

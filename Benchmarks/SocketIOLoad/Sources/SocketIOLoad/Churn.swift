@@ -5,7 +5,9 @@ import NIOCore
 /// Presence churn: users leave and come back while the rest stay connected.
 struct Churn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Presence churn: N clients connect; then `rate` of them per second disconnect and, `offline` seconds later, connect again (a fresh session: an app sent to the background and back). Reports the reconnects' CONNECT latency, cycles achieved and failed, and CPU.")
+        abstract:
+            "Presence churn: N clients connect; then `rate` of them per second disconnect and, `offline` seconds later, connect again (a fresh session: an app sent to the background and back). Reports the reconnects' CONNECT latency, cycles achieved and failed, and CPU."
+    )
 
     @OptionGroup var client: ClientOptions
 

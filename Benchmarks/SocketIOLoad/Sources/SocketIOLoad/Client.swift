@@ -4,7 +4,7 @@ import NIOPosix
 import NIOWebSocket
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What every simulated client of a run shares (immutable, so it crosses threads freely).
@@ -190,7 +190,8 @@ final class ClientSession {
         if !config.sourceAddresses.isEmpty {
             // IP_BIND_ADDRESS_NO_PORT (24): pick the port at connect() so each source address
             // offers the whole ephemeral range per destination.
-            bootstrap = bootstrap
+            bootstrap =
+                bootstrap
                 .channelOption(.socket(SocketOptionLevel(IPPROTO_IP), SocketOptionName(24)), value: 1)
                 .bind(to: config.sourceAddresses[index % config.sourceAddresses.count])
         }

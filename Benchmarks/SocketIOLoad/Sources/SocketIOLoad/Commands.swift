@@ -57,7 +57,9 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("client-offset"), help: "The first client's number (tokens, servers, and with --rooms its room).")
     var clientOffset = 0
 
-    @Option(name: .customLong("probe"), help: "name=pid of another process (a second node, the database, Redis) whose CPU, with its child processes', is reported as <name>_cpu_s; repeatable.")
+    @Option(
+        name: .customLong("probe"),
+        help: "name=pid of another process (a second node, the database, Redis) whose CPU, with its child processes', is reported as <name>_cpu_s; repeatable.")
     var probes: [String] = []
 
     func resolvedToken() throws -> String? {
@@ -84,11 +86,13 @@ struct ClientOptions: ParsableArguments {
         for base in bases where !(base.host.hasPrefix("127.") || base.host == "localhost" || base.host == "::1") {
             throw ValidationError("only loopback targets are allowed: \(base.host)")
         }
-        let tokens = try tokensFile.map { path in
-            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        } ?? []
+        let tokens =
+            try tokensFile.map { path in
+                try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+            } ?? []
         return ClientConfig(
-            tokens: tokens, clientOffset: clientOffset, servers: servers, hostHeaders: bases.map { "\($0.host):\($0.port)" }, requestURI: uri, token: tokenInQuery ? nil : token,
+            tokens: tokens, clientOffset: clientOffset, servers: servers, hostHeaders: bases.map { "\($0.host):\($0.port)" }, requestURI: uri,
+            token: tokenInQuery ? nil : token,
             sourceAddresses: sources, eventName: event, connectTimeout: .seconds(Int64(connectTimeout)),
             whoamiAfterRecovery: whoami)
     }
@@ -249,7 +253,7 @@ struct Fanout: AsyncParsableCommand {
         let missing: Int
         if let rooms = publish.rooms {
             var perRoom = [Int](repeating: 0, count: rooms)
-            okSeqs.forEach { perRoom[$0 % rooms] += 1 }
+            for seq in okSeqs { perRoom[seq % rooms] += 1 }
             let expectedByRoom = perRoom
             let offset = client.clientOffset
             missing = try await fleet.onEveryLoop { stats, loop in
@@ -637,7 +641,10 @@ struct Storm: AsyncParsableCommand {
             ("whoami_recovered_false", .int(tally.whoamiFalse)),
             ("clients_missing_events", .int(tally.clientsMissing)),
             ("missing_events", .int(tally.missing)),
-            ("missing_relative_to_prefix_at_drop", .object(tally.missingRelative.sorted { $0.value > $1.value }.prefix(8).map { (String($0.key), .int($0.value)) })),
+            (
+                "missing_relative_to_prefix_at_drop",
+                .object(tally.missingRelative.sorted { $0.value > $1.value }.prefix(8).map { (String($0.key), .int($0.value)) })
+            ),
             ("missing_example", .string(tally.example)),
             ("duplicates", .int(snap.duplicates)),
         ]

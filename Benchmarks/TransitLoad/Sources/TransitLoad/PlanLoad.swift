@@ -61,7 +61,8 @@ struct PlanLoad: ParsableCommand {
         }
         if let debug = ProcessInfo.processInfo.environment["PLAN_DEBUG"] {
             let parts = debug.split(separator: ",").map(String.init)
-            let from = timetable.stopsByID[parts[0]]!, to = timetable.stopsByID[parts[1]]!
+            let from = timetable.stopsByID[parts[0]]!
+            let to = timetable.stopsByID[parts[1]]!
             let at = Int64(parts[2])!
             var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: at)
             query.maxTransfers = 8
@@ -69,10 +70,15 @@ struct PlanLoad: ParsableCommand {
                 print("journey arriving \(timetable.zone.iso8601(journey.arrival))")
                 for leg in journey.legs {
                     switch leg {
-                    case .walk(let a, let b, let d, let e): print("  walk \(a.map { timetable.feed.stops[Int($0)].id } ?? "-") → \(b.map { timetable.feed.stops[Int($0)].id } ?? "-") \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))")
+                    case .walk(let a, let b, let d, let e):
+                        print(
+                            "  walk \(a.map { timetable.feed.stops[Int($0)].id } ?? "-") → \(b.map { timetable.feed.stops[Int($0)].id } ?? "-") \(timetable.zone.iso8601(d)) → \(timetable.zone.iso8601(e))"
+                        )
                     case .ride(let ride):
                         let st = timetable.feed.stopTimes
-                        print("  ride \(timetable.feed.trips[Int(ride.trip)].id) day \(ride.day) \(timetable.feed.stops[Int(st.stop[ride.board])].id)(pickup \(st.pickupType[ride.board])) → \(timetable.feed.stops[Int(st.stop[ride.alight])].id)(drop \(st.dropOffType[ride.alight])) \(timetable.zone.iso8601(ride.departure)) → \(timetable.zone.iso8601(ride.arrival))")
+                        print(
+                            "  ride \(timetable.feed.trips[Int(ride.trip)].id) day \(ride.day) \(timetable.feed.stops[Int(st.stop[ride.board])].id)(pickup \(st.pickupType[ride.board])) → \(timetable.feed.stops[Int(st.stop[ride.alight])].id)(drop \(st.dropOffType[ride.alight])) \(timetable.zone.iso8601(ride.departure)) → \(timetable.zone.iso8601(ride.arrival))"
+                        )
                     }
                 }
             }
@@ -105,7 +111,8 @@ struct PlanLoad: ParsableCommand {
         let samples = differing.prefix(10).map { pair, answers -> String in
             let (from, to, at) = pair
             func show(_ time: Int64?) -> String { time.map { timetable.zone.iso8601($0) } ?? "none" }
-            return "\(timetable.feed.stops[Int(from)].id) → \(timetable.feed.stops[Int(to)].id) at \(show(at)): raptor \(show(answers.0)), scan \(show(answers.1))"
+            return
+                "\(timetable.feed.stops[Int(from)].id) → \(timetable.feed.stops[Int(to)].id) at \(show(at)): raptor \(show(answers.0)), scan \(show(answers.1))"
         }
         let result: [String: Any] = [
             "feed": feed, "date": date, "stops": Int(stops), "stop_times": timetable.feed.stopTimes.count,

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Trip location ingest with fraud checks and broadcast to each trip's rider (issue 8).
@@ -46,11 +46,12 @@ struct TripLoad: AsyncParsableCommand {
             specs = Array(specs.prefix(trips))
         }
         let modes = try phases.split(separator: ",").map(parsePhase)
-        let watched = try watch.map { item -> (String, Int32) in
-            let parts = item.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let pid = Int32(parts[1]) else { throw BenchError("--watch takes name=pid: \(item)") }
-            return (String(parts[0]), pid)
-        } + [("generator", getpid())]
+        let watched =
+            try watch.map { item -> (String, Int32) in
+                let parts = item.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, let pid = Int32(parts[1]) else { throw BenchError("--watch takes name=pid: \(item)") }
+                return (String(parts[0]), pid)
+            } + [("generator", getpid())]
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let loops = Array(group.makeIterator())
@@ -70,11 +71,14 @@ struct TripLoad: AsyncParsableCommand {
         }
         let failures = results.flatMap { $0 }
         let connectSeconds = Double(nowNanos() - connectStart) / 1e9
-        note("\(specs.count) trips: \(2 * specs.count) sockets open and riders subscribed in \(String(format: "%.1f", connectSeconds)) s, \(failures.count) failed")
-        emit(Out.obj([
-            ("measurement", .str("trip_connect")), ("engine", .str(engine)), ("trips", .int(specs.count)), ("sockets", .int(2 * specs.count)),
-            ("failed", .int(failures.count)), ("first_failure", failures.first.map(Out.str) ?? .null), ("seconds", .num(connectSeconds)),
-        ]).text)
+        note(
+            "\(specs.count) trips: \(2 * specs.count) sockets open and riders subscribed in \(String(format: "%.1f", connectSeconds)) s, \(failures.count) failed"
+        )
+        emit(
+            Out.obj([
+                ("measurement", .str("trip_connect")), ("engine", .str(engine)), ("trips", .int(specs.count)), ("sockets", .int(2 * specs.count)),
+                ("failed", .int(failures.count)), ("first_failure", failures.first.map(Out.str) ?? .null), ("seconds", .num(connectSeconds)),
+            ]).text)
         guard failures.isEmpty else { throw BenchError("\(failures.count) trips failed to connect: \(failures.first!)") }
 
         for (n, mode) in modes.enumerated() {
@@ -145,7 +149,9 @@ struct TripLoad: AsyncParsableCommand {
             ]
             fields += stats.latency.fields("latency_")
             fields += stats.ackLatency.fields("ack_")
-            if case .open = mode { fields += [("send_lag_p99_ms", .num(Double(stats.lag.percentile(99)) / 1000)), ("send_lag_max_ms", .num(Double(stats.lag.maximum) / 1000))] }
+            if case .open = mode {
+                fields += [("send_lag_p99_ms", .num(Double(stats.lag.percentile(99)) / 1000)), ("send_lag_max_ms", .num(Double(stats.lag.maximum) / 1000))]
+            }
             fields += [
                 ("acks_ok", .int(stats.acksOK)), ("acks_refused", .int(stats.acksRefused)), ("throttles", .int(stats.throttles)),
                 ("errors", .int(stats.errors)), ("first_refusal", stats.firstRefusal.map(Out.str) ?? .null),
