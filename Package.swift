@@ -288,7 +288,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald-mock-apns",
-            dependencies: ["HeraldMockProviders"],
+            dependencies: ["HeraldMockProviders", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -7,14 +7,17 @@ import HeraldStorage
 public struct DeviceRegistry: Sendable {
     let database: any Database
     let clock: any HeraldClock
+    /// The apps a device may name (`push.apps` and `default`).
+    let apps: Set<String>
 
-    public init(database: any Database, clock: any HeraldClock) {
+    public init(database: any Database, clock: any HeraldClock, apps: Set<String> = [PushApps.defaultID]) {
         self.database = database
         self.clock = clock
+        self.apps = apps
     }
 
     static let fields: Set<String> = [
-        "token", "fcm_token", "provider", "platform", "device_id", "app_version", "os_version", "locale", "subscription",
+        "token", "fcm_token", "provider", "platform", "device_id", "app_version", "os_version", "locale", "subscription", "app_id", "environment",
     ]
 
     /// Validates a registration body and stores it for `userID`. Accepts the notification
@@ -32,6 +35,10 @@ public struct DeviceRegistry: Sendable {
         let osVersion = r.string("os_version", maxLength: 64)
         let locale = r.string("locale", maxLength: 35)
         let subscriptionObject = r.object("subscription")
+        let app = r.string("app_id", maxLength: 64) ?? PushApps.defaultID
+        let environmentText = r.string("environment", maxLength: 16)
+        if !apps.contains(app) { r.fail("app_id", "must be one of this server's apps: \(apps.sorted().joined(separator: ", "))") }
+        let environment = environmentText.flatMap(APNsEnvironment.init(rawValue:))
         let provider = providerText.flatMap(PushProvider.init(rawValue:))
         let platform = platformText.flatMap(DevicePlatform.init(rawValue:))
         if providerText == nil {
@@ -71,6 +78,13 @@ public struct DeviceRegistry: Sendable {
         } else if subscriptionObject != nil {
             r.fail("subscription", "is only for provider webpush")
         }
+        if environmentText != nil {
+            if provider != .apns {
+                r.fail("environment", "is only for provider apns")
+            } else if environment == nil {
+                r.fail("environment", "must be production or sandbox")
+            }
+        }
         if token == nil && provider != .webpush { r.fail("token", "is required") }
         if let token, let provider, provider != .webpush {
             for problem in DeviceTokenRules.problems(token: token, provider: provider) { r.fail("token", problem) }
@@ -78,12 +92,14 @@ public struct DeviceRegistry: Sendable {
         try r.validate()
         guard let provider, let platform, let token else { throw APIError.validation([FieldError(field: "token", message: "is required")]) }
         let now = clock.now().epochMilliseconds
-        let record = DeviceRecord(
+        var record = DeviceRecord(
             id: Identifier.make("dev"), userID: userID, provider: provider,
             token: DeviceTokenRules.normalized(token: token, provider: provider), platform: platform, deviceID: deviceID,
             appVersion: appVersion, osVersion: osVersion, locale: locale, userAgent: userAgent.map { String($0.prefix(512)) },
             webpushP256dh: subscription?.p256dh, webpushAuth: subscription?.auth, createdAt: now, lastUsedAt: now)
-        return try await database.transaction { db in try await DeviceStore().register(db, record, now: now) }
+        record.appID = app
+        record.apnsEnvironment = environment
+        return try await database.transaction { [record] db in try await DeviceStore().register(db, record, now: now) }
     }
 
     /// Deactivates the caller's token; nil when the caller has no such token.
@@ -136,6 +152,8 @@ public struct DeviceRegistry: Sendable {
             "last_used_at": .string(Timestamp.string(epochMilliseconds: d.lastUsedAt)),
             "deactivated_at": d.deactivatedAt.map { .string(Timestamp.string(epochMilliseconds: $0)) } ?? .null,
             "deactivation_reason": d.deactivationReason.map(JSONValue.string) ?? .null,
+            "app_id": .string(d.appID),
+            "environment": d.apnsEnvironment.map { .string($0.rawValue) } ?? .null,
         ])
     }
 }

@@ -423,6 +423,8 @@ public final class NotificationService: Sendable {
         var pushSuppressed: String?
         var ackDeadline: Int64
         var cooldownStart: Int64
+        /// The apps whose devices it is pushed to (nil: all).
+        var apps: Set<String>? = nil
     }
 
     /// The settings of a user Herald has not seen: the default zone, no quiet hours.
@@ -455,7 +457,7 @@ public final class NotificationService: Sendable {
         return Plan(
             record: record, socketStatus: socketStatus, pushNow: decision.push && (socketStatus == nil || pushAlongside),
             pushSuppressed: decision.pushSuppressed, ackDeadline: nowMs + Int64(config.ackTimeoutMs),
-            cooldownStart: nowMs - Int64(type.dedupeCooldownSeconds) * 1000)
+            cooldownStart: nowMs - Int64(type.dedupeCooldownSeconds) * 1000, apps: type.apps)
     }
 
     /// A recipient whose notification carries a dedupe key: the earlier notification that
@@ -490,12 +492,13 @@ public final class NotificationService: Sendable {
                 completedAt: status == .published ? nowMs : nil)
         }
         guard plan.pushNow else { return (socket, []) }
-        return (socket, pushDeliveries(notificationID: record.id, userID: record.userID, devices: devices, now: nowMs))
+        let targets = plan.apps.map { apps in devices.filter { apps.contains($0.appID) } } ?? devices
+        return (socket, pushDeliveries(notificationID: record.id, userID: record.userID, devices: targets, now: nowMs))
     }
 
     /// One pending push delivery per active device of the user; returns how many.
-    static func planPushes(_ db: any SQLDatabase, notificationID: String, userID: String, now: Int64) async throws -> Int {
-        let devices = try await DeviceStore().devices(db, userID: userID, activeOnly: true)
+    static func planPushes(_ db: any SQLDatabase, notificationID: String, userID: String, type: NotificationType?, now: Int64) async throws -> Int {
+        let devices = NotificationTypeCatalog.devices(try await DeviceStore().devices(db, userID: userID, activeOnly: true), for: type)
         try await insertPushes(db, notificationID: notificationID, userID: userID, devices: devices, now: now)
         return devices.count
     }
@@ -553,7 +556,8 @@ public final class NotificationService: Sendable {
         for delivery in overdue {
             planned += try await database.transaction { db -> Int in
                 guard try await DeliveryStore().markUnacknowledged(db, id: delivery.id, now: now) else { return 0 }
-                return try await Self.planPushes(db, notificationID: delivery.notificationID, userID: delivery.userID, now: now)
+                let type = try await NotificationStore().find(db, id: delivery.notificationID, userID: delivery.userID).flatMap { self.catalog[$0.type] }
+                return try await Self.planPushes(db, notificationID: delivery.notificationID, userID: delivery.userID, type: type, now: now)
             }
         }
         if planned > 0 { pushQueued() }

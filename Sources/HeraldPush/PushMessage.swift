@@ -49,6 +49,10 @@ public struct PushMessage: Sendable, Equatable {
     /// When the device last registered this token (epoch ms): a provider saying the token
     /// went away *before* this is out of date and must not deactivate the device.
     public var deviceUpdatedAt: Int64?
+    /// The app the device belongs to (`push.apps`), whose credentials and topic send it.
+    public var app: String = PushRoute.defaultApp
+    /// An APNs token's environment; nil: the app's configured one.
+    public var apnsEnvironment: APNsEnvironment?
 
     public init(
         deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: PushProvider,

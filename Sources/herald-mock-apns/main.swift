@@ -16,6 +16,9 @@ import Synchronization
 // `--chaos P` makes P % of pushes misbehave, in turn: 429 TooManyRequests, 500, 503, no answer
 // for `--hang-ms` (a stalled provider), the connection dropped mid-stream. The log's `answer`
 // says what each request got (a status, "hang" or "drop").
+// `--app TOPIC=KEY_ID=KEY.pem` (repeatable): pushes to TOPIC must carry a provider token signed by
+// that key, else 403 InvalidProviderToken (one mock for several apps checks each push's
+// credentials); the log then has each push's `topic`, `kid` and `iss`.
 // prints: mock-apns listening on <port> ca=<certificate.pem>
 
 var port = 0
@@ -27,6 +30,7 @@ var logPayloads = false
 var http2Only = false
 var chaosPercent = 0
 var hangMs = 30_000
+var providerTokens = ProviderTokens()
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -39,6 +43,13 @@ while let argument = arguments.next() {
     case "--h2-only": http2Only = true
     case "--chaos": chaosPercent = Int(arguments.next() ?? "") ?? 0
     case "--hang-ms": hangMs = Int(arguments.next() ?? "") ?? 30_000
+    case "--app":
+        do {
+            try providerTokens.add(arguments.next() ?? "")
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(2)
+        }
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
         exit(2)
@@ -54,6 +65,7 @@ let answer = status
 let reason = reasonOverride
 let delay: Duration? = delayMs > 0 ? .milliseconds(delayMs) : nil
 let withPayloads = logPayloads
+let tokens = providerTokens
 
 /// What a misbehaving provider does to one push (`--chaos`).
 enum Misbehaviour: CaseIterable {
@@ -95,6 +107,8 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
     let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
     let apnsID = request.header("apns-id") ?? ""
     let wellFormed = request.method == "POST" && !token.isEmpty && request.header("authorization")?.hasPrefix("bearer ") == true
+    let topic = request.header("apns-topic")
+    let provider = tokens.check(authorization: request.header("authorization"), topic: topic)
     let number = requestCount.add(1, ordering: .relaxed).newValue
     // Every `100 / chaos`-th request misbehaves, cycling through the kinds (deterministic, so
     // a run can be repeated).
@@ -102,7 +116,9 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
         wellFormed && chaos > 0 && (number * chaos) % 100 < chaos
         ? Misbehaviour.allCases[(number * chaos / 100) % Misbehaviour.allCases.count] : nil
     let response: MockPushServer.Response =
-        if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) } else if let misbehaviour { misbehaviour.response(hang: hang) } else if answer == 200 {
+        if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) } else if !provider.valid {
+            .json(403, ["reason": "InvalidProviderToken"])
+        } else if let misbehaviour { misbehaviour.response(hang: hang) } else if answer == 200 {
             MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay)
         } else { .json(answer, ["reason": reason ?? (answer == 410 ? "Unregistered" : "InternalServerError")]) }
     if let log {
@@ -111,6 +127,11 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
             "apns_id": apnsID, "token": token, "notification_id": notification, "protocol": request.protocolName,
             "answer": misbehaviour?.logged ?? response.status, "received_ns": receivedNs,
         ]
+        if !tokens.apps.isEmpty {
+            line["topic"] = topic ?? ""
+            line["kid"] = provider.keyID ?? ""
+            line["iss"] = provider.issuer ?? ""
+        }
         if withPayloads {
             line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first
             }

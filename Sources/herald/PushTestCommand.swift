@@ -39,6 +39,9 @@ struct PushTest: AsyncParsableCommand {
             }
             let providers = try await NotificationModule.providerSenders(config.push, clock: clock)
             let fallback = try LogPushSender(logger: logger, file: config.push.logFile)
+            var environments: [String: APNsEnvironment] = [:]
+            for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
+            let senders = PushSenders(providers.senders, environments: environments, fallback: nil)
             var answered = 0
             // Each answer as it comes (a user with many devices, a slow provider).
             func report(_ line: String) {
@@ -47,16 +50,22 @@ struct PushTest: AsyncParsableCommand {
                 fflush(nil)
             }
             for device in devices {
-                let message = PushMessage(
+                var message = PushMessage(
                     deliveryID: Identifier.make("dlv"), notificationID: "push-test", userID: user, deviceID: device.id,
                     type: "push_test", severity: "info", provider: device.provider, platform: device.platform, token: device.token,
                     webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: title,
                     body: "Sent by herald push-test at \(Timestamp.string(clock.now()))", data: ["push_test": true], badge: badge,
                     deviceUpdatedAt: device.lastUsedAt)
-                let sender = providers.senders[device.provider] ?? fallback
-                let via = providers.senders[device.provider] == nil ? "log sender" : device.provider.rawValue
+                message.app = device.appID
+                message.apnsEnvironment = device.apnsEnvironment
+                let chosen = senders.sender(for: message)
+                let sender = chosen ?? fallback
+                // The default app's route is named by its provider alone, as before apps existed.
+                let route = senders.route(for: message)
+                let plain = route.app == PushApps.defaultID && (route.environment == nil || route.environment == environments[route.app])
+                let via = chosen == nil ? "log sender" : plain ? route.provider.rawValue : route.description
                 do {
-                    let result = try await withDeadline(.milliseconds(config.push.requestTimeoutMs)) { try await sender.send(message) }
+                    let result = try await withDeadline(.milliseconds(config.push.requestTimeoutMs)) { [message] in try await sender.send(message) }
                     report("\(device.id) (\(device.platform.rawValue), \(via)): \(Self.summary(result))")
                 } catch {
                     report("\(device.id) (\(device.platform.rawValue), \(via)): error \(error)")

@@ -88,13 +88,14 @@ struct NotificationHarness: Sendable {
 
     /// Registers an active device and returns its record.
     @discardableResult
-    func device(_ user: String, provider: PushProvider = .apns, token: String? = nil) async throws -> DeviceRecord {
+    func device(_ user: String, provider: PushProvider = .apns, token: String? = nil, app: String = PushApps.defaultID) async throws -> DeviceRecord {
         let now = clock.now().epochMilliseconds
-        let record = DeviceRecord(
+        var record = DeviceRecord(
             id: Identifier.make("dev"), userID: user, provider: provider,
             token: token ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined(),
             platform: provider == .apns ? .ios : .android, createdAt: now, lastUsedAt: now)
-        return try await database.transaction { db in try await DeviceStore().register(db, record, now: now).device }
+        record.appID = app
+        return try await database.transaction { [record] db in try await DeviceStore().register(db, record, now: now).device }
     }
 
     func deliveries(_ notificationID: String) async throws -> [DeliveryRecord] {

@@ -39,17 +39,19 @@ struct StripeFlowTests {
     }
 
     /// The application with `payments.provider: stripe` against a fresh fake Stripe.
+    ///
+    /// Why the configuration is built here rather than through `TestServer.run`'s `configure`
+    /// closure: three runs of the debug test build crashed (a bad pointer reading the
+    /// configuration's arrays in its validation) right after such a closure, capturing the fake,
+    /// ran behind an `await`; plain mutations of a local value leave nothing for that to touch.
     static func withStripe(clock: ManualClock = ManualClock(start), _ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
         try await FakeStripe.run(secretKey: Self.key) { fake in
-            try await TestServer.run(
-                .sqlite, clock: clock,
-                configure: { config in
-                    config.payments.provider = "stripe"
-                    config.payments.stripe.baseURL = fake.baseURL
-                    config.payments.stripe.secretKey = Self.key
-                    config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
-                }
-            ) { s in try await body(fake, s) }
+            var config = try await TestServer.config(.sqlite)
+            config.payments.provider = "stripe"
+            config.payments.stripe.baseURL = fake.baseURL
+            config.payments.stripe.secretKey = Self.key
+            config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never
+            try await TestServer.run(config: config, clock: clock) { s in try await body(fake, s) }
         }
     }
 

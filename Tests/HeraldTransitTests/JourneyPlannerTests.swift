@@ -199,6 +199,20 @@ extension JourneyPlannerTests {
     /// and footpath rules — never later, and finds one whenever it exists; and every leg of
     /// every journey in its Pareto set is a ride the timetable has or a footpath the network
     /// has, in time order.
+    /// The case the property below found (CI, 2026-11-29): a ride reaches stop 7274 too late
+    /// to change onto the 16:54:54 departure, a walk from 7275 reaches it in time. The planner
+    /// was right; the brute force kept only the stop's earliest arrival and lost the walk.
+    @Test func aWalkCatchesTheDepartureARideArrivingEarlierMisses() async throws {
+        let (t, network, scan, day) = try await Self.halifax.value
+        let planner = JourneyPlanner(network: network, timetable: t)
+        let at = t.zone.serviceDayStart(day) + 59151
+        var query = JourneyQuery(origins: [(1478, 0)], destinations: [(327, 0)], departAt: at)
+        query.maxTransfers = 15
+        let brute = try #require(scan.earliestArrival(from: 1478, to: 327, at: at))
+        #expect(planner.plan(query).last?.arrival == brute)
+        #expect(t.zone.iso8601(brute).hasSuffix("16:56:01-04:00"))
+    }
+
     @Test func noJourneyArrivesLaterThanABruteForceSearch() async throws {
         let (t, network, scan, day) = try await Self.halifax.value
         let planner = JourneyPlanner(network: network, timetable: t)

@@ -63,16 +63,25 @@ public struct ConnectionScan: Sendable {
     }
 
     /// The earliest arrival at `to` leaving `from` at or after `at`; nil when none.
+    ///
+    /// Why a stop keeps two times: when a rider may board there next (`ready`: a ride's
+    /// arrival plus the minimum change, a walk's arrival as it is) is not its earliest arrival.
+    /// A ride reaching a stop at 16:54:00 makes the 16:54:54 departure missable (a change needs
+    /// 60 s), while a walk reaching it at 16:54:32 catches it; keeping only the earliest
+    /// arrival and how it came lost the walk, and with it the earlier journey the planner found.
     public func earliestArrival(from: Int32, to: Int32, at: Int64) -> Int64? {
         var arrival = [Int64](repeating: .max, count: stopCount)
+        var ready = [Int64](repeating: .max, count: stopCount)
         // Walks start from rides: the earliest ride arrival at a stop is kept apart, as a walk
         // may have reached the stop earlier and still be no start for another walk.
         var rideArrival = [Int64](repeating: .max, count: stopCount)
-        var byRide = [Bool](repeating: false, count: stopCount)
         var onBoard = [Bool](repeating: false, count: tripCount)
         arrival[Int(from)] = at
-        for path in network.footpaths[Int(from)] where at + Int64(path.seconds) < arrival[Int(path.to)] {
-            arrival[Int(path.to)] = at + Int64(path.seconds)
+        ready[Int(from)] = at
+        for path in network.footpaths[Int(from)] {
+            let walked = at + Int64(path.seconds)
+            arrival[Int(path.to)] = min(arrival[Int(path.to)], walked)
+            ready[Int(path.to)] = min(ready[Int(path.to)], walked)
         }
         let change = Int64(network.walking.minimumChangeSeconds)
         var low = 0
@@ -85,19 +94,17 @@ public struct ConnectionScan: Sendable {
             let connection = connections[index]
             if connection.departure >= arrival[Int(to)] { break }
             if !onBoard[Int(connection.trip)] {
-                let reached = arrival[Int(connection.from)]
-                guard connection.canBoard, reached != .max, reached + (byRide[Int(connection.from)] ? change : 0) <= connection.departure else { continue }
+                guard connection.canBoard, ready[Int(connection.from)] <= connection.departure else { continue }
                 onBoard[Int(connection.trip)] = true
             }
             guard connection.canAlight, connection.arrival < rideArrival[Int(connection.to)] else { continue }
             rideArrival[Int(connection.to)] = connection.arrival
-            if connection.arrival < arrival[Int(connection.to)] {
-                arrival[Int(connection.to)] = connection.arrival
-                byRide[Int(connection.to)] = true
-            }
-            for path in network.footpaths[Int(connection.to)] where connection.arrival + Int64(path.seconds) < arrival[Int(path.to)] {
-                arrival[Int(path.to)] = connection.arrival + Int64(path.seconds)
-                byRide[Int(path.to)] = false
+            arrival[Int(connection.to)] = min(arrival[Int(connection.to)], connection.arrival)
+            ready[Int(connection.to)] = min(ready[Int(connection.to)], connection.arrival + change)
+            for path in network.footpaths[Int(connection.to)] {
+                let walked = connection.arrival + Int64(path.seconds)
+                arrival[Int(path.to)] = min(arrival[Int(path.to)], walked)
+                ready[Int(path.to)] = min(ready[Int(path.to)], walked)
             }
         }
         return arrival[Int(to)] == .max ? nil : arrival[Int(to)]

@@ -68,6 +68,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     /// The time zone (IANA name) of users who never sent theirs; nil: the agency time zone
     /// of the transit feed served, else UTC (`DefaultTimeZone`).
     public var defaultTimeZone: String?
+    /// Types pushed only to some apps' devices, by type: `{job_new: [driver]}` (a type left
+    /// out goes to every app; each app must be one of `push.apps` or `default`).
+    public var typeApps: [String: [String]] = [:]
 
     public init() {}
 
@@ -81,6 +84,9 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
         checks.check((1...1000).contains(syncLimit), "sync_limit", "must be between 1 and 1000")
         if let zone = defaultTimeZone {
             checks.check(TimeZone(identifier: zone) != nil, "default_time_zone", "must be an IANA time zone such as America/Halifax")
+        }
+        for (name, apps) in typeApps.sorted(by: { $0.key < $1.key }) {
+            checks.check(!apps.isEmpty, "type_apps.\(name)", "must name at least one app")
         }
         for (name, type) in types.sorted(by: { $0.key < $1.key }) {
             let path = "types.\(name)"

@@ -29,12 +29,26 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
     /// The log sender (used for providers that are not configured) appends one JSON line per
     /// push here.
     public var logFile: String?
-    /// Providers; one left out is served by the log sender.
+    /// Providers of the default app (`default`); one left out is served by the log sender.
     public var apns: APNsConfig?
     public var fcm: FCMConfig?
     public var webpush: WebPushConfig?
+    /// More apps in this deployment (a driver app beside the customer's): each with its own
+    /// providers. A device registers with its app's id (`app_id`); without one it belongs to
+    /// `default`, the providers above.
+    public var apps: [PushAppConfig] = []
 
     public init() {}
+
+    /// Every app by id: `default` (the providers above) and each of `apps`.
+    public var resolvedApps: [String: PushAppConfig] {
+        var result: [String: PushAppConfig] = [:]
+        for app in apps { result[app.id] = app }
+        if result[PushApps.defaultID] == nil {
+            result[PushApps.defaultID] = PushAppConfig(id: PushApps.defaultID, apns: apns, fcm: fcm, webpush: webpush)
+        }
+        return result
+    }
 
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {
@@ -49,25 +63,44 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
         checks.check(maxAgeSeconds >= 1, "max_age_seconds", "must be positive")
         checks.check(retryBaseMs >= 1 && retryMaxMs >= retryBaseMs, "retry_base_ms", "must be positive and at most retry_max_ms")
         checks.check(leaseSeconds * 1000 > requestTimeoutMs, "lease_seconds", "must be longer than push.request_timeout_ms")
+        checks.add(Self.providerErrors(apns: apns, fcm: fcm, webpush: webpush, prefix: "push."))
+        var ids: Set<String> = []
+        for (index, app) in apps.enumerated() {
+            let path = "push.apps[\(index)]."
+            checks.check(PushAppConfig.isValidID(app.id), "apps[\(index)].id", "must be 1-64 of a-z, 0-9, - and _")
+            checks.check(ids.insert(app.id).inserted, "apps[\(index)].id", "is used twice")
+            if app.id == PushApps.defaultID {
+                checks.check(
+                    apns == nil && fcm == nil && webpush == nil, "apps[\(index)].id", "default is the app of push.apns/fcm/webpush: name this app otherwise")
+            }
+            checks.add(Self.providerErrors(apns: app.apns, fcm: app.fcm, webpush: app.webpush, prefix: path))
+        }
+        return checks.errors
+    }
+
+    /// One app's provider settings' problems, their paths under `prefix` (`push.`, `push.apps[1].`).
+    static func providerErrors(apns: APNsConfig?, fcm: FCMConfig?, webpush: WebPushConfig?, prefix: String) -> [FieldError] {
+        var checks = ConfigChecks("")
         if let apns = apns {
             let isID = { (text: String) in text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
-            checks.check(isID(apns.teamID), "apns.team_id", "must be the 10-character Team ID")
-            checks.check(isID(apns.keyID), "apns.key_id", "must be the 10-character Key ID of the .p8 key")
-            checks.check(!apns.privateKeyFile.isEmpty, "apns.private_key_file", "must name the .p8 file")
-            checks.check(!apns.topic.isEmpty && !apns.topic.contains(" "), "apns.topic", "must be the app's bundle id")
-            checks.check(["production", "sandbox"].contains(apns.environment), "apns.environment", "must be production or sandbox")
-            checks.check((1...64).contains(apns.connections), "apns.connections", "must be between 1 and 64")
-            if let url = apns.baseURL { checks.check(url.hasPrefix("https://"), "apns.base_url", "must be an https URL") }
+            checks.check(isID(apns.teamID), prefix + "apns.team_id", "must be the 10-character Team ID")
+            checks.check(isID(apns.keyID), prefix + "apns.key_id", "must be the 10-character Key ID of the .p8 key")
+            checks.check(!apns.privateKeyFile.isEmpty, prefix + "apns.private_key_file", "must name the .p8 file")
+            checks.check(!apns.topic.isEmpty && !apns.topic.contains(" "), prefix + "apns.topic", "must be the app's bundle id")
+            checks.check(["production", "sandbox"].contains(apns.environment), prefix + "apns.environment", "must be production or sandbox")
+            checks.check((1...64).contains(apns.connections), prefix + "apns.connections", "must be between 1 and 64")
+            if let url = apns.baseURL { checks.check(url.hasPrefix("https://"), prefix + "apns.base_url", "must be an https URL") }
+            if let url = apns.sandboxBaseURL { checks.check(url.hasPrefix("https://"), prefix + "apns.sandbox_base_url", "must be an https URL") }
         }
         if let fcm = fcm {
-            checks.check(!fcm.serviceAccountFile.isEmpty, "fcm.service_account_file", "must name the service-account JSON file")
+            checks.check(!fcm.serviceAccountFile.isEmpty, prefix + "fcm.service_account_file", "must name the service-account JSON file")
         }
         if let webpush = webpush {
             checks.check(
-                (webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), "webpush.vapid_private_key",
+                (webpush.vapidPrivateKey == nil) != (webpush.vapidPrivateKeyFile == nil), prefix + "webpush.vapid_private_key",
                 "give exactly one of vapid_private_key and vapid_private_key_file")
             checks.check(
-                webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), "webpush.subject",
+                webpush.subject.hasPrefix("mailto:") || webpush.subject.hasPrefix("https://"), prefix + "webpush.subject",
                 "must be a mailto: or https: URI")
         }
         return checks.errors

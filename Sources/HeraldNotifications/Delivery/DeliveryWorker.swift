@@ -41,7 +41,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     let database: any Database
-    let senders: [PushProvider: any PushSender]
+    let senders: PushSenders
     let clock: any HeraldClock
     let settings: Settings
     let logger: Logger
@@ -53,19 +53,26 @@ public final class DeliveryWorker: Service, Sendable {
     public let handoff: PushHandoff?
     private let outcomeWriter: GroupCommit<Outcome, Void>
 
-    /// - Parameters:
-    ///   - senders: by provider (`apns`, `fcm`, `webpush`); `fallback` serves providers not listed.
-    ///   - ready: waits until the schema exists (false: shutting down before it did).
-    public init(
+    /// A single-app worker: `senders` by provider (`apns`, `fcm`, `webpush`); `fallback` serves
+    /// providers not listed.
+    public convenience init(
         database: any Database, senders: [PushProvider: any PushSender], fallback: (any PushSender)?, clock: any HeraldClock,
         settings: Settings, logger: Logger, ready: @escaping @Sendable () async -> Bool = { true }
     ) {
-        var all = senders
-        if let fallback {
-            for provider in PushProvider.allCases where all[provider] == nil { all[provider] = fallback }
-        }
+        self.init(
+            database: database, senders: PushSenders(byProvider: senders, fallback: fallback), clock: clock, settings: settings, logger: logger,
+            ready: ready)
+    }
+
+    /// - Parameters:
+    ///   - senders: every app's senders (`PushSenders`).
+    ///   - ready: waits until the schema exists (false: shutting down before it did).
+    public init(
+        database: any Database, senders: PushSenders, clock: any HeraldClock, settings: Settings, logger: Logger,
+        ready: @escaping @Sendable () async -> Bool = { true }
+    ) {
         self.database = database
-        self.senders = all
+        self.senders = senders
         self.clock = clock
         self.settings = settings
         self.logger = logger
@@ -301,7 +308,7 @@ public final class DeliveryWorker: Service, Sendable {
         if let expiresAt = notification.expiresAt, expiresAt <= now { return .skip("expired", type: type) }
         guard let deviceID = delivery.deviceID, let device = devices[deviceID] else { return .skip("device_missing", type: type) }
         guard device.isActive, device.userID == notification.userID else { return .skip("device_inactive", type: type) }
-        let message = PushMessage(
+        var message = PushMessage(
             deliveryID: delivery.id, notificationID: notification.id, userID: notification.userID, deviceID: device.id,
             type: notification.type, severity: notification.severity, provider: device.provider, platform: device.platform,
             token: device.token, webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: notification.title,
@@ -309,6 +316,8 @@ public final class DeliveryWorker: Service, Sendable {
             collapseKey: notification.collapseKey, interruptionLevel: notification.interruptionLevel,
             badge: unread[notification.userID] ?? 0, expiresAt: notification.expiresAt, attempt: delivery.attempts,
             silent: notification.silent != 0, deviceUpdatedAt: device.lastUsedAt)
+        message.app = device.appID
+        message.apnsEnvironment = device.apnsEnvironment
         return .send(message, createdAt: delivery.createdAt)
     }
 
@@ -331,7 +340,7 @@ public final class DeliveryWorker: Service, Sendable {
     }
 
     private func sendUnlabelled(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
-        guard let sender = senders[message.provider] else {
+        guard let sender = senders.sender(for: message) else {
             return Outcome(deliveryID: delivery.id, status: .dead, reason: "no_sender_for_provider")
         }
         let started = ContinuousClock.now

@@ -16,6 +16,9 @@ public struct NotificationType: Sendable, Equatable {
     /// screen); the socket gets it too.
     public var pushWhileOnline: Bool
     public var dedupeCooldownSeconds: Int
+    /// The apps whose devices it is pushed to (a driver's offer to the driver app only);
+    /// nil: every app's.
+    public var apps: Set<String>?
 
     public init(
         name: String, severity: Severity, delivery: DeliveryMode, defaultEnabled: Bool = true, category: String? = nil,
@@ -85,10 +88,17 @@ public struct NotificationTypeCatalog: Sendable {
                 category: entry.category, interruptionLevel: entry.interruptionLevel, critical: entry.critical,
                 dedupeCooldownSeconds: entry.dedupeCooldownSeconds ?? config.dedupeCooldownSeconds, pushWhileOnline: entry.pushWhileOnline)
         }
+        for (name, apps) in config.typeApps { types[name]?.apps = Set(apps) }
         self.types = types
     }
 
     public subscript(name: String) -> NotificationType? { types[name] }
+
+    /// The devices of `devices` a push of `type` goes to: those of its apps.
+    public static func devices(_ devices: [DeviceRecord], for type: NotificationType?) -> [DeviceRecord] {
+        guard let apps = type?.apps else { return devices }
+        return devices.filter { apps.contains($0.appID) }
+    }
 
     public var names: [String] { types.keys.sorted() }
 }

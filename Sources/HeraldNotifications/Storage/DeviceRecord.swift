@@ -19,6 +19,10 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
     public var lastUsedAt: Int64
     public var deactivatedAt: Int64?
     public var deactivationReason: String?
+    /// The app it belongs to (`push.apps`), whose credentials and topic push to it.
+    public var appID: String = PushApps.defaultID
+    /// An APNs token's environment; nil: the app's configured one.
+    public var apnsEnvironment: APNsEnvironment?
 
     public var isActive: Bool { deactivatedAt == nil }
 
@@ -58,6 +62,8 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
         case deactivatedAt = "deactivated_at"
+        case appID = "app_id"
+        case apnsEnvironment = "apns_environment"
         case deactivationReason = "deactivation_reason"
     }
 }

@@ -13,8 +13,9 @@ public struct DeviceStore: Sendable {
 
     /// Registers `device` (its id and timestamps are used only when the token is new) and
     /// returns the stored device and whether it was new. Re-registering moves the token to
-    /// `device.userID` and reactivates it. Older tokens of the same user's same `device_id`
-    /// and provider are deactivated as `replaced` (the app got a new token). Run in a transaction.
+    /// `device.userID` and reactivates it. Older tokens of the same user's same `device_id`,
+    /// provider and app are deactivated as `replaced` (the app got a new token; another app of
+    /// the same vendor shares the `device_id` and keeps its own). Run in a transaction.
     public func register(_ db: any SQLDatabase, _ device: DeviceRecord, now: Int64) async throws -> (device: DeviceRecord, created: Bool) {
         let existing = try await db.raw(
             "SELECT id FROM push_devices WHERE provider = \(bind: device.provider.rawValue) AND token = \(bind: device.token)"
@@ -23,13 +24,15 @@ public struct DeviceStore: Sendable {
             let stored = try await db.raw(
                 """
                 INSERT INTO push_devices (id, user_id, provider, token, platform, device_id, app_version, os_version, locale,
-                    user_agent, webpush_p256dh, webpush_auth, created_at, last_used_at, deactivated_at, deactivation_reason)
+                    user_agent, webpush_p256dh, webpush_auth, created_at, last_used_at, deactivated_at, deactivation_reason, app_id,
+                    apns_environment)
                 VALUES (\(bind: device.id), \(bind: device.userID), \(bind: device.provider.rawValue), \(bind: device.token),
                     \(bind: device.platform.rawValue), \(bind: device.deviceID), \(bind: device.appVersion), \(bind: device.osVersion),
                     \(bind: device.locale), \(bind: device.userAgent), \(bind: device.webpushP256dh), \(bind: device.webpushAuth),
-                    \(bind: now), \(bind: now), NULL, NULL)
+                    \(bind: now), \(bind: now), NULL, NULL, \(bind: device.appID), \(bind: device.apnsEnvironment?.rawValue))
                 ON CONFLICT (provider, token) DO UPDATE SET
                     user_id = excluded.user_id, platform = excluded.platform, device_id = excluded.device_id,
+                    app_id = excluded.app_id, apns_environment = excluded.apns_environment,
                     app_version = excluded.app_version, os_version = excluded.os_version, locale = excluded.locale,
                     user_agent = excluded.user_agent, webpush_p256dh = excluded.webpush_p256dh,
                     webpush_auth = excluded.webpush_auth, last_used_at = excluded.last_used_at,
@@ -43,7 +46,7 @@ public struct DeviceStore: Sendable {
                 """
                 UPDATE push_devices SET deactivated_at = \(bind: now), deactivation_reason = 'replaced'
                 WHERE user_id = \(bind: stored.userID) AND device_id = \(bind: deviceID) AND provider = \(bind: stored.provider.rawValue)
-                AND id <> \(bind: stored.id) AND deactivated_at IS NULL
+                AND app_id = \(bind: stored.appID) AND id <> \(bind: stored.id) AND deactivated_at IS NULL
                 """
             ).run()
         }

@@ -131,5 +131,14 @@ public enum NotificationMigrations {
                     "ALTER TABLE notification_preferences ADD COLUMN quiet_end TEXT",
                 ]
             ),
+            Migration(
+                version: 4, name: "devices per app",
+                statements: [
+                    // The app a device belongs to (`push.apps`; `default` for every device from
+                    // before), and an APNs token's environment (null: the app's configured one).
+                    "ALTER TABLE push_devices ADD COLUMN app_id TEXT NOT NULL DEFAULT 'default'",
+                    "ALTER TABLE push_devices ADD COLUMN apns_environment TEXT",
+                ]
+            ),
         ])
 }

@@ -18,14 +18,18 @@ public final class APNsSender: PushSender {
     public let providerToken: APNsProviderToken
     let requestTimeout: Duration
 
-    /// The base URL `config` names: its `base_url`, else Apple's sandbox or production host.
-    public static func baseURL(_ config: APNsConfig) -> String {
-        config.baseURL ?? (config.environment == "sandbox" ? sandboxURL : productionURL)
+    /// The base URL of `config` for `environment` (nil: the configured one): `sandbox_base_url`
+    /// for the sandbox when set, else `base_url`, else Apple's host.
+    public static func baseURL(_ config: APNsConfig, environment: APNsEnvironment? = nil) -> String {
+        let sandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
+        if sandbox, let url = config.sandboxBaseURL { return url }
+        return config.baseURL ?? (sandbox ? sandboxURL : productionURL)
     }
 
-    /// The client for `config`: its base URL, CA file and connection count.
-    public static func makeClient(_ config: APNsConfig) throws -> APNsClient {
-        try APNsClient(baseURL: baseURL(config), caFile: config.caFile, connections: config.connections)
+    /// The client for `config` in `environment`: its base URL, CA file and connection count.
+    /// Connections open at the first push, so an environment no device uses costs nothing.
+    public static func makeClient(_ config: APNsConfig, environment: APNsEnvironment? = nil) throws -> APNsClient {
+        try APNsClient(baseURL: baseURL(config, environment: environment), caFile: config.caFile, connections: config.connections)
     }
 
     /// - Parameter client: runs as a Service next to the worker (it closes the connections).

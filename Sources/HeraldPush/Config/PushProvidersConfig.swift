@@ -14,8 +14,11 @@ public struct APNsConfig: ConfigSection, Sendable, Equatable {
     public var topic = ""
     /// `production` (api.push.apple.com) or `sandbox` (api.sandbox.push.apple.com).
     public var environment = "production"
-    /// Overrides the host (tests point it at a mock): `https://127.0.0.1:8443`.
+    /// Overrides the host (tests point it at a mock): `https://127.0.0.1:8443`; for both
+    /// environments unless `sandbox_base_url` is set too.
     public var baseURL: String?
+    /// Overrides the sandbox host alone (where tokens registered as `sandbox` go).
+    public var sandboxBaseURL: String?
     /// HTTP/2 connections kept open to APNs (each multiplexes many streams).
     public var connections = 2
     /// PEM file of extra CA certificates to trust (a mock's self-signed certificate).
@@ -78,4 +81,11 @@ public struct WebPushConfig: Codable, Sendable, Equatable {
         self.subject = subject
         self.caFile = caFile
     }
+}
+
+/// The apps of a deployment, as configuration names them.
+public enum PushApps {
+    /// The id of the app configured at the top of `push` (and of every device registered
+    /// before apps existed, or without an `app_id`).
+    public static let defaultID = "default"
 }

@@ -18,6 +18,12 @@ extension HeraldConfig {
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("")
         checks.check((0...65535).contains(server.port), "server.port", "must be between 0 and 65535")
+        let apps = Set(push.resolvedApps.keys)
+        for (type, names) in notifications.typeApps.sorted(by: { $0.key < $1.key }) {
+            for name in names where !apps.contains(name) {
+                checks.check(false, "notifications.type_apps.\(type)", "\(name) is not one of push.apps (\(apps.sorted().joined(separator: ", ")))")
+            }
+        }
         if let url = server.publicURL {
             let parts = URLComponents(string: url)
             checks.check(

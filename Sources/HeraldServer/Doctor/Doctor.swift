@@ -133,40 +133,52 @@ public enum Doctor {
 
     static func push(_ push: PushConfig, dryRun: Bool, clock: any HeraldClock) async -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
-        for provider in [PushProvider.apns, .fcm, .webpush] {
-            var only = push
-            only.apns = provider == .apns ? push.apns : nil
-            only.fcm = provider == .fcm ? push.fcm : nil
-            only.webpush = provider == .webpush ? push.webpush : nil
-            let name = "push.\(provider.rawValue)"
-            guard only.apns != nil || only.fcm != nil || only.webpush != nil else {
-                findings.append(DoctorFinding(.skipped, name, "not configured (pushes for its devices go to the log sender)"))
-                continue
+        // The default app first, then the others by id.
+        let apps = push.resolvedApps.sorted { ($0.key == PushApps.defaultID ? 0 : 1, $0.key) < ($1.key == PushApps.defaultID ? 0 : 1, $1.key) }
+        for (id, app) in apps {
+            for provider in [PushProvider.apns, .fcm, .webpush] {
+                // One app's one provider at a time, as the default app, so each gets its own line.
+                var only = PushConfig()
+                only.requestTimeoutMs = push.requestTimeoutMs
+                only.apns = provider == .apns ? app.apns : nil
+                only.fcm = provider == .fcm ? app.fcm : nil
+                only.webpush = provider == .webpush ? app.webpush : nil
+                let name = id == PushApps.defaultID ? "push.\(provider.rawValue)" : "push.apps[\(id)].\(provider.rawValue)"
+                guard only.apns != nil || only.fcm != nil || only.webpush != nil else {
+                    if id == PushApps.defaultID {
+                        findings.append(DoctorFinding(.skipped, name, "not configured (pushes for its devices go to the log sender)"))
+                    }
+                    continue
+                }
+                let made: (senders: [PushRoute: any PushSender], clients: [any PushClient], vapidPublicKeys: [String: String])
+                do {
+                    made = try await NotificationModule.providerSenders(only, clock: clock)
+                } catch let error as ConfigurationError {
+                    findings.append(DoctorFinding(.failed, name, error.problems.map { $0.message }.joined(separator: "; ")))
+                    continue
+                } catch {
+                    findings.append(DoctorFinding(.failed, name, short(error)))
+                    continue
+                }
+                let environment = provider == .apns ? APNsEnvironment(rawValue: app.apns?.environment ?? "") ?? .production : nil
+                guard let sender = made.senders[PushRoute(provider: provider, app: PushApps.defaultID, environment: environment)] else { continue }
+                findings.append(
+                    await probe(provider, sender: sender, push: only, vapidPublicKey: made.vapidPublicKeys[PushApps.defaultID], dryRun: dryRun, name: name))
+                for client in made.clients { await client.shutdown() }
             }
-            let made: (senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?)
-            do {
-                made = try await NotificationModule.providerSenders(only, clock: clock)
-            } catch let error as ConfigurationError {
-                findings.append(DoctorFinding(.failed, name, error.problems.map { $0.message }.joined(separator: "; ")))
-                continue
-            } catch {
-                findings.append(DoctorFinding(.failed, name, short(error)))
-                continue
-            }
-            guard let sender = made.senders[provider] else { continue }
-            findings.append(await probe(provider, sender: sender, push: push, vapidPublicKey: made.vapidPublicKey, dryRun: dryRun))
-            for client in made.clients { await client.shutdown() }
         }
         return findings
     }
 
-    static func probe(_ provider: PushProvider, sender: any PushSender, push: PushConfig, vapidPublicKey: String?, dryRun: Bool) async -> DoctorFinding {
-        let name = "push.\(provider.rawValue)"
+    static func probe(
+        _ provider: PushProvider, sender: any PushSender, push: PushConfig, vapidPublicKey: String?, dryRun: Bool, name: String? = nil
+    ) async -> DoctorFinding {
+        let name = name ?? "push.\(provider.rawValue)"
         let endpoint: String
         switch provider {
         case .apns:
             let apns = push.apns
-            endpoint = apns?.baseURL ?? (apns?.environment == "sandbox" ? "https://api.sandbox.push.apple.com" : "https://api.push.apple.com")
+            endpoint = apns.map { APNsSender.baseURL($0) } ?? APNsSender.productionURL
         case .fcm:
             endpoint = push.fcm?.baseURL ?? "https://fcm.googleapis.com"
         case .webpush:

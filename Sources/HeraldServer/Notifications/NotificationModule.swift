@@ -18,46 +18,53 @@ public struct NotificationModule: Sendable {
     public let worker: DeliveryWorker?
     let services: [any Service]
     let clock: any HeraldClock
-    /// The VAPID public key browsers subscribe with, when Web Push is configured.
-    public let vapidPublicKey: String?
+    /// The VAPID public key browsers subscribe with, by app (those with Web Push configured).
+    public let vapidPublicKeys: [String: String]
 
-    /// The senders for the configured providers, and the HTTP clients they need run.
+    /// The senders for every app's configured providers (APNs: one per environment, whose
+    /// connections open at its first push), and the HTTP clients they need run.
     public static func providerSenders(_ push: PushConfig, clock: any HeraldClock) async throws -> (
-        senders: [PushProvider: any PushSender], clients: [any PushClient], vapidPublicKey: String?
+        senders: [PushRoute: any PushSender], clients: [any PushClient], vapidPublicKeys: [String: String]
     ) {
-        var senders: [PushProvider: any PushSender] = [:]
+        var senders: [PushRoute: any PushSender] = [:]
         var clients: [any PushClient] = []
-        var vapidPublicKey: String?
+        var vapidPublicKeys: [String: String] = [:]
         let timeout = Duration.milliseconds(push.requestTimeoutMs)
         func configError(_ field: String, _ error: any Error) async -> ConfigurationError {
             // A client that was made must be shut down before it is dropped.
             for client in clients { await client.shutdown() }
             return ConfigurationError(problems: [FieldError(field: field, message: "cannot be used: \(error)")])
         }
-        if let apns = push.apns {
-            do {
-                let client = try APNsSender.makeClient(apns)
-                clients.append(client)
-                senders[.apns] = try await APNsSender(config: apns, client: client, clock: clock, requestTimeout: timeout)
-            } catch { throw await configError("push.apns", error) }
+        for (id, app) in push.resolvedApps.sorted(by: { $0.key < $1.key }) {
+            let path = id == PushApps.defaultID && !push.apps.contains(where: { $0.id == id }) ? "push." : "push.apps[\(id)]."
+            if let apns = app.apns {
+                do {
+                    for environment in APNsEnvironment.allCases {
+                        let client = try APNsSender.makeClient(apns, environment: environment)
+                        clients.append(client)
+                        senders[PushRoute(provider: .apns, app: id, environment: environment)] = try await APNsSender(
+                            config: apns, client: client, clock: clock, requestTimeout: timeout)
+                    }
+                } catch { throw await configError(path + "apns", error) }
+            }
+            if let fcm = app.fcm {
+                do {
+                    let http = try PushHTTP(caFile: fcm.caFile)
+                    clients.append(http)
+                    senders[PushRoute(provider: .fcm, app: id)] = try FCMSender(config: fcm, http: http, clock: clock, requestTimeout: timeout)
+                } catch { throw await configError(path + "fcm", error) }
+            }
+            if let webpush = app.webpush {
+                do {
+                    let http = try PushHTTP(caFile: webpush.caFile)
+                    clients.append(http)
+                    let sender = try WebPushSender(config: webpush, http: http, clock: clock, requestTimeout: timeout)
+                    vapidPublicKeys[id] = sender.vapidPublicKey
+                    senders[PushRoute(provider: .webpush, app: id)] = sender
+                } catch { throw await configError(path + "webpush", error) }
+            }
         }
-        if let fcm = push.fcm {
-            do {
-                let http = try PushHTTP(caFile: fcm.caFile)
-                clients.append(http)
-                senders[.fcm] = try FCMSender(config: fcm, http: http, clock: clock, requestTimeout: timeout)
-            } catch { throw await configError("push.fcm", error) }
-        }
-        if let webpush = push.webpush {
-            do {
-                let http = try PushHTTP(caFile: webpush.caFile)
-                clients.append(http)
-                let sender = try WebPushSender(config: webpush, http: http, clock: clock, requestTimeout: timeout)
-                vapidPublicKey = sender.vapidPublicKey
-                senders[.webpush] = sender
-            } catch { throw await configError("push.webpush", error) }
-        }
-        return (senders, clients, vapidPublicKey)
+        return (senders, clients, vapidPublicKeys)
     }
 
     init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, clock: any HeraldClock, logger: Logger) async throws {
@@ -73,9 +80,11 @@ public struct NotificationModule: Sendable {
         // Last of what can fail: the HTTP clients made here must run (and shut down) as services.
         let providers = try await Self.providerSenders(config.push, clock: clock)
         if config.push.workerEnabled {
+            var environments: [String: APNsEnvironment] = [:]
+            for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
             worker = DeliveryWorker(
-                database: database.background, senders: providers.senders, fallback: logSender, clock: clock, settings: DeliveryWorker.Settings(config.push),
-                logger: logger, ready: ready)
+                database: database.background, senders: PushSenders(providers.senders, environments: environments, fallback: logSender), clock: clock,
+                settings: DeliveryWorker.Settings(config.push), logger: logger, ready: ready)
         }
         let wakeWorker = worker
         let service = NotificationService(
@@ -91,11 +100,11 @@ public struct NotificationModule: Sendable {
         if let worker { services.append(worker) }
         self.service = service
         self.inbox = inbox
-        self.registry = DeviceRegistry(database: database, clock: clock)
+        self.registry = DeviceRegistry(database: database, clock: clock, apps: Set(config.push.resolvedApps.keys))
         self.worker = worker
         self.services = services
         self.clock = clock
-        self.vapidPublicKey = providers.vapidPublicKey
+        self.vapidPublicKeys = providers.vapidPublicKeys
     }
 
     /// Push delivery metrics of this node's worker, in Prometheus text format.
@@ -134,6 +143,6 @@ public struct NotificationModule: Sendable {
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         NotificationRoutes(service: service, inbox: inbox, preferences: PreferenceEditor(service: service), clock: clock).addRoutes(to: api)
         PushRoutes(registry: registry, clock: clock).addRoutes(to: api)
-        VAPIDRoutes(publicKey: vapidPublicKey).addRoutes(to: api)
+        VAPIDRoutes(publicKeys: vapidPublicKeys).addRoutes(to: api)
     }
 }

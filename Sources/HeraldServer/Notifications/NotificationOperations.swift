@@ -134,13 +134,15 @@ extension PushRoutes {
         "locale": Schema.string(nullable: true), "user_agent": Schema.string(nullable: true), "active": ["type": "boolean"],
         "created_at": Schema.string(format: "date-time"), "last_used_at": Schema.string(format: "date-time"),
         "deactivated_at": Schema.string(format: "date-time", nullable: true), "deactivation_reason": Schema.string(nullable: true),
+        "app_id": Schema.string("the app it belongs to (push.apps; default: `default`)"),
+        "environment": ["type": ["string", "null"], "enum": ["production", "sandbox", .null], "description": "an APNs token's environment"],
     ])
 
     static let operations: [APIOperation] = [
         APIOperation(
             "POST", "/api/v1/push/register", summary: "Register a device for push",
             description:
-                "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id is deactivated. 201 for a new token, 200 for a known one. fcm_token is accepted for token. The JSON body may also be labelled text/plain (a browser fetch with a string body and no Content-Type, as some web clients send it).",
+                "APNs tokens are hex; FCM registration tokens; Web Push takes the browser's PushSubscription JSON as subscription (its endpoint is the token). Re-registering a token moves it to the caller and reactivates it; an older token of the same device_id and app is deactivated. app_id names the app (its own APNs topic and key, Firebase project, VAPID key); environment says where an APNs token is valid (a development build's token is sandbox). 201 for a new token, 200 for a known one. fcm_token is accepted for token. The JSON body may also be labelled text/plain (a browser fetch with a string body and no Content-Type, as some web clients send it).",
             tag: "push", access: .authenticated(roles: []),
             requestBody: Schema.object(
                 [
@@ -148,6 +150,8 @@ extension PushRoutes {
                     "platform": Schema.enumeration(["ios", "android", "web"]), "device_id": Schema.string(maxLength: 200),
                     "app_version": Schema.string(maxLength: 64), "os_version": Schema.string(maxLength: 64),
                     "locale": Schema.string(maxLength: 35),
+                    "app_id": Schema.string("one of the server's apps (push.apps); default: `default`", maxLength: 64),
+                    "environment": Schema.enumeration(["production", "sandbox"]),
                     "subscription": Schema.object([
                         "endpoint": Schema.string(format: "uri"),
                         "keys": Schema.object(["p256dh": Schema.string("base64url, 65 bytes"), "auth": Schema.string("base64url, 16 bytes")]),

@@ -22,7 +22,7 @@ import Hummingbird
 /// `PUT` and `PATCH` both change only the fields sent (the transit app sends the whole
 /// document; a partial one must not reset the rest). Errors name the transit app's fields.
 extension TransitRoutes {
-    static let severityNames: [(seed: String, herald: Severity)] = [("minor", .info), ("major", .warning), ("cancelled", .alert)]
+    static let severityNames: [(app: String, herald: Severity)] = [("minor", .info), ("major", .warning), ("cancelled", .alert)]
 
     func addSettingsRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/user/settings") { _, context in
@@ -53,7 +53,7 @@ extension TransitRoutes {
             "quiet_hours_enabled": quiet?["enabled"] ?? false,
             "quiet_start": quiet?["start"] ?? .null,
             "quiet_end": quiet?["end"] ?? .null,
-            "severity_min": .string(Self.severityNames.first { $0.herald == floor }?.seed ?? "minor"),
+            "severity_min": .string(Self.severityNames.first { $0.herald == floor }?.app ?? "minor"),
             "time_sensitive_ok": preferences["time_sensitive_allowed"] ?? true,
             "per_favorite_overrides": .object(overrides),
         ])
@@ -70,7 +70,7 @@ extension TransitRoutes {
         if let end = body["quiet_end"] { quiet["end"] = Self.hoursAndMinutes(end) }
         if !quiet.isEmpty { translated["quiet_hours"] = .object(quiet) }
         if let text = r.string("severity_min", maxLength: 16) {
-            if let severity = Self.severityNames.first(where: { $0.seed == text })?.herald {
+            if let severity = Self.severityNames.first(where: { $0.app == text })?.herald {
                 translated["severity_floor"] = .string(severity.rawValue)
             } else {
                 r.fail("severity_min", "must be minor, major or cancelled")
@@ -100,7 +100,7 @@ extension TransitRoutes {
             do {
                 _ = try await preferences.update(userID: identity.userID, role: identity.role.rawValue, body: translated)
             } catch var error as APIError {
-                error.renameFields(Self.seedFieldNames)
+                error.renameFields(Self.appFieldNames)
                 throw error
             }
         }
@@ -110,7 +110,7 @@ extension TransitRoutes {
     }
 
     /// Herald's field names in a preferences error → the transit app's.
-    static let seedFieldNames = [
+    static let appFieldNames = [
         "time_zone": "tz", "quiet_hours": "quiet_start", "quiet_hours.enabled": "quiet_hours_enabled", "quiet_hours.start": "quiet_start",
         "quiet_hours.end": "quiet_end", "severity_floor": "severity_min", "time_sensitive_allowed": "time_sensitive_ok",
     ]
