@@ -556,7 +556,10 @@ public final class NotificationService: Sendable {
         for delivery in overdue {
             planned += try await database.transaction { db -> Int in
                 guard try await DeliveryStore().markUnacknowledged(db, id: delivery.id, now: now) else { return 0 }
-                let type = try await NotificationStore().find(db, id: delivery.notificationID, userID: delivery.userID).flatMap { self.catalog[$0.type] }
+                // The type matters only where some type is limited to apps (a read per delivery otherwise saved).
+                let type =
+                    self.catalog.limitsApps
+                    ? try await NotificationStore().find(db, id: delivery.notificationID, userID: delivery.userID).flatMap { self.catalog[$0.type] } : nil
                 return try await Self.planPushes(db, notificationID: delivery.notificationID, userID: delivery.userID, type: type, now: now)
             }
         }

@@ -34,18 +34,15 @@ extension TransitService {
         try await database.withConnection { [feedStore] db in try await feedStore.importRecord(db, id: id) }
     }
 
-    /// The offline database of the version a feed serves (`OfflineDatabase`).
-    public func offlineFile(_ name: String) async throws -> (version: FeedVersionRecord, bytes: Data)? {
-        guard let feed = snapshot.feed(name), feed.version.offlineSHA256 != nil else { return nil }
-        guard let bytes = try await feedStore.readOfflineFile(database, versionID: feed.version.id) else { return nil }
-        return (feed.version, bytes)
+    /// A served version's offline database (`OfflineDatabase`); nil for a version without one.
+    public func offlineFile(_ version: FeedVersionRecord) async throws -> Data? {
+        guard version.offlineSHA256 != nil else { return nil }
+        return try await feedStore.readOfflineFile(database, versionID: version.id)
     }
 
-    /// The zip of the version a feed serves, for apps that cache the timetable offline.
-    public func feedFile(_ name: String) async throws -> (version: FeedVersionRecord, zip: Data)? {
-        guard let feed = snapshot.feed(name) else { return nil }
-        guard let zip = try await feedStore.readFile(database, versionID: feed.version.id) else { return nil }
-        return (feed.version, zip)
+    /// A served version's zip, for apps that cache the timetable offline.
+    public func feedFile(_ version: FeedVersionRecord) async throws -> Data? {
+        try await feedStore.readFile(database, versionID: version.id)
     }
 
     /// One scheduled check of a configured feed: a conditional GET, an import when it changed.

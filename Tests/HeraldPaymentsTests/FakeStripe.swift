@@ -568,7 +568,10 @@ actor FakeStripeState {
     /// After a confirmation: a card on no customer is spent, unless the intent saved it for
     /// later (`setup_future_usage` with a customer), which attaches it once it is authorised.
     private func confirmed(_ intent: FakeIntent, savesCard: Bool) {
-        guard let id = intent.paymentMethod, var method = paymentMethod(id), method.customer == nil else { return }
+        // Authorisation looked the card up already: a confirmed intent without one is the fake's bug.
+        guard let id = intent.paymentMethod, var method = paymentMethod(id) else { preconditionFailure("a confirmed intent without a known card") }
+        // A card saved to a customer stays saved: nothing changes.
+        if method.customer != nil { return }
         if savesCard, let customer = intent.customer, ["requires_capture", "succeeded"].contains(intent.status) {
             method.customer = customer
         } else {

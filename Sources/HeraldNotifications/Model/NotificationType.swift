@@ -94,6 +94,9 @@ public struct NotificationTypeCatalog: Sendable {
 
     public subscript(name: String) -> NotificationType? { types[name] }
 
+    /// Whether any type is pushed only to some apps (`notifications.type_apps`).
+    public var limitsApps: Bool { types.values.contains { $0.apps != nil } }
+
     /// The devices of `devices` a push of `type` goes to: those of its apps.
     public static func devices(_ devices: [DeviceRecord], for type: NotificationType?) -> [DeviceRecord] {
         guard let apps = type?.apps else { return devices }

@@ -229,31 +229,39 @@ struct TransitRoutes {
         }
         api.get("/gtfs/feeds/{name}/offline.db") { request, context in
             let name = try Self.pathID(context, "name")
-            guard let (version, bytes) = try await transit.offlineFile(name), let sha256 = version.offlineSHA256 else { throw TransitError.feedNotFound(name) }
-            let tag = "\"\(sha256)\""
-            if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "public, max-age=300") }
-            return Response(
-                status: .ok,
-                headers: [
-                    .contentType: "application/vnd.sqlite3", .eTag: tag, .cacheControl: "public, max-age=300",
-                    .contentDisposition: "attachment; filename=\"\(Self.fileName(name, version)).db\"", HTTPField.Name("X-Checksum-SHA256")!: sha256,
-                ],
-                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            guard let feed = transit.snapshot.feed(name), let sha256 = feed.version.offlineSHA256 else { throw TransitError.feedNotFound(name) }
+            return try await Self.download(
+                request, feed.version, sha256: sha256, type: "application/vnd.sqlite3", file: Self.fileName(name, feed.version) + ".db"
+            ) {
+                try await transit.offlineFile(feed.version)
+            }
         }
         api.get("/gtfs/feeds/{name}/download") { request, context in
             let name = try Self.pathID(context, "name")
-            guard let (version, zip) = try await transit.feedFile(name) else { throw TransitError.feedNotFound(name) }
-            let tag = "\"\(version.sha256)\""
-            if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "public, max-age=300") }
-            let fileName = "\(Self.fileName(name, version)).zip"
-            return Response(
-                status: .ok,
-                headers: [
-                    .contentType: "application/zip", .eTag: tag, .cacheControl: "public, max-age=300",
-                    .contentDisposition: "attachment; filename=\"\(fileName)\"", HTTPField.Name("X-Checksum-SHA256")!: version.sha256,
-                ],
-                body: .init(byteBuffer: ByteBuffer(bytes: zip)))
+            guard let feed = transit.snapshot.feed(name) else { throw TransitError.feedNotFound(name) }
+            return try await Self.download(
+                request, feed.version, sha256: feed.version.sha256, type: "application/zip", file: Self.fileName(name, feed.version) + ".zip"
+            ) {
+                try await transit.feedFile(feed.version)
+            }
         }
+    }
+
+    /// A version's file (its zip, its offline database): a conditional GET is answered from
+    /// the served version's checksum before `read` goes to the database for the bytes.
+    static func download(
+        _ request: Request, _ version: FeedVersionRecord, sha256: String, type: String, file: String, read: () async throws -> Data?
+    ) async throws -> Response {
+        let tag = "\"\(sha256)\""
+        if ConditionalGet.matches(request, tag) { return ConditionalGet.notModified(tag, cacheControl: "public, max-age=300") }
+        guard let bytes = try await read() else { throw TransitError.feedNotFound(version.feedName) }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: type, .eTag: tag, .cacheControl: "public, max-age=300", .contentDisposition: "attachment; filename=\"\(file)\"",
+                HTTPField.Name("X-Checksum-SHA256")!: sha256,
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// `{feed}-{version}` with only safe characters, for a download's file name.

@@ -72,27 +72,18 @@ public enum OfflineDatabase {
                 try await db.raw("PRAGMA journal_mode = DELETE").run()
                 try await db.raw("PRAGMA page_size = 4096").run()
             }
-            let rows = Rows(timetable, covered: covered)
+            var meta = BulkRows(table: "meta", columns: ["key", "value"])
+            for (key, value) in [
+                ("schema_version", String(schemaVersion)), ("feed", feedName), ("version", version), ("version_id", versionID),
+                ("timezone", timetable.zone.identifier), ("generated_at", timetable.zone.iso8601(generatedAt / 1000)),
+                ("service_start_date", ServiceDate.iso(covered.lowerBound)), ("service_end_date", ServiceDate.iso(covered.upperBound)),
+            ] {
+                meta.append(.text(key), .text(value))
+            }
+            let tables = [meta] + Rows(timetable, covered: covered).tables
             try await file.transaction { db in
                 for statement in schema { try await db.raw(SQLQueryString(statement)).run() }
-                let meta: [[SQLLiteralValue]] = [
-                    ["schema_version", .text(String(schemaVersion))], ["feed", .text(feedName)], ["version", .text(version)],
-                    ["version_id", .text(versionID)], ["timezone", .text(timetable.zone.identifier)],
-                    ["generated_at", .text(timetable.zone.iso8601(generatedAt / 1000))],
-                    ["service_start_date", .text(ServiceDate.iso(covered.lowerBound))], ["service_end_date", .text(ServiceDate.iso(covered.upperBound))],
-                ]
-                try await insert(db, "meta", ["key", "value"], meta)
-                try await insert(db, "agencies", ["agency_id", "name", "url", "timezone", "phone"], rows.agencies)
-                try await insert(
-                    db, "stops", ["stop_id", "code", "name", "lat", "lon", "location_type", "parent_station", "platform_code", "wheelchair_boarding"],
-                    rows.stops)
-                try await insert(db, "routes", ["route_id", "agency_id", "short_name", "long_name", "type", "color", "text_color", "sort_order"], rows.routes)
-                try await insert(db, "patterns", ["pattern_id", "route_id", "direction_id", "stop_count"], rows.patterns)
-                try await insert(db, "pattern_stops", ["pattern_id", "position", "stop_id"], rows.patternStops)
-                try await insert(db, "trips", ["trip_id", "pattern_id", "service_id", "headsign", "short_name", "wheelchair_accessible"], rows.trips)
-                try await insert(db, "stop_times", ["trip_id", "position", "arrival", "departure"], rows.stopTimes)
-                try await insert(db, "frequencies", ["trip_id", "start_time", "end_time", "headway_secs", "exact_times"], rows.frequencies)
-                try await insert(db, "service_dates", ["date", "service_id"], rows.serviceDates)
+                for rows in tables { try await db.insertRows(rows) }
             }
             try await file.withConnection { db in try await db.raw("VACUUM").run() }
         } catch {
@@ -104,79 +95,45 @@ public enum OfflineDatabase {
         return Built(bytes: bytes, sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(), days: covered)
     }
 
-    /// A value of one cell.
-    enum SQLLiteralValue: Sendable, ExpressibleByStringLiteral {
-        case text(String)
-        case integer(Int)
-        case real(Double)
-        case null
-
-        init(stringLiteral value: String) { self = .text(value) }
-        static func optional(_ text: String?) -> SQLLiteralValue { text.map(SQLLiteralValue.text) ?? .null }
-    }
-
-    /// Multi-row INSERTs of at most 400 rows (under SQLite's bound-parameter limit).
-    static func insert(_ db: any SQLDatabase, _ table: String, _ columns: [String], _ rows: [[SQLLiteralValue]]) async throws {
-        for chunk in rows.chunked(400) {
-            var query = SQLQueryString("INSERT INTO ")
-            query.appendInterpolation(unsafeRaw: table + " (" + columns.joined(separator: ", ") + ") VALUES ")
-            for (index, row) in chunk.enumerated() {
-                query.appendInterpolation(unsafeRaw: index == 0 ? "(" : ", (")
-                for (column, value) in row.enumerated() {
-                    if column > 0 { query.appendInterpolation(unsafeRaw: ", ") }
-                    switch value {
-                    case .text(let text): query.appendInterpolation(bind: text)
-                    case .integer(let number): query.appendInterpolation(bind: number)
-                    case .real(let number): query.appendInterpolation(bind: number)
-                    case .null: query.appendInterpolation(unsafeRaw: "NULL")
-                    }
-                }
-                query.appendInterpolation(unsafeRaw: ")")
-            }
-            try await db.raw(query).run()
-        }
-    }
-
     /// The rows, worked out from the timetable: only trips running on a covered day, and
     /// only the patterns, stop times and frequencies of those trips.
     struct Rows {
-        var agencies: [[SQLLiteralValue]] = []
-        var stops: [[SQLLiteralValue]] = []
-        var routes: [[SQLLiteralValue]] = []
-        var patterns: [[SQLLiteralValue]] = []
-        var patternStops: [[SQLLiteralValue]] = []
-        var trips: [[SQLLiteralValue]] = []
-        var stopTimes: [[SQLLiteralValue]] = []
-        var frequencies: [[SQLLiteralValue]] = []
-        var serviceDates: [[SQLLiteralValue]] = []
+        var agencies = BulkRows(table: "agencies", columns: ["agency_id", "name", "url", "timezone", "phone"])
+        var stops = BulkRows(
+            table: "stops", columns: ["stop_id", "code", "name", "lat", "lon", "location_type", "parent_station", "platform_code", "wheelchair_boarding"])
+        var routes = BulkRows(table: "routes", columns: ["route_id", "agency_id", "short_name", "long_name", "type", "color", "text_color", "sort_order"])
+        var patterns = BulkRows(table: "patterns", columns: ["pattern_id", "route_id", "direction_id", "stop_count"])
+        var patternStops = BulkRows(table: "pattern_stops", columns: ["pattern_id", "position", "stop_id"])
+        var trips = BulkRows(table: "trips", columns: ["trip_id", "pattern_id", "service_id", "headsign", "short_name", "wheelchair_accessible"])
+        var stopTimes = BulkRows(table: "stop_times", columns: ["trip_id", "position", "arrival", "departure"])
+        var frequencies = BulkRows(table: "frequencies", columns: ["trip_id", "start_time", "end_time", "headway_secs", "exact_times"])
+        var serviceDates = BulkRows(table: "service_dates", columns: ["date", "service_id"])
+
+        var tables: [BulkRows] { [agencies, stops, routes, patterns, patternStops, trips, stopTimes, frequencies, serviceDates] }
 
         init(_ t: Timetable, covered: ClosedRange<Int32>) {
             let feed = t.feed
-            agencies = feed.agencies.map { [.optional($0.id), .text($0.name), .text($0.url), .text($0.timezone), .optional($0.phone)] }
-            stops = feed.stops.map { stop in
-                [
-                    .text(stop.id), .optional(stop.code), .optional(stop.name), stop.latitude.map(SQLLiteralValue.real) ?? .null,
-                    stop.longitude.map(SQLLiteralValue.real) ?? .null, .integer(Int(stop.locationType.rawValue)),
-                    stop.parent >= 0 ? .text(feed.stops[Int(stop.parent)].id) : .null, .optional(stop.platformCode), .integer(Int(stop.wheelchairBoarding)),
-                ]
+            for agency in feed.agencies {
+                agencies.append(.text(agency.id), .text(agency.name), .text(agency.url), .text(agency.timezone), .text(agency.phone))
             }
-            routes = feed.routes.map { route in
-                [
-                    .text(route.id), .optional(route.agencyID), .optional(route.shortName), .optional(route.longName), .integer(route.type),
-                    .optional(route.color), .optional(route.textColor), route.sortOrder.map(SQLLiteralValue.integer) ?? .null,
-                ]
+            for stop in feed.stops {
+                stops.append(
+                    .text(stop.id), .text(stop.code), .text(stop.name), .double(stop.latitude), .double(stop.longitude),
+                    .integer(Int(stop.locationType.rawValue)), .text(stop.parent >= 0 ? feed.stops[Int(stop.parent)].id : nil), .text(stop.platformCode),
+                    .integer(Int(stop.wheelchairBoarding)))
+            }
+            for route in feed.routes {
+                routes.append(
+                    .text(route.id), .text(route.agencyID), .text(route.shortName), .text(route.longName), .integer(route.type), .text(route.color),
+                    .text(route.textColor), .integer(route.sortOrder))
             }
             var running: Set<Int32> = []
-            for service in feed.serviceIDs.indices {
-                for day in covered where t.calendar.isActive(service: Int32(service), day: day) {
+            for day in covered {
+                for service in feed.serviceIDs.indices.sorted(by: { feed.serviceIDs[$0] < feed.serviceIDs[$1] })
+                where t.calendar.isActive(service: Int32(service), day: day) {
                     running.insert(Int32(service))
-                    serviceDates.append([.text(ServiceDate.iso(day)), .text(feed.serviceIDs[service])])
+                    serviceDates.append(.text(ServiceDate.iso(day)), .text(feed.serviceIDs[service]))
                 }
-            }
-            serviceDates.sort { lhs, rhs in
-                if case .text(let a) = lhs[0], case .text(let b) = rhs[0], a != b { return a < b }
-                if case .text(let a) = lhs[1], case .text(let b) = rhs[1] { return a < b }
-                return false
             }
             struct PatternKey: Hashable {
                 var route: Int32
@@ -196,26 +153,23 @@ public enum OfflineDatabase {
                 } else {
                     pattern = patternIDs.count + 1
                     patternIDs[key] = pattern
-                    patterns.append([.integer(pattern), .text(feed.routes[Int(trip.route)].id), .integer(Int(trip.directionID)), .integer(range.count)])
+                    patterns.append(.integer(pattern), .text(feed.routes[Int(trip.route)].id), .integer(Int(trip.directionID)), .integer(range.count))
                     for (position, stop) in key.stops.enumerated() {
-                        patternStops.append([.integer(pattern), .integer(position), .text(feed.stops[Int(stop)].id)])
+                        patternStops.append(.integer(pattern), .integer(position), .text(feed.stops[Int(stop)].id))
                     }
                 }
-                trips.append([
-                    .text(trip.id), .integer(pattern), .text(feed.serviceIDs[Int(trip.service)]), .optional(trip.headsign), .optional(trip.shortName),
-                    .integer(Int(trip.wheelchairAccessible)),
-                ])
+                trips.append(
+                    .text(trip.id), .integer(pattern), .text(feed.serviceIDs[Int(trip.service)]), .text(trip.headsign), .text(trip.shortName),
+                    .integer(Int(trip.wheelchairAccessible)))
                 for (position, row) in range.enumerated() {
-                    stopTimes.append([
-                        .text(trip.id), .integer(position), .integer(Int(feed.stopTimes.arrival[row])), .integer(Int(feed.stopTimes.departure[row])),
-                    ])
+                    stopTimes.append(
+                        .text(trip.id), .integer(position), .integer(Int(feed.stopTimes.arrival[row])), .integer(Int(feed.stopTimes.departure[row])))
                 }
             }
-            frequencies = feed.frequencies.filter { included.contains($0.trip) }.map { frequency in
-                [
+            for frequency in feed.frequencies where included.contains(frequency.trip) {
+                frequencies.append(
                     .text(feed.trips[Int(frequency.trip)].id), .integer(Int(frequency.start)), .integer(Int(frequency.end)), .integer(Int(frequency.headway)),
-                    .integer(frequency.exactTimes ? 1 : 0),
-                ]
+                    .integer(frequency.exactTimes ? 1 : 0))
             }
         }
     }
