@@ -59,3 +59,25 @@ public final class LogPushSender: PushSender {
         return ["method": "POST", "path": "/3/device/<token>", "headers": .object(headers), "payload": body]
     }
 }
+
+/// Records ActivityKit pushes the same way, with the request APNs would have received.
+extension LogPushSender: LiveActivitySender {
+    public func sendLiveActivity(_ message: LiveActivityMessage) async throws -> PushResult {
+        logger.info(
+            "live activity push recorded by the log sender",
+            metadata: ["activity_id": "\(message.activityID)", "event": "\(message.event.rawValue)", "app": "\(message.app)"])
+        guard let payload = try? LiveActivityPayload.encode(message) else { return .refused(.apns(.payloadTooLarge)) }
+        var headers: [String: JSONValue] = [:]
+        for (name, value) in LiveActivityPayload.headers(for: message, topic: "<apns.topic>") { headers[name] = .string(value) }
+        let line: JSONValue = [
+            "live_activity_id": .string(message.activityID), "app_id": .string(message.app), "event": .string(message.event.rawValue),
+            "request": [
+                "method": "POST", "path": "/3/device/<token>", "headers": .object(headers),
+                "payload": (try? JSONDecoder().decode(JSONValue.self, from: payload)) ?? .null,
+            ],
+        ]
+        let data = try JSONEncoder().encode(line) + Data("\n".utf8)
+        try file.withLock { handle in try handle?.write(contentsOf: data) }
+        return .accepted(providerMessageID: "log-\(message.pushID)")
+    }
+}

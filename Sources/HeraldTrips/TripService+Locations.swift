@@ -20,6 +20,9 @@ extension TripService: LocationObserver {
         writer.enqueue(events: events, row: judgement.row)
         if !judgement.warnings.isEmpty { await warn(driverID, judgement) }
         if let seconds = judgement.pushETASeconds { await pushETA(judgement.trip, seconds: seconds) }
+        if let activities = liveActivities, let eta = judgement.activityETA {
+            await activities.publish(TripActivity.eta(tripID: judgement.trip.id, minutes: eta.minutes, kind: eta.kind))
+        }
     }
 
     /// `location_warning` to the driver, and a flag on the trip for operators.

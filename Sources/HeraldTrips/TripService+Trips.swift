@@ -60,6 +60,11 @@ extension TripService {
                 // Only the winner routes the rider's notification.
                 let prepared = try await self.notifications.prepare(draft, in: db)
                 work.afterCommit { await self.announceAccepted(trip, offered: offered, at: now) }
+                if let activities = self.liveActivities,
+                    try await activities.start(TripActivity.start(trip, driverName: driver.name, vehicle: vehicle, alertBody: body), in: db) > 0
+                {
+                    work.afterCommit { activities.wake() }
+                }
                 try await self.write([prepared], in: work)
                 return trip
             }
@@ -186,6 +191,13 @@ extension TripService {
             if let again { eventContext["new_request_id"] = .string(again.id) }
             if updated.finalFareMinor != nil { eventContext["fare"] = TripJSON.fare(updated) }
             let changed = TripJSON.stateChanged(updated, previous: current, by: actor, context: .object(eventContext), at: now)
+            if let activities = self.liveActivities,
+                try await activities.publish(
+                    TripActivity.change(updated, driverName: to == .arrived ? try await self.dispatch.driver(db, userID: updated.driverID)?.name : nil),
+                    in: db) > 0
+            {
+                work.afterCommit { activities.wake() }
+            }
             let announced = updated
             work.afterCommit {
                 await self.publish("trip_state_changed", changed, to: Self.tripRoom(tripID))

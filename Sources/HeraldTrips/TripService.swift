@@ -26,6 +26,8 @@ public final class TripService: Sendable {
     public let statistics = TripStatistics()
     let hub: RealtimeHub
     let notifications: NotificationService
+    /// Starts, updates and ends riders' Live Activities (nil: none are kept).
+    public let liveActivities: LiveActivityService?
     let clock: any HeraldClock
     let logger: Logger
     let requests = RideRequestStore()
@@ -38,8 +40,9 @@ public final class TripService: Sendable {
 
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, dispatch: DispatchService, config: TripsConfig,
-        clock: any HeraldClock, logger: Logger
+        clock: any HeraldClock, logger: Logger, liveActivities: LiveActivityService? = nil
     ) {
+        self.liveActivities = liveActivities
         self.database = database
         self.hub = hub
         self.notifications = notifications
@@ -58,6 +61,9 @@ public final class TripService: Sendable {
         self.writer = TripLocationWriter(hub: hub, database: database, logger: logger)
         hub.join(tracker, room: TripTracker.announcementRoom)
     }
+
+    /// The trips module's source of trip activities (registered in the composition root).
+    public var liveActivitySource: any LiveActivitySource { TripActivitySource(service: self) }
 
     public static func tripRoom(_ id: String) -> String { "trip:\(id)" }
     static func userRoom(_ id: String) -> String { "user:\(id)" }

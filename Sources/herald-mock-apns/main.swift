@@ -19,6 +19,8 @@ import Synchronization
 // `--app TOPIC=KEY_ID=KEY.pem` (repeatable): pushes to TOPIC must carry a provider token signed by
 // that key, else 403 InvalidProviderToken (one mock for several apps checks each push's
 // credentials); the log then has each push's `topic`, `kid` and `iss`.
+// An ActivityKit push (`apns-push-type: liveactivity`) must be well formed (`LiveActivityCheck`),
+// else 400 with the reason; its log line has `push_type` and, with `--log-payloads`, the payload.
 // prints: mock-apns listening on <port> ca=<certificate.pem>
 
 var port = 0
@@ -109,6 +111,9 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
     let wellFormed = request.method == "POST" && !token.isEmpty && request.header("authorization")?.hasPrefix("bearer ") == true
     let topic = request.header("apns-topic")
     let provider = tokens.check(authorization: request.header("authorization"), topic: topic)
+    let liveActivityProblem =
+        request.header("apns-push-type") == "liveactivity"
+        ? LiveActivityCheck.problem(topic: topic, priority: request.header("apns-priority"), payload: request.json) : nil
     let number = requestCount.add(1, ordering: .relaxed).newValue
     // Every `100 / chaos`-th request misbehaves, cycling through the kinds (deterministic, so
     // a run can be repeated).
@@ -118,6 +123,8 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
     let response: MockPushServer.Response =
         if !wellFormed { .json(400, ["reason": "MissingProviderToken"]) } else if !provider.valid {
             .json(403, ["reason": "InvalidProviderToken"])
+        } else if let liveActivityProblem {
+            .json(400, ["reason": liveActivityProblem])
         } else if let misbehaviour { misbehaviour.response(hang: hang) } else if answer == 200 {
             MockPushServer.Response(status: 200, headers: [("apns-id", apnsID)], delay: delay)
         } else { .json(answer, ["reason": reason ?? (answer == 410 ? "Unregistered" : "InternalServerError")]) }
@@ -127,6 +134,7 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
             "apns_id": apnsID, "token": token, "notification_id": notification, "protocol": request.protocolName,
             "answer": misbehaviour?.logged ?? response.status, "received_ns": receivedNs,
         ]
+        if let type = request.header("apns-push-type") { line["push_type"] = type }
         if !tokens.apps.isEmpty {
             line["topic"] = topic ?? ""
             line["kid"] = provider.keyID ?? ""

@@ -71,6 +71,7 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
     /// Types pushed only to some apps' devices, by type: `{job_new: [driver]}` (a type left
     /// out goes to every app; each app must be one of `push.apps` or `default`).
     public var typeApps: [String: [String]] = [:]
+    public var liveActivities = LiveActivitiesConfig()
 
     public init() {}
 
@@ -105,6 +106,6 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
                 checks.check(cooldown >= 0, path + ".dedupe_cooldown_seconds", "must not be negative")
             }
         }
-        return checks.errors
+        return checks.errors + liveActivities.validationErrors()
     }
 }

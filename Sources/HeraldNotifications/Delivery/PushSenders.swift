@@ -39,4 +39,11 @@ public struct PushSenders: Sendable {
     public func sender(for message: PushMessage) -> (any PushSender)? {
         senders[route(for: message)] ?? fallback
     }
+
+    /// The sender of an app's ActivityKit pushes in `environment` (nil: the app's configured
+    /// one): its APNs sender, else the fallback (the log sender records them).
+    public func liveActivitySender(app: String, environment: APNsEnvironment?) -> (any LiveActivitySender)? {
+        let route = PushRoute(provider: .apns, app: app, environment: environment ?? environments[app] ?? .production)
+        return (senders[route] ?? fallback) as? any LiveActivitySender
+    }
 }

@@ -140,5 +140,66 @@ public enum NotificationMigrations {
                     "ALTER TABLE push_devices ADD COLUMN apns_environment TEXT",
                 ]
             ),
+            Migration(
+                version: 5, name: "live activities",
+                statements: [
+                    // One row per Live Activity on a device (its update token) or per start
+                    // push (a push-to-start token): the content it should show and what was
+                    // pushed of it (`LiveActivityRecord`).
+                    """
+                    CREATE TABLE live_activities (
+                        id TEXT PRIMARY KEY,
+                        user_id TEXT NOT NULL,
+                        app_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        subject_id TEXT NOT NULL,
+                        activity_id TEXT,
+                        mode TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        environment TEXT,
+                        token_updated_at BIGINT NOT NULL,
+                        status TEXT NOT NULL,
+                        content TEXT NOT NULL,
+                        attributes TEXT,
+                        version BIGINT NOT NULL,
+                        sent_version BIGINT NOT NULL,
+                        important_version BIGINT NOT NULL,
+                        alert TEXT,
+                        alert_version BIGINT NOT NULL,
+                        ending INTEGER NOT NULL,
+                        content_at BIGINT NOT NULL,
+                        sent_timestamp BIGINT,
+                        dismissal_at BIGINT,
+                        due_at BIGINT,
+                        lease_until BIGINT,
+                        attempts INTEGER NOT NULL,
+                        sent_count INTEGER NOT NULL,
+                        last_sent_at BIGINT,
+                        reason TEXT,
+                        created_at BIGINT NOT NULL,
+                        updated_at BIGINT NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX live_activities_subject ON live_activities (kind, subject_id)",
+                    "CREATE INDEX live_activities_due ON live_activities (due_at)",
+                    "CREATE INDEX live_activities_user ON live_activities (user_id)",
+                    // An app re-registering its activity (a rotated token) updates its row.
+                    "CREATE UNIQUE INDEX live_activities_activity ON live_activities (user_id, activity_id)",
+                    // Push-to-start tokens, one per app and token (a device that changes user moves).
+                    """
+                    CREATE TABLE live_activity_start_tokens (
+                        app_id TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        environment TEXT,
+                        created_at BIGINT NOT NULL,
+                        updated_at BIGINT NOT NULL,
+                        PRIMARY KEY (app_id, token)
+                    )
+                    """,
+                    "CREATE INDEX live_activity_start_tokens_user ON live_activity_start_tokens (user_id, kind)",
+                ]
+            ),
         ])
 }

@@ -14,6 +14,10 @@ public struct NotificationModule: Sendable {
     public let service: NotificationService
     public let inbox: NotificationInbox
     public let registry: DeviceRegistry
+    /// Live Activities: registrations, and the changes trips, jobs and departures publish.
+    public let liveActivities: LiveActivityService
+    /// Nil on nodes with `push.worker_enabled: false`.
+    public let liveActivityWorker: LiveActivityWorker?
     /// Nil on nodes with `push.worker_enabled: false`.
     public let worker: DeliveryWorker?
     let services: [any Service]
@@ -71,6 +75,7 @@ public struct NotificationModule: Sendable {
         let hub = realtime.hub
         let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
         var worker: DeliveryWorker?
+        var liveActivityWorker: LiveActivityWorker?
         let logSender: LogPushSender
         do {
             logSender = try LogPushSender(logger: logger, file: config.push.logFile)
@@ -79,12 +84,18 @@ public struct NotificationModule: Sendable {
         }
         // Last of what can fail: the HTTP clients made here must run (and shut down) as services.
         let providers = try await Self.providerSenders(config.push, clock: clock)
+        let apps = Set(config.push.resolvedApps.keys)
+        let liveActivities = LiveActivityService(
+            database: database, config: config.notifications.liveActivities, apps: apps, clock: clock, logger: logger)
         if config.push.workerEnabled {
             var environments: [String: APNsEnvironment] = [:]
             for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
+            let senders = PushSenders(providers.senders, environments: environments, fallback: logSender)
             worker = DeliveryWorker(
-                database: database.background, senders: PushSenders(providers.senders, environments: environments, fallback: logSender), clock: clock,
-                settings: DeliveryWorker.Settings(config.push), logger: logger, ready: ready)
+                database: database.background, senders: senders, clock: clock, settings: DeliveryWorker.Settings(config.push), logger: logger,
+                ready: ready)
+            liveActivityWorker = LiveActivityWorker(
+                service: liveActivities, database: database.background, senders: senders, clock: clock, logger: logger, ready: ready)
         }
         let wakeWorker = worker
         let service = NotificationService(
@@ -98,9 +109,12 @@ public struct NotificationModule: Sendable {
         var services: [any Service] = providers.clients as [any Service]
         services.append(AckFallbackService(service: service, interval: sweepInterval, ready: ready))
         if let worker { services.append(worker) }
+        if let liveActivityWorker { services.append(liveActivityWorker) }
         self.service = service
         self.inbox = inbox
-        self.registry = DeviceRegistry(database: database, clock: clock, apps: Set(config.push.resolvedApps.keys))
+        self.registry = DeviceRegistry(database: database, clock: clock, apps: apps)
+        self.liveActivities = liveActivities
+        self.liveActivityWorker = liveActivityWorker
         self.worker = worker
         self.services = services
         self.clock = clock
@@ -110,6 +124,18 @@ public struct NotificationModule: Sendable {
     /// Push delivery metrics of this node's worker, in Prometheus text format.
     func renderMetrics() -> String {
         guard let worker else { return "" }
+        var text = renderPushMetrics(worker)
+        if let liveActivityWorker {
+            text += "# HELP herald_live_activity_pushes_total Live Activity pushes on this node by event, priority and outcome.\n"
+            text += "# TYPE herald_live_activity_pushes_total counter\n"
+            for (key, count) in liveActivityWorker.statistics.snapshot.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+                text += "herald_live_activity_pushes_total{event=\"\(key.event)\",priority=\"\(key.priority)\",outcome=\"\(key.outcome)\"} \(count)\n"
+            }
+        }
+        return text
+    }
+
+    private func renderPushMetrics(_ worker: DeliveryWorker) -> String {
         let stats = worker.statistics.snapshot
         var text = "# HELP herald_push_outcomes_total Push delivery attempts on this node by outcome.\n# TYPE herald_push_outcomes_total counter\n"
         for outcome in ["sent", "retry", "failed", "dead", "skipped"] {
@@ -137,12 +163,13 @@ public struct NotificationModule: Sendable {
     }
 
     static func operations(_ config: NotificationsConfig) -> [APIOperation] {
-        NotificationRoutes.operations(config) + PushRoutes.operations + VAPIDRoutes.operations
+        NotificationRoutes.operations(config) + PushRoutes.operations + VAPIDRoutes.operations + LiveActivityRoutes.operations
     }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
         NotificationRoutes(service: service, inbox: inbox, preferences: PreferenceEditor(service: service), clock: clock).addRoutes(to: api)
         PushRoutes(registry: registry, clock: clock).addRoutes(to: api)
         VAPIDRoutes(publicKeys: vapidPublicKeys).addRoutes(to: api)
+        LiveActivityRoutes(service: liveActivities, clock: clock).addRoutes(to: api)
     }
 }

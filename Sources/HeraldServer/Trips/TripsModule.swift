@@ -19,8 +19,9 @@ public struct TripsModule: Sendable {
     ) {
         let service = TripService(
             database: database, hub: realtime.hub, notifications: notifications.service, dispatch: dispatch.service, config: config.trips,
-            clock: clock, logger: logger)
+            clock: clock, logger: logger, liveActivities: notifications.liveActivities)
         dispatch.service.observeLocations(service)
+        notifications.liveActivities.setSource(service.liveActivitySource, for: .trip)
         TripSocketEvents(trips: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         let hub = realtime.hub
         self.service = service

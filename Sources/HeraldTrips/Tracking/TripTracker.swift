@@ -74,6 +74,8 @@ public final class TripTracker: RealtimeSubscriber {
         var lastShared: (at: Int64, sequence: Int64?)?
         var sharedETA: (pickup: ETAEstimator.ETA?, dropoff: ETAEstimator.ETA?)?
         var pushedETA: (pickup: ETAEstimator.ETA?, dropoff: ETAEstimator.ETA?)?
+        /// The ETA the trip's Live Activities were last given (whole minutes, and to where).
+        var activityETA: (minutes: Int, kind: String)?
         var ordinal: Int64 = 0
     }
 
@@ -181,6 +183,8 @@ public final class TripTracker: RealtimeSubscriber {
         public var eta: JSONValue?
         /// The new pickup (else dropoff) ETA in seconds, when it moved enough to push.
         public var pushETASeconds: Int?
+        /// The ETA for the trip's Live Activities, when its whole minutes changed.
+        public var activityETA: (minutes: Int, kind: String)?
     }
 
     /// Judges a sample the driver index accepted; nil when the driver is on no trip here.
@@ -238,6 +242,13 @@ public final class TripTracker: RealtimeSubscriber {
                         "route_polyline": .string(Polyline.encode([update.point, next])),
                         "traffic_conditions": .string(tracked.eta.trafficConditions),
                     ]
+                }
+                if let (seconds, kind) = etas.pickup.map({ ($0.seconds, "pickup") }) ?? etas.dropoff.map({ ($0.seconds, "dropoff") }) {
+                    let minutes = TripActivity.minutes(seconds: seconds)
+                    if tracked.activityETA?.minutes != minutes || tracked.activityETA?.kind != kind {
+                        tracked.activityETA = (minutes, kind)
+                        judgement.activityETA = (minutes, kind)
+                    }
                 }
                 let push = config.etaPushThresholdSeconds
                 if let pushed = tracked.pushedETA {

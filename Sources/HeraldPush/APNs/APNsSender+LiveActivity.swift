@@ -1,0 +1,53 @@
+import Foundation
+import NIOCore
+import NIOHPACK
+
+/// ActivityKit pushes go through the same connections and provider token as alerts; only the
+/// topic, push type, priority and payload differ.
+extension APNsSender: LiveActivitySender {
+    public func sendLiveActivity(_ message: LiveActivityMessage) async throws -> PushResult {
+        let payload: Data
+        do {
+            payload = try LiveActivityPayload.encode(message)
+        } catch {
+            return .refused(.apns(.payloadTooLarge))
+        }
+        var token: String
+        if let fresh = providerToken.fresh() { token = fresh } else { token = try await providerToken.token() }
+        var renewed = false
+        while true {
+            var headers = HPACKHeaders()
+            headers.reserveCapacity(7)
+            headers.add(name: "authorization", value: "bearer " + token)
+            for (name, value) in LiveActivityPayload.headers(for: message, topic: config.topic) {
+                headers.add(name: name, value: value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
+            }
+            let response: PushHTTP.Response
+            do {
+                response = try await client.post(
+                    path: "/3/device/\(message.token)", headers: headers, body: ByteBuffer(bytes: payload), timeout: requestTimeout)
+            } catch APNsTransportError.timeout {
+                return .retryLater(.transport(.timeout), after: nil)
+            } catch is APNsTransportError {
+                return .retryLater(.transport(.connectionError), after: nil)
+            }
+            let body = response.json
+            let verdict = APNsResponse.classify(
+                status: response.status, reason: body?["reason"]?.stringValue,
+                goneSince: body?["timestamp"]?.doubleValue.map { Int64($0) }, deviceUpdatedAt: message.tokenUpdatedAt,
+                apnsID: response.headers.first(name: "apns-unique-id") ?? response.headers.first(name: "apns-id"),
+                retryAfter: response.retryAfter(now: clock.now()))
+            switch verdict {
+            case .result(let result):
+                return result
+            case .renewTokenAndRetry where !renewed:
+                renewed = true
+                token = try await providerToken.renew(rejected: token)
+            case .renewTokenAndRetry:
+                return .retryLater(.apns(.expiredProviderToken), after: nil)
+            case .shortenAndRetry:
+                return .refused(.apns(.payloadTooLarge))
+            }
+        }
+    }
+}
