@@ -22,7 +22,7 @@ BENCH=$ROOT/Benchmarks
 # Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
 # into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-push}
-ONLY=${ONLY:-"h2load apns aioapns window64k queue-rss webpush breakdown"}
+ONLY=${ONLY:-"h2load apns aioapns window64k queue-rss live-activities webpush breakdown"}
 REPEAT=${REPEAT:-1}                   # rounds of the 60-s Herald/aioapns pair (alternating)
 WAIT_QUIET=${WAIT_QUIET:-0}           # >0: first wait (at most 10 min) for the 1-min load average to drop below it
 MOCK_CPU=${MOCK_CPU:-0}
@@ -39,6 +39,9 @@ WARMUP=${WARMUP:-5}
 CONCURRENCY=${CONCURRENCY:-100}
 CONNECTIONS=${CONNECTIONS:-2}
 DELIVERIES=${DELIVERIES:-100000}
+LA_ACTIVITIES=${LA_ACTIVITIES:-10000}   # live-activities: trip activities, one position a second each
+LA_SECONDS=${LA_SECONDS:-60}
+LA_FEEDS=${LA_FEEDS:-"minutes every"}
 WEBPUSH_SECONDS=${WEBPUSH_SECONDS:-10}
 PUSHLOAD=${PUSHLOAD:-$BENCH/PushLoad/.build/release/PushLoad}   # another build (a before/after comparison): PUSHLOAD=path SKIP_BUILD=1
 PY=$BENCH/.venv/bin/python
@@ -253,6 +256,18 @@ if wants queue-rss; then
     measure queue-rss timeout 1200 taskset -c "$CLIENT_CPU" "$PUSHLOAD" queue-rss \
         --url "https://localhost:$MOCK_PORT" --ca "$MOCK_CA" --deliveries "$DELIVERIES" --connections "$CONNECTIONS"
     stop_mock
+fi
+
+# ---------------------------------------------------------------- Live Activities: N trips, one position a second each
+if wants live-activities; then
+    for feed in $LA_FEEDS; do
+        start_mock "$MOCK_IMPL" "live-activities-$feed"
+        log "live-activities ($feed): $LA_ACTIVITIES trip activities, one position a second each for $LA_SECONDS s"
+        measure "live-activities-$feed" timeout 1200 taskset -c "$CLIENT_CPU" "$PUSHLOAD" live-activities \
+            --url "https://localhost:$MOCK_PORT" --ca "$MOCK_CA" --activities "$LA_ACTIVITIES" --seconds "$LA_SECONDS" --feed "$feed" \
+            --connections "$CONNECTIONS"
+        stop_mock
+    done
 fi
 
 # ---------------------------------------------------------------- Web Push encrypt + sign, one core

@@ -26,6 +26,8 @@ public final class DispatchService: Sendable {
     public let statistics = DispatchStatistics()
     let hub: RealtimeHub
     let notifications: NotificationService
+    /// Starts, updates and ends customers' job Live Activities (nil: none are kept).
+    public let liveActivities: LiveActivityService?
     let clock: any HeraldClock
     let logger: Logger
     let pricing: PricingEngine
@@ -46,8 +48,9 @@ public final class DispatchService: Sendable {
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, config: DispatchConfig, clock: any HeraldClock,
         logger: Logger, tracker: DriverTracker = DriverTracker(), payments paymentsConfig: PaymentsConfig = PaymentsConfig(),
-        gateway: (any PaymentGateway)? = nil
+        gateway: (any PaymentGateway)? = nil, liveActivities: LiveActivityService? = nil
     ) {
+        self.liveActivities = liveActivities
         self.paymentsConfig = paymentsConfig
         self.payments = JobPayments(
             gateway: gateway ?? LedgerGateway(database: database, clock: clock), database: database, clock: clock, logger: logger,

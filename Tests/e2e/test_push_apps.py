@@ -116,3 +116,5 @@ def test_doctor_checks_every_apps_credentials(mock_apns, tmp_path):  # noqa: F81
     lines = findings(bad)
     assert lines["push.apns"].startswith("ok ") and lines["push.apps[driver].apns"].startswith("FAIL"), bad.stdout
     assert "InvalidProviderToken" in lines["push.apps[driver].apns"], bad.stdout
+    # The hint names that app's own keys.
+    assert "check push.apps[driver].apns.team_id, key_id" in lines["push.apps[driver].apns"], bad.stdout

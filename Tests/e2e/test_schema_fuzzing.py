@@ -62,6 +62,8 @@ NOT_SCHEMA_DECIDABLE = {
     "POST /api/v1/transit/feeds/{name}/import": "url is required only when the feed has none configured",
     "POST /api/v1/transit/realtime": "the body is a protobuf FeedMessage",
     "POST /api/v1/trips/plan": "places must lie within walking distance of the feed's stops and times within its service dates",
+    "POST /api/v1/live-activities": "app_id must be one of the configured apps",
+    "PUT /api/v1/live-activities/start-tokens": "app_id must be one of the configured apps",
 }
 
 

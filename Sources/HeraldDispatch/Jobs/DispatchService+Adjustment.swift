@@ -334,6 +334,7 @@ extension DispatchService {
                 await self.announce(cancelled, previous: .arrived, driver: nil, offeredDrivers: [])
             }
             try await self.write(prepared, in: work)
+            try await self.publishActivity(JobActivity.change(cancelled, driverName: nil), in: work)
             return decided
         }
     }

@@ -44,6 +44,10 @@ extension DispatchService {
                 await self.announce(claimed, previous: .pending, driver: driver, offeredDrivers: offered)
             }
             try await self.notifications.write(prepared, in: work)
+            try await self.publishActivity(JobActivity.change(claimed, driverName: driver.name), in: work)
+            if let activities = self.liveActivities, try await activities.start(JobActivity.start(claimed, driverName: driver.name), in: db) > 0 {
+                work.afterCommit { activities.wake() }
+            }
             return claimed
         }
         statistics.claimed(won: result != nil)

@@ -176,6 +176,7 @@ extension DispatchService {
                 await self.settlePayment(id)
             }
             try await self.notifications.write(prepared, in: work)
+            try await self.publishActivity(JobActivity.change(updated, driverName: nil), in: work)
             return updated
         }
     }
@@ -218,6 +219,7 @@ extension DispatchService {
                 if to == .completed { await self.settlePayment(id) }
             }
             try await self.write(prepared, in: work)
+            try await self.publishActivity(JobActivity.change(updated, driverName: to == .arrived ? driver?.name : nil), in: work)
             return updated
         }
         guard let updated = result else {

@@ -107,6 +107,7 @@ extension DispatchService {
                 await self.settlePayment(job.id)
             }
             try await self.write(prepared, in: work)
+            try await self.publishActivity(JobActivity.change(expired, driverName: nil), in: work)
             return true
         }
         guard expired else { return }

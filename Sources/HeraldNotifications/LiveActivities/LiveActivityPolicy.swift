@@ -33,9 +33,10 @@ public struct LiveActivityPolicy: Sendable, Equatable {
     /// nothing else was asked, or the activity is already ending or no longer takes changes).
     public func apply(_ change: LiveActivityChange, to row: LiveActivityRecord, now: Int64) -> LiveActivityRecord? {
         guard row.status == .active, !row.isEnding else { return nil }
-        var content = row.contentObject
+        let before = row.contentObject
+        var content = before
         for (key, value) in change.patch { content[key] = value }
-        let changed = content != row.contentObject
+        let changed = content != before
         guard changed || change.ends || change.alert != nil else { return nil }
         var next = row
         next.updatedAt = now

@@ -34,7 +34,9 @@ public struct DispatchModule: Sendable {
     init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
         let service = DispatchService(
             database: database, hub: realtime.hub, notifications: notifications.service, config: config.dispatch, clock: clock, logger: logger,
-            payments: config.payments, gateway: Self.gateway(config.payments, database: database, clock: clock, logger: logger))
+            payments: config.payments, gateway: Self.gateway(config.payments, database: database, clock: clock, logger: logger),
+            liveActivities: notifications.liveActivities)
+        notifications.liveActivities.setSource(service.liveActivitySource, for: .job)
         DispatchSocketEvents(dispatch: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         let hub = realtime.hub
         let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }

@@ -204,23 +204,24 @@ public enum Doctor {
         case .accepted:
             return DoctorFinding(.ok, name, "\(endpoint) accepted the credentials (and a push to a made-up device token)")
         case .refused(let failure):
-            return DoctorFinding(.failed, name, "\(endpoint) refused: \(failure)\(hint(failure).map { " — \($0)" } ?? "")")
+            return DoctorFinding(.failed, name, "\(endpoint) refused: \(failure)\(hint(failure, section: name).map { " — \($0)" } ?? "")")
         case .retryLater(let failure, _):
             return DoctorFinding(.failed, name, "\(endpoint) could not be used now: \(failure)")
         }
     }
 
-    /// What to change for the refusals a wrong setup causes.
-    static func hint(_ failure: PushFailure) -> String? {
+    /// What to change for the refusals a wrong setup causes; `section` is the finding's
+    /// configuration path (`push.apns`, `push.apps[driver].apns`), so an app's line names its own keys.
+    static func hint(_ failure: PushFailure, section: String) -> String? {
         switch failure {
         case .apns(.invalidProviderToken), .apns(.unrelatedKeyIDInToken), .apns(.missingProviderToken):
-            "check push.apns.team_id, key_id and the .p8 file belong together"
-        case .apns(.badEnvironmentKeyIDInToken): "the key is not enabled for push.apns.environment"
-        case .apns(.topicDisallowed), .apns(.badTopic): "check push.apns.topic (the app's bundle id) belongs to the team"
+            "check \(section).team_id, key_id and the .p8 file belong together"
+        case .apns(.badEnvironmentKeyIDInToken): "the key is not enabled for \(section).environment"
+        case .apns(.topicDisallowed), .apns(.badTopic): "check \(section).topic (the app's bundle id) belongs to the team"
         case .apns(.expiredProviderToken): "check this machine's clock"
-        case .fcm(.authConfiguration): "the OAuth token endpoint refused the service account (push.fcm.service_account_file)"
+        case .fcm(.authConfiguration): "the OAuth token endpoint refused the service account (\(section).service_account_file)"
         case .fcm(.senderIDMismatch), .fcm(.thirdPartyAuthError), .fcm(.unauthenticated):
-            "check the service account belongs to the project (push.fcm.project_id)"
+            "check the service account belongs to the project (\(section).project_id)"
         default: nil
         }
     }

@@ -68,7 +68,7 @@ struct LiveActivityRoutes {
     ])
 
     static let tokenFields: [String: JSONValue] = [
-        "push_token": Schema.string("the ActivityKit token in hex", maxLength: 400),
+        "push_token": Schema.string("the ActivityKit token in hex (whole bytes)", minLength: 64, maxLength: 200, pattern: "^([0-9a-fA-F]{2})+$"),
         "app_id": Schema.string("one of the server's apps (push.apps); default: `default`", maxLength: 64),
         "environment": Schema.enumeration(["production", "sandbox"]),
     ]
@@ -106,6 +106,6 @@ struct LiveActivityRoutes {
         APIOperation(
             "DELETE", "/api/v1/live-activities/start-tokens/{kind}", summary: "Forget the caller's push-to-start tokens of a kind",
             tag: "live-activities", access: .authenticated(roles: []), response: Schema.object(["removed": Schema.integer(minimum: 0)]),
-            errors: [422: "Not a kind"]),
+            errors: [422: "Not a kind"], parameters: [["name": "kind", "in": "path", "required": true, "schema": kinds]]),
     ]
 }

@@ -60,7 +60,8 @@ public enum OpenAPIDocument {
         ]
         if let description = operation.description { item["description"] = .string(description) }
         var parameters = operation.parameters
-        for name in pathParameters(operation.path) {
+        // A path parameter the operation declares itself (an enumeration) keeps its schema.
+        for name in pathParameters(operation.path) where !parameters.contains(where: { $0["name"]?.stringValue == name && $0["in"] == "path" }) {
             parameters.append(["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]])
         }
         if operation.acceptsIdempotencyKey {

@@ -8,7 +8,10 @@ import Foundation
 struct PushLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Herald push delivery benchmarks: mock APNs, APNs sender load, queue RSS, Web Push encryption.",
-        subcommands: [MockAPNsCommand.self, APNsLoad.self, QueueRSS.self, WebPushEncrypt.self, WebPushBreakdown.self, APNsBreakdown.self, DeadlineMemory.self])
+        subcommands: [
+            MockAPNsCommand.self, APNsLoad.self, QueueRSS.self, WebPushEncrypt.self, WebPushBreakdown.self, APNsBreakdown.self, DeadlineMemory.self,
+            LiveActivityLoad.self,
+        ])
 }
 
 /// The message every APNs measurement sends (Herald and aioapns alike): a chat message with
