@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import NIOHPACK
 
 /// ActivityKit pushes go through the same connections and provider token as alerts; only the
@@ -22,21 +21,7 @@ extension APNsSender: LiveActivitySender {
             for (name, value) in LiveActivityPayload.headers(for: message, topic: config.topic) {
                 headers.add(name: name, value: value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
             }
-            let response: PushHTTP.Response
-            do {
-                response = try await client.post(
-                    path: "/3/device/\(message.token)", headers: headers, body: ByteBuffer(bytes: payload), timeout: requestTimeout)
-            } catch APNsTransportError.timeout {
-                return .retryLater(.transport(.timeout), after: nil)
-            } catch is APNsTransportError {
-                return .retryLater(.transport(.connectionError), after: nil)
-            }
-            let body = response.json
-            let verdict = APNsResponse.classify(
-                status: response.status, reason: body?["reason"]?.stringValue,
-                goneSince: body?["timestamp"]?.doubleValue.map { Int64($0) }, deviceUpdatedAt: message.tokenUpdatedAt,
-                apnsID: response.headers.first(name: "apns-unique-id") ?? response.headers.first(name: "apns-id"),
-                retryAfter: response.retryAfter(now: clock.now()))
+            let verdict = try await exchange(deviceToken: message.token, headers: headers, payload: payload, tokenUpdatedAt: message.tokenUpdatedAt)
             switch verdict {
             case .result(let result):
                 return result

@@ -64,22 +64,8 @@ public final class APNsSender: PushSender {
             } catch is APNsPayload.TooLarge {
                 return .refused(.apns(.payloadTooLarge))
             }
-            let response: PushHTTP.Response
-            do {
-                response = try await client.post(
-                    path: "/3/device/\(message.token)", headers: headers(message, token: token), body: ByteBuffer(bytes: payload),
-                    timeout: requestTimeout)
-            } catch APNsTransportError.timeout {
-                return .retryLater(.transport(.timeout), after: nil)
-            } catch is APNsTransportError {
-                return .retryLater(.transport(.connectionError), after: nil)
-            }
-            let body = response.json
-            let verdict = APNsResponse.classify(
-                status: response.status, reason: body?["reason"]?.stringValue,
-                goneSince: body?["timestamp"]?.doubleValue.map { Int64($0) }, deviceUpdatedAt: message.deviceUpdatedAt,
-                apnsID: response.headers.first(name: "apns-unique-id") ?? response.headers.first(name: "apns-id"),
-                retryAfter: response.retryAfter(now: clock.now()))
+            let verdict = try await exchange(
+                deviceToken: message.token, headers: headers(message, token: token), payload: payload, tokenUpdatedAt: message.deviceUpdatedAt)
             switch verdict {
             case .result(let result):
                 return result
@@ -95,6 +81,24 @@ public final class APNsSender: PushSender {
                 return .refused(.apns(.payloadTooLarge))
             }
         }
+    }
+
+    /// Posts one push and classifies APNs's answer (alerts and ActivityKit pushes alike); a
+    /// request that got no answer is a retryable result.
+    func exchange(deviceToken: String, headers: HPACKHeaders, payload: Data, tokenUpdatedAt: Int64?) async throws -> APNsVerdict {
+        let response: PushHTTP.Response
+        do {
+            response = try await client.post(path: "/3/device/\(deviceToken)", headers: headers, body: ByteBuffer(bytes: payload), timeout: requestTimeout)
+        } catch APNsTransportError.timeout {
+            return .result(.retryLater(.transport(.timeout), after: nil))
+        } catch is APNsTransportError {
+            return .result(.retryLater(.transport(.connectionError), after: nil))
+        }
+        let body = response.json
+        return APNsResponse.classify(
+            status: response.status, reason: body?["reason"]?.stringValue, goneSince: body?["timestamp"]?.doubleValue.map { Int64($0) },
+            deviceUpdatedAt: tokenUpdatedAt, apnsID: response.headers.first(name: "apns-unique-id") ?? response.headers.first(name: "apns-id"),
+            retryAfter: response.retryAfter(now: clock.now()))
     }
 
     /// The request's headers. Values unique to one push (`apns-id`, expiration, collapse id)
