@@ -100,7 +100,7 @@ def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, h
     assert routine, "no ETA update reached the activity"
     assert all(line["headers"]["apns-priority"] == "5" and line["payload"]["aps"]["event"] == "update" for line in routine), routine
     assert len(routine) <= math.ceil((elapsed + ROUTINE_SECONDS + 0.5) / ROUTINE_SECONDS) + 1, (len(routine), samples, elapsed)
-    assert len(routine) < samples / 4, (len(routine), samples)
+    # (No bound from the sample count: on a busy machine fewer samples go out in the time, not fewer pushes.)
     assert all(line["payload"]["aps"]["content-state"]["eta_kind"] == "pickup" for line in routine)
 
     # The arrival, the ride, the end: each at once, at priority 10.
