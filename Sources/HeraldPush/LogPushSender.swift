@@ -81,3 +81,40 @@ extension LogPushSender: LiveActivitySender {
         return .accepted(providerMessageID: "log-\(message.pushID)")
     }
 }
+
+/// Records broadcast channels too: a development server hands apps channel ids (random, in
+/// Apple's base64 shape) and logs each broadcast as the request APNs would have received.
+extension LogPushSender: LiveActivityBroadcaster {
+    public func createChannel(storage: LiveActivityChannelStorage) async -> Result<String, LiveActivityChannelFailure> {
+        let id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        writeChannelLine(["channel": ["method": "POST", "channel_id": .string(id), "message_storage_policy": .number(Double(storage.apnsValue))]])
+        return .success(id)
+    }
+
+    public func deleteChannel(_ channelID: String) async -> Result<Void, LiveActivityChannelFailure> {
+        writeChannelLine(["channel": ["method": "DELETE", "channel_id": .string(channelID)]])
+        return .success(())
+    }
+
+    public func broadcast(_ message: LiveActivityMessage, storage: LiveActivityChannelStorage) async throws -> PushResult {
+        logger.info(
+            "live activity broadcast recorded by the log sender",
+            metadata: ["activity_id": "\(message.activityID)", "event": "\(message.event.rawValue)", "app": "\(message.app)"])
+        guard let payload = try? LiveActivityPayload.encode(message) else { return .refused(.apns(.payloadTooLarge)) }
+        var headers: [String: JSONValue] = [:]
+        for (name, value) in LiveActivityPayload.broadcastHeaders(for: message, storage: storage) { headers[name] = .string(value) }
+        writeChannelLine([
+            "live_activity_id": .string(message.activityID), "app_id": .string(message.app), "event": .string(message.event.rawValue),
+            "request": [
+                "method": "POST", "path": "/4/broadcasts/apps/<apns.topic>", "headers": .object(headers),
+                "payload": (try? JSONDecoder().decode(JSONValue.self, from: payload)) ?? .null,
+            ],
+        ])
+        return .accepted(providerMessageID: "log-\(message.pushID)")
+    }
+
+    private func writeChannelLine(_ line: JSONValue) {
+        guard let data = try? JSONEncoder().encode(line) else { return }
+        try? file.withLock { handle in try handle?.write(contentsOf: data + Data("\n".utf8)) }
+    }
+}

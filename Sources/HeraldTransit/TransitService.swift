@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldGTFS
+import HeraldNotifications
 import HeraldRealtime
 import HeraldStorage
 import Logging
@@ -79,8 +80,15 @@ public final class TransitService: Sendable {
     /// Every node hears imports and realtime intake here; no client can subscribe to it.
     public static let announcementRoom = "$transit"
 
-    public init(config: TransitConfig, database: any Database, hub: RealtimeHub, clock: any HeraldClock, logger: Logger) {
+    /// Where departures Live Activities and channels get the boards (nil: not published).
+    let liveActivities: LiveActivityService?
+
+    public init(
+        config: TransitConfig, database: any Database, hub: RealtimeHub, liveActivities: LiveActivityService? = nil, clock: any HeraldClock,
+        logger: Logger
+    ) {
         self.config = config
+        self.liveActivities = liveActivities
         self.database = database
         self.hub = hub
         self.clock = clock
@@ -310,6 +318,7 @@ public final class TransitService: Sendable {
             return state.snapshot
         }
         await live.publish(snapshot: after)
+        await publishDepartureActivities(snapshot: after, now: now)
     }
 
     /// Tells every node to reload (itself included: a no-op there).

@@ -21,6 +21,8 @@ import Synchronization
 // credentials); the log then has each push's `topic`, `kid` and `iss`.
 // An ActivityKit push (`apns-push-type: liveactivity`) must be well formed (`LiveActivityCheck`),
 // else 400 with the reason; its log line has `push_type` and, with `--log-payloads`, the payload.
+// Broadcast channels (iOS 18) are served too (`BroadcastChannels`): the channel management API
+// and broadcasts, on this same port; their log lines have `kind` `channel` or `broadcast`.
 // prints: mock-apns listening on <port> ca=<certificate.pem>
 
 var port = 0
@@ -104,8 +106,53 @@ func realtimeNanoseconds() -> Int64 {
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }
 
+let channels = BroadcastChannels()
+
+/// Appends one log line: `fields`, with the provider token's `kid` and `iss` when apps were
+/// given, and the `apns-*` headers and payload with `--log-payloads`.
+func write(_ fields: [String: Any], _ request: MockPushServer.Request, provider: (keyID: String?, issuer: String?, valid: Bool), to log: FileHandle) {
+    var line = fields
+    if !tokens.apps.isEmpty {
+        line["kid"] = provider.keyID ?? ""
+        line["iss"] = provider.issuer ?? ""
+    }
+    if withPayloads {
+        line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first }
+        line["payload"] = request.json ?? [:]
+    }
+    if let data = try? JSONSerialization.data(withJSONObject: line) {
+        logLock.withLock { _ in log.write(data + Data("\n".utf8)) }
+    }
+}
+
+/// A channel management request or a broadcast (`BroadcastChannels`), checked for the
+/// provider token of the bundle its path names; its log line has `kind` (`channel` or
+/// `broadcast`), the method, `channel_id` and the answer.
+func channelAnswer(_ request: MockPushServer.Request, receivedNs: Int64) -> MockPushServer.Response {
+    let bundle = BroadcastChannels.bundle(of: request.path)
+    let provider = tokens.check(authorization: request.header("authorization"), topic: bundle)
+    let response: MockPushServer.Response =
+        if request.header("authorization")?.hasPrefix("bearer ") != true { .json(403, ["reason": "MissingProviderToken"]) } else if !provider.valid {
+            .json(403, ["reason": "InvalidProviderToken"])
+        } else { channels.answer(request) }
+    if let log {
+        let broadcast = request.path.hasPrefix("/4/")
+        var line: [String: Any] = [
+            "kind": broadcast ? "broadcast" : "channel", "method": request.method, "path": request.path, "bundle": bundle ?? "",
+            "channel_id": request.header("apns-channel-id") ?? response.headers.first { $0.0 == "apns-channel-id" }?.1 ?? "",
+            "answer": response.status, "protocol": request.protocolName, "received_ns": receivedNs,
+        ]
+        if let reason = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any], let text = reason["reason"] as? String {
+            line["reason"] = text
+        }
+        write(line, request, provider: provider, to: log)
+    }
+    return response
+}
+
 let server = try await MockPushServer.start(port: port, keepRequests: false, http2Only: http2Only) { request in
     let receivedNs = realtimeNanoseconds()
+    if BroadcastChannels.handles(request.path) { return channelAnswer(request, receivedNs: receivedNs) }
     let token = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst("/3/device/".count)) : ""
     let apnsID = request.header("apns-id") ?? ""
     let wellFormed = request.method == "POST" && !token.isEmpty && request.header("authorization")?.hasPrefix("bearer ") == true
@@ -135,19 +182,8 @@ let server = try await MockPushServer.start(port: port, keepRequests: false, htt
             "answer": misbehaviour?.logged ?? response.status, "received_ns": receivedNs,
         ]
         if let type = request.header("apns-push-type") { line["push_type"] = type }
-        if !tokens.apps.isEmpty {
-            line["topic"] = topic ?? ""
-            line["kid"] = provider.keyID ?? ""
-            line["iss"] = provider.issuer ?? ""
-        }
-        if withPayloads {
-            line["headers"] = Dictionary(request.headers.filter { $0.0.lowercased().hasPrefix("apns-") }.map { ($0.0.lowercased(), $0.1) }) { first, _ in first
-            }
-            line["payload"] = request.json ?? [:]
-        }
-        if let data = try? JSONSerialization.data(withJSONObject: line) {
-            logLock.withLock { _ in log.write(data + Data("\n".utf8)) }
-        }
+        if !tokens.apps.isEmpty { line["topic"] = topic ?? "" }
+        write(line, request, provider: provider, to: log)
     }
     return response
 }

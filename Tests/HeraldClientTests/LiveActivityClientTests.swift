@@ -54,4 +54,24 @@ import Testing
             }
         }
     }
+
+    @Test func asksForAStopsBroadcastChannelAndReadsItsTypes() async throws {
+        try await HeraldClientTests.withServer { url, s in
+            _ = try await s.runtime.transit.service.importFeed("default", source: .path(try TransitFixtures.sampleFeedPath()), requestedBy: "test")
+            let client = HeraldClient(baseURL: url, tokenProvider: HeraldClientTests.Tokens([try await s.token("rita")]))
+            let channel = try await client.departuresChannel(stopID: "BEATTY_AIRPORT")
+            #expect(!channel.channelID.isEmpty && channel.environment == "production")
+            #expect(channel.attributes == DeparturesActivityAttributes(stopID: "BEATTY_AIRPORT", stopName: "Nye County Airport (Demo)", feed: "default"))
+            #expect(channel.contentState.stopID == "BEATTY_AIRPORT")
+            // Another rider gets the same channel.
+            let other = HeraldClient(baseURL: url, tokenProvider: HeraldClientTests.Tokens([try await s.token("ravi")]))
+            #expect(try await other.departuresChannel(stopID: "BEATTY_AIRPORT").channelID == channel.channelID)
+            await #expect(throws: HeraldClientError.self) { try await client.departuresChannel(stopID: "NOPE") }
+            // A departure as the server writes it (epoch seconds, snake_case keys).
+            let json =
+                #"{"trip_id":"AB1","route_short_name":"10","headsign":null,"platform":null,"scheduled_at":1181055600,"expected_at":1181056020,"delay_seconds":420,"cancelled":false}"#
+            let departure = try JSONDecoder().decode(DeparturesActivityAttributes.Departure.self, from: Data(json.utf8))
+            #expect(departure.delaySeconds == 420 && departure.leavesAt == Date(timeIntervalSince1970: 1_181_056_020) && !departure.cancelled)
+        }
+    }
 }

@@ -10,7 +10,8 @@ import Testing
 
     func row(mode: LiveActivityMode = .update) -> LiveActivityRecord {
         LiveActivityRecord(
-            id: "la_1", userID: "ann", appID: "default", kind: .trip, subjectID: "tr_1", activityID: mode == .update ? "a1" : nil, mode: mode,
+            id: "la_1", userID: "ann", appID: "default", kind: mode == .channel ? .departures : .trip, subjectID: mode == .channel ? "S1" : "tr_1",
+            activityID: mode == .update ? "a1" : nil, mode: mode,
             token: "ab", environment: nil, content: ["state": "ACCEPTED", "eta_minutes": 5], now: now)
     }
 
@@ -21,6 +22,25 @@ import Testing
     @Test func sameContentIsNoChange() {
         #expect(policy.apply(eta(5), to: row(), now: now) == nil)
         #expect(policy.apply(eta(4), to: row(), now: now) != nil)
+    }
+
+    /// Every node computes a stop's board: one computed before what the row shows is dropped.
+    @Test func aChangeComputedBeforeTheShownContentIsDropped() throws {
+        let board: (String) -> LiveActivityChange = { trip in
+            LiveActivityChange(kind: .departures, subjectID: "S1", patch: ["departures": [.string(trip)]], asOf: now + 10_000)
+        }
+        let shown = try #require(policy.apply(board("T2"), to: row(), now: now + 12_000))
+        #expect(shown.contentAt == now + 10_000)
+        // A node that computed the board earlier (the departure T1 had not left yet) commits later.
+        var late = board("T1")
+        late.asOf = now + 9_000
+        #expect(policy.apply(late, to: shown, now: now + 13_000) == nil)
+        var later = board("T3")
+        later.asOf = now + 11_000
+        #expect(policy.apply(later, to: shown, now: now + 13_000)?.contentObject["departures"] == ["T3"])
+        // A channel row takes changes and pushes like an activity's own token.
+        let channel = try #require(policy.apply(board("T2"), to: row(mode: .channel), now: now + 12_000))
+        #expect(policy.message(for: channel, attributesType: "DeparturesActivityAttributes").event == .update)
     }
 
     @Test func routineChangesWaitForTheIntervalAfterTheLastPush() throws {

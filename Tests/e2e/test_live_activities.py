@@ -26,7 +26,8 @@ def activity_pushes(mock) -> list[dict]:
     return [line for line in mock.lines() if line.get("push_type") == "liveactivity"]
 
 
-def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, herald, tmp_path):  # noqa: F811
+def start_with_mock_apns(database, mock_apns, herald, tmp_path, routine_seconds: int, **sections):  # noqa: F811
+    """The mock APNs checking the rider app's key, and Herald pushing to it."""
     key = write_apns_key(tmp_path)
     mock = mock_apns("--log-payloads", "--app", f"{TOPIC}=KEYRIDER01={key}")
     config = tmp_path / "herald.json"
@@ -34,12 +35,17 @@ def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, h
         "push": {"request_timeout_ms": 5000, "poll_interval_ms": 200,
                  "apns": {"team_id": "TEAM123456", "key_id": "KEYRIDER01", "private_key_file": str(key), "topic": TOPIC,
                           "base_url": mock.base_url, "ca_file": mock.ca_file}},
-        "notifications": {"live_activities": {"routine_interval_seconds": ROUTINE_SECONDS}},
-        "trips": {"location": {"active_per_second": 50, "burst": 5}},
+        "notifications": {"live_activities": {"routine_interval_seconds": routine_seconds}},
         "rate_limits": {"authenticated": {"limit": 100000, "window_seconds": 60}},
+        **sections,
     }), encoding="utf-8")
     extra = ("--database", database) if database else ()
-    server = herald.start("--config", str(config), *extra)
+    return mock, herald.start("--config", str(config), *extra)
+
+
+def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, herald, tmp_path):  # noqa: F811
+    mock, server = start_with_mock_apns(database, mock_apns, herald, tmp_path, routine_seconds=ROUTINE_SECONDS,
+                                        trips={"location": {"active_per_second": 50, "burst": 5}})
     rider_id, driver_id = new_user("rider"), new_user("driver")
     rider = mint_token(server.data_dir, rider_id)
     driver = mint_token(server.data_dir, driver_id, role="driver")
@@ -122,3 +128,64 @@ def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, h
     assert all(line["answer"] == 200 for line in activity_pushes(mock)), [line for line in activity_pushes(mock) if line["answer"] != 200]
     listed = server.get("/api/v1/live-activities", token=rider).json()["data"]["live_activities"]
     assert listed[0]["status"] == "ended" and listed[0]["pushes_sent"] == len(pushes), listed
+
+
+def test_a_stops_departures_channel_gets_one_broadcast_per_change(database, mock_apns, herald, tmp_path):  # noqa: F811
+    """iOS 18 broadcast channels: thirty riders following one stop share one channel, made
+    once through the mock's channel management API; a delay on a run leaving the stop (posted
+    with Google's gtfs-realtime-bindings) is one broadcast to the channel, not one push per
+    rider, and a board that did not change sends nothing."""
+    from test_transit import delay, feed_message, live_feed, next_trip, zip_folder
+
+    mock, server = start_with_mock_apns(database, mock_apns, herald, tmp_path, routine_seconds=0)
+    ops = mint_token(server.data_dir, "ops", role="operator")
+    service = mint_token(server.data_dir, "feeds-backend", role="service")
+    started = server.request("POST", "/api/v1/transit/feeds/default/import", ops, data=zip_folder(live_feed(tmp_path / "live")),
+                             headers={"Content-Type": "application/zip"})
+    assert started.status_code == 202, started.text
+    import_id = started.json()["data"]["id"]
+    wait_until(lambda: server.get(f"/api/v1/transit/imports/{import_id}", ops).json()["data"]["status"] == "succeeded",
+               TIMEOUT, message="the import")
+
+    replies = [server.request("POST", "/api/v1/live-activities/channels", mint_token(server.data_dir, new_user("rider")),
+                              json={"kind": "departures", "subject_id": "A"}) for _ in range(30)]
+    assert [r.status_code for r in replies] == [201] + [200] * 29, [r.text for r in replies if r.status_code >= 300]
+    channel_ids = {r.json()["data"]["channel_id"] for r in replies}
+    assert len(channel_ids) == 1
+    channel_id = channel_ids.pop()
+    made = replies[0].json()["data"]
+    assert made["attributes"]["stop_name"] == "Alpha" and made["content_state"]["departures"], made
+    creations = [line for line in mock.lines() if line.get("kind") == "channel"]
+    assert len(creations) == 1 and creations[0]["method"] == "POST" and creations[0]["answer"] == 201, creations
+    assert creations[0]["channel_id"] == channel_id and creations[0]["kid"] == "KEYRIDER01"
+
+    def broadcasts() -> list[dict]:
+        return [line for line in mock.lines() if line.get("kind") == "broadcast"]
+
+    trip, leaves = next_trip()
+    date = leaves.strftime("%Y%m%d")
+
+    def delayed(seconds: int) -> list[dict]:
+        return [b for b in broadcasts()
+                if any(d["trip_id"] == trip and d["delay_seconds"] == seconds for d in b["payload"]["aps"]["content-state"]["departures"])]
+
+    for seconds in (240, 360):
+        message = feed_message([delay(trip, date, seconds)])
+        posted = server.request("POST", "/api/v1/transit/realtime", service, data=message.SerializeToString(),
+                                headers={"Content-Type": "application/x-protobuf"})
+        assert posted.status_code == 200, posted.text
+        wait_until(lambda: delayed(seconds), TIMEOUT, message=f"the broadcast of a {seconds} s delay")
+        # The same message again is no change.
+        again = server.request("POST", "/api/v1/transit/realtime", service, data=message.SerializeToString(),
+                               headers={"Content-Type": "application/x-protobuf"})
+        assert again.status_code == 200, again.text
+    time.sleep(1.0)
+    sent = broadcasts()
+    # One push per change for the thirty riders: each delay went once, each broadcast carries
+    # another board than the one before, and APNs (the mock) took every one.
+    assert len(delayed(240)) == 1 and len(delayed(360)) == 1, sent
+    boards = [b["payload"]["aps"]["content-state"] for b in sent]
+    assert all(a != b for a, b in zip(boards, boards[1:])), boards
+    assert all(b["answer"] == 200 and b["channel_id"] == channel_id and b["kid"] == "KEYRIDER01" for b in sent), sent
+    assert all(b["headers"]["apns-push-type"] == "liveactivity" and "apns-topic" not in b["headers"] for b in sent), sent
+    assert len(sent) <= 4, sent  # the two delays, and at most a departure or two leaving meanwhile

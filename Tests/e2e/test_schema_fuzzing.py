@@ -64,6 +64,7 @@ NOT_SCHEMA_DECIDABLE = {
     "POST /api/v1/trips/plan": "places must lie within walking distance of the feed's stops and times within its service dates",
     "POST /api/v1/live-activities": "app_id must be one of the configured apps",
     "PUT /api/v1/live-activities/start-tokens": "app_id must be one of the configured apps",
+    "POST /api/v1/live-activities/channels": "subject_id must be a stop of a served feed; app_id one of the configured apps",
 }
 
 

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldPush
 
 /// Live Activities (`notifications.live_activities`): how often Herald may update one, and
 /// the names of the app's `ActivityAttributes` types.
@@ -20,8 +21,19 @@ public struct LiveActivitiesConfig: ConfigSection, Sendable, Equatable {
     /// The app's `ActivityAttributes` type name per kind (`trip`, `job`, `departures`), sent
     /// as `attributes-type` when Herald starts one: it must match the Swift type's name.
     public var attributesTypes: [String: String] = [:]
+    /// What APNs keeps of a broadcast for a device that is offline: `most_recent` (the newest
+    /// one, until it goes stale) or `none` (Apple allows more pushes on such channels).
+    public var channelStorage = "most_recent"
+    /// A broadcast channel no app asked for in this long is deleted at APNs (an activity
+    /// lives at most eight hours and stays on the lock screen four more; an app asks for
+    /// the channel each time it starts one).
+    public var channelIdleSeconds = 43_200
+    /// Broadcast channels Herald keeps per app and environment (Apple allows 10,000).
+    public var maxChannels = 10_000
 
     public init() {}
+
+    public var channelStoragePolicy: LiveActivityChannelStorage { LiveActivityChannelStorage(rawValue: channelStorage) ?? .mostRecent }
 
     /// The built-in type names, which `HeraldClient`'s types carry.
     public static let defaultAttributesTypes = [
@@ -39,6 +51,9 @@ public struct LiveActivitiesConfig: ConfigSection, Sendable, Equatable {
         checks.check((60...86_400).contains(staleSeconds), "stale_seconds", "must be between 60 and 86400")
         checks.check((0...14_400).contains(dismissalSeconds), "dismissal_seconds", "must be between 0 and 14400 (Apple's four hours)")
         checks.check((1...1_000).contains(maxPerUser), "max_per_user", "must be between 1 and 1000")
+        checks.check(LiveActivityChannelStorage(rawValue: channelStorage) != nil, "channel_storage", "must be most_recent or none")
+        checks.check((3_600...2_592_000).contains(channelIdleSeconds), "channel_idle_seconds", "must be between 3600 and 2592000")
+        checks.check((1...10_000).contains(maxChannels), "max_channels", "must be between 1 and 10000 (Apple's limit)")
         for (kind, name) in attributesTypes.sorted(by: { $0.key < $1.key }) {
             checks.check(Self.defaultAttributesTypes[kind] != nil, "attributes_types.\(kind)", "is not a kind: trip, job or departures")
             checks.check(

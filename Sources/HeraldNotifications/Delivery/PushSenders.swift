@@ -46,4 +46,15 @@ public struct PushSenders: Sendable {
         let route = PushRoute(provider: .apns, app: app, environment: environment ?? environments[app] ?? .production)
         return (senders[route] ?? fallback) as? any LiveActivitySender
     }
+
+    /// The environment of an app's tokens that did not say theirs.
+    public func environment(app: String) -> APNsEnvironment {
+        environments[app] ?? .production
+    }
+
+    /// The app's broadcast channel API in `environment` (channels live per app and
+    /// environment at Apple): its APNs sender, else the fallback (the log sender records them).
+    public func liveActivityBroadcaster(app: String, environment: APNsEnvironment) -> (any LiveActivityBroadcaster)? {
+        (senders[PushRoute(provider: .apns, app: app, environment: environment)] ?? fallback) as? any LiveActivityBroadcaster
+    }
 }

@@ -14,11 +14,16 @@ public struct LiveActivityChange: Sendable, Equatable {
     public var alert: LiveActivityAlert?
     /// The subject is over: this push ends the activity.
     public var ends: Bool
+    /// When the content was computed (epoch ms), for a module whose nodes all compute it (a
+    /// stop's board): a change older than what a row shows is dropped, so a node that came
+    /// late never puts back a departure that already left.
+    public var asOf: Int64?
 
     public init(
         kind: LiveActivityKind, subjectID: String, patch: [String: JSONValue], important: Bool = false, alert: LiveActivityAlert? = nil,
-        ends: Bool = false
+        ends: Bool = false, asOf: Int64? = nil
     ) {
+        self.asOf = asOf
         self.kind = kind
         self.subjectID = subjectID
         self.patch = patch

@@ -9,6 +9,10 @@ public enum LiveActivityKind: String, Sendable, Codable, CaseIterable {
     case job
     /// A favourite stop's next departures (transit).
     case departures
+
+    /// Kinds whose content is the same for everyone who follows a subject, so one broadcast
+    /// channel per subject serves them all (a trip or a job is one person's).
+    public var broadcasts: Bool { self == .departures }
 }
 
 /// Where a Live Activity row is in its life.
@@ -33,6 +37,9 @@ public enum LiveActivityMode: String, Sendable, Codable {
     case update
     /// A push-to-start token: one start push.
     case start
+    /// A broadcast channel (iOS 18): one row per app, environment and subject, whose token is
+    /// APNs's channel id; one push reaches every device subscribed to it.
+    case channel
 }
 
 /// What a source says of a subject when an app registers an activity for it.
@@ -41,10 +48,14 @@ public struct LiveActivitySnapshot: Sendable, Equatable {
     public var content: [String: JSONValue]
     /// The subject is over: the activity is ended as soon as it registers.
     public var ended: Bool
+    /// The activity's static attributes (`ActivityAttributes`' own properties), for an app
+    /// that starts the activity itself from what a channel request answers.
+    public var attributes: [String: JSONValue]
 
-    public init(content: [String: JSONValue], ended: Bool) {
+    public init(content: [String: JSONValue], ended: Bool, attributes: [String: JSONValue] = [:]) {
         self.content = content
         self.ended = ended
+        self.attributes = attributes
     }
 }
 

@@ -33,6 +33,7 @@ public struct LiveActivityPolicy: Sendable, Equatable {
     /// nothing else was asked, or the activity is already ending or no longer takes changes).
     public func apply(_ change: LiveActivityChange, to row: LiveActivityRecord, now: Int64) -> LiveActivityRecord? {
         guard row.status == .active, !row.isEnding else { return nil }
+        if let asOf = change.asOf, asOf < row.contentAt { return nil }
         let before = row.contentObject
         var content = before
         for (key, value) in change.patch { content[key] = value }
@@ -48,7 +49,7 @@ public struct LiveActivityPolicy: Sendable, Equatable {
         }
         next.content = LiveActivityRecord.text(.object(content))
         next.version += 1
-        next.contentAt = max(now, row.contentAt)
+        next.contentAt = max(change.asOf ?? now, row.contentAt)
         if change.important { next.importantVersion = next.version }
         if let alert = change.alert {
             next.alert = LiveActivityRecord.text(alert)

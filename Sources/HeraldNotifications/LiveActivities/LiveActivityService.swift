@@ -18,12 +18,14 @@ public final class LiveActivityService: Sendable {
     public let config: LiveActivitiesConfig
     public let policy: LiveActivityPolicy
     let apps: Set<String>
+    /// For broadcast channels (made and deleted through the app's APNs sender); nil: none.
+    let senders: PushSenders?
     let clock: any HeraldClock
     let logger: Logger
     let store = LiveActivityStore()
     /// Cut short the worker's wait after a change this node made.
     public let wakeSignal = WakeSignal()
-    private let sources = Mutex<[LiveActivityKind: any LiveActivitySource]>([:])
+    let sources = Mutex<[LiveActivityKind: any LiveActivitySource]>([:])
     /// Standalone changes (an ETA from a location sample) arriving together commit together.
     ///
     /// Why: one transaction per change capped a node near 1,400 changes a second on SQLite
@@ -34,8 +36,12 @@ public final class LiveActivityService: Sendable {
     /// Push-to-start tokens a user keeps per kind (one per device and app, and some spare).
     static let startTokensPerKind = 16
 
-    public init(database: any Database, config: LiveActivitiesConfig, apps: Set<String> = [PushApps.defaultID], clock: any HeraldClock, logger: Logger) {
+    public init(
+        database: any Database, config: LiveActivitiesConfig, apps: Set<String> = [PushApps.defaultID], senders: PushSenders? = nil,
+        clock: any HeraldClock, logger: Logger
+    ) {
         self.database = database
+        self.senders = senders
         self.config = config
         self.policy = LiveActivityPolicy(config)
         self.apps = apps
@@ -164,7 +170,7 @@ public final class LiveActivityService: Sendable {
         return try await database.withConnection { db in try await self.store.deleteStartTokens(db, userID: userID, kind: kind) }
     }
 
-    private func readKind(_ r: inout FieldReader) -> LiveActivityKind? {
+    func readKind(_ r: inout FieldReader) -> LiveActivityKind? {
         let text = r.string("kind", maxLength: 32, required: true)
         let kind = text.flatMap(LiveActivityKind.init(rawValue:))
         if text != nil && kind == nil { r.fail("kind", "must be one of \(LiveActivityKind.allCases.map(\.rawValue).joined(separator: ", "))") }
@@ -173,7 +179,7 @@ public final class LiveActivityService: Sendable {
 
     /// The token fields every registration shares: an ActivityKit token is an APNs token
     /// (hex), of the app `app_id`, valid in `environment`.
-    private func readToken(_ r: inout FieldReader) -> (app: String, token: String?, environment: APNsEnvironment?) {
+    func readToken(_ r: inout FieldReader) -> (app: String, token: String?, environment: APNsEnvironment?) {
         let token = r.string("push_token", maxLength: 200, required: true)
         let app = r.string("app_id", maxLength: 64) ?? PushApps.defaultID
         let environmentText = r.string("environment", maxLength: 16)

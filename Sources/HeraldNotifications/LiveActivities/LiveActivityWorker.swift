@@ -30,6 +30,9 @@ public final class LiveActivityWorker: Service {
     let settings: Settings
     private let ready: @Sendable () async -> Bool
     public let statistics = LiveActivityStatistics()
+    /// When this node last retired idle channels (epoch ms).
+    private let lastChannelSweep = Mutex<Int64>(0)
+    static let channelSweepIntervalMs: Int64 = 60_000
 
     public init(
         service: LiveActivityService, database: any Database, senders: PushSenders, clock: any HeraldClock, logger: Logger,
@@ -60,6 +63,7 @@ public final class LiveActivityWorker: Service {
         let engine = database.engine
         let store = LiveActivityStore()
         let limit = settings.batchSize
+        try await retireIdleChannels(now: now)
         let rows = try await database.transaction { db in try await store.claim(db, engine: engine, now: now, leaseUntil: lease, limit: limit) }
         guard !rows.isEmpty else { return 0 }
         var outcomes: [(id: String, outcome: LiveActivityStore.Outcome, start: LiveActivityRecord?)] = []
@@ -85,8 +89,23 @@ public final class LiveActivityWorker: Service {
         return rows.count
     }
 
+    /// Channels no app asked for in `channel_idle_seconds` are retired (their deletion at APNs
+    /// is then claimed like a push), once a minute on each node.
+    private func retireIdleChannels(now: Int64) async throws {
+        let due = lastChannelSweep.withLock { last in
+            guard now - last >= Self.channelSweepIntervalMs else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let cutoff = now - Int64(service.config.channelIdleSeconds) * 1000
+        let retired = try await database.withConnection { db in try await LiveActivityStore().retireIdleChannels(db, cutoff: cutoff, now: now) }
+        if retired > 0 { logger.info("idle broadcast channels retired", metadata: ["count": "\(retired)"]) }
+    }
+
     /// One push; the outcome to record (and the row, when a start token went away).
     private func send(_ row: LiveActivityRecord) async -> (String, LiveActivityStore.Outcome, LiveActivityRecord?) {
+        if row.mode == .channel { return (row.id, await sendChannel(row), nil) }
         let message = service.policy.message(for: row, attributesType: service.config.attributesType(row.kind.rawValue))
         guard let sender = senders.liveActivitySender(app: row.appID, environment: row.environment) else {
             return (row.id, .failed(reason: "no_sender"), nil)
@@ -109,13 +128,51 @@ public final class LiveActivityWorker: Service {
                 "a live activity push was refused", metadata: ["live_activity_id": "\(row.id)", "reason": "\(failure.description)"])
             return (row.id, .failed(reason: failure.description), nil)
         case .retryLater(let failure, let after):
-            let retry = settings.retry
-            let delay = retry.delay(
-                afterAttempt: row.attempts, retryAfterMilliseconds: after.map { Int64($0.wholeMilliseconds) }, jitter: Double.random(in: 0..<1))
-            guard retry.mayRetry(attempts: row.attempts, createdAt: row.contentAt, retryAt: now + delay) else {
-                return (row.id, .failed(reason: failure.description), nil)
+            return (row.id, retryOrFail(row, reason: failure.description, after: after, since: row.contentAt, now: now), nil)
+        }
+    }
+
+    private func retryOrFail(_ row: LiveActivityRecord, reason: String, after: Duration?, since: Int64, now: Int64) -> LiveActivityStore.Outcome {
+        let retry = settings.retry
+        let delay = retry.delay(
+            afterAttempt: row.attempts, retryAfterMilliseconds: after.map { Int64($0.wholeMilliseconds) }, jitter: Double.random(in: 0..<1))
+        guard retry.mayRetry(attempts: row.attempts, createdAt: since, retryAt: now + delay) else { return .failed(reason: reason) }
+        return .retry(at: now + delay, reason: reason)
+    }
+
+    /// A channel row: its newest content as one broadcast, or, once retired, its deletion.
+    private func sendChannel(_ row: LiveActivityRecord) async -> LiveActivityStore.Outcome {
+        let environment = row.environment ?? senders.environment(app: row.appID)
+        guard let broadcaster = senders.liveActivityBroadcaster(app: row.appID, environment: environment) else { return .failed(reason: "no_sender") }
+        if row.status != .active {
+            let result = await broadcaster.deleteChannel(row.token)
+            let now = clock.now().epochMilliseconds
+            switch result {
+            case .success: return .channelDeleted
+            case .failure(let failure) where failure.retryable:
+                return retryOrFail(row, reason: failure.reason, after: nil, since: row.updatedAt, now: now)
+            case .failure(let failure):
+                logger.warning("deleting a broadcast channel was refused", metadata: ["live_activity_id": "\(row.id)", "reason": "\(failure.reason)"])
+                return .failed(reason: failure.reason)
             }
-            return (row.id, .retry(at: now + delay, reason: failure.description), nil)
+        }
+        let message = service.policy.message(for: row, attributesType: service.config.attributesType(row.kind.rawValue))
+        let result: PushResult
+        do {
+            result = try await broadcaster.broadcast(message, storage: service.config.channelStoragePolicy)
+        } catch {
+            result = .retryLater(.transport(.sendError), after: nil)
+        }
+        statistics.record(message, result)
+        let now = clock.now().epochMilliseconds
+        switch result {
+        case .accepted: return .sent(version: row.version, timestamp: message.timestamp)
+        case .tokenGone(let failure): return .gone(reason: failure.description)
+        case .refused(let failure):
+            logger.warning("a live activity broadcast was refused", metadata: ["live_activity_id": "\(row.id)", "reason": "\(failure.description)"])
+            return .failed(reason: failure.description)
+        case .retryLater(let failure, let after):
+            return retryOrFail(row, reason: failure.description, after: after, since: row.contentAt, now: now)
         }
     }
 }

@@ -57,8 +57,11 @@ struct LiveActivityStore: Sendable {
         return Int(try row.decode(column: "n", as: Int64.self))
     }
 
-    func insert(_ db: any SQLDatabase, _ r: LiveActivityRecord) async throws {
-        try await db.raw(
+    /// Inserts a row; with `skipConflict`, a row a unique index already holds keeps it and
+    /// the answer is false.
+    @discardableResult
+    func insert(_ db: any SQLDatabase, _ r: LiveActivityRecord, skipConflict: Bool = false) async throws -> Bool {
+        var query: SQLQueryString =
             """
             INSERT INTO live_activities (id, user_id, app_id, kind, subject_id, activity_id, mode, token, environment, token_updated_at,
                 status, content, attributes, version, sent_version, important_version, alert, alert_version, ending, content_at,
@@ -70,7 +73,12 @@ struct LiveActivityStore: Sendable {
                 \(bind: r.dismissalAt), \(bind: r.dueAt), \(bind: r.leaseUntil), \(bind: r.attempts), \(bind: r.sentCount),
                 \(bind: r.lastSentAt), \(bind: r.reason), \(bind: r.createdAt), \(bind: r.updatedAt))
             """
-        ).run()
+        guard skipConflict else {
+            try await db.raw(query).run()
+            return true
+        }
+        query.appendInterpolation(unsafeRaw: " ON CONFLICT DO NOTHING RETURNING id")
+        return try await db.raw(query).first() != nil
     }
 
     /// A rotated token (or another app build's environment) for a registered activity.
@@ -145,6 +153,8 @@ struct LiveActivityStore: Sendable {
         case retry(at: Int64, reason: String)
         case gone(reason: String)
         case failed(reason: String)
+        /// A retired channel was deleted at APNs.
+        case channelDeleted
     }
 
     /// Records a push's outcome on the row it was claimed from, if the lease is still this
@@ -171,6 +181,8 @@ struct LiveActivityStore: Sendable {
                 WHERE id = \(bind: id) AND lease_until = \(bind: lease)
                 """
             ).run()
+        case .channelDeleted:
+            try await channelDeleted(db, id: id, lease: lease, now: now)
         case .gone(let reason), .failed(let reason):
             let status: LiveActivityStatus = if case .gone = outcome { .gone } else { .failed }
             try await db.raw(

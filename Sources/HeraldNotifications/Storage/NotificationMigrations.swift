@@ -201,5 +201,17 @@ public enum NotificationMigrations {
                     "CREATE INDEX live_activity_start_tokens_user ON live_activity_start_tokens (user_id, kind)",
                 ]
             ),
+            Migration(
+                version: 6, name: "live activity broadcast channels",
+                statements: [
+                    // One channel in use per app, environment and subject: of two nodes asked
+                    // for the same stop's channel at once, one keeps its own (the other
+                    // deletes its at APNs and answers with the first).
+                    """
+                    CREATE UNIQUE INDEX live_activities_channel ON live_activities (app_id, environment, kind, subject_id)
+                    WHERE mode = 'channel' AND status = 'active'
+                    """
+                ]
+            ),
         ])
 }

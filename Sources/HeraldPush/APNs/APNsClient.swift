@@ -71,13 +71,18 @@ public final class APNsClient: PushClient {
     /// Sends one POST and returns APNs's answer, or throws `APNsTransportError` (a timeout
     /// after `timeout`, a connection that failed).
     public func post(path: String, headers: HPACKHeaders, body: ByteBuffer, timeout: Duration) async throws -> PushHTTP.Response {
+        try await request(method: "POST", path: path, headers: headers, body: body, timeout: timeout)
+    }
+
+    /// Any request (the broadcast channel API also reads and deletes); `body` nil sends none.
+    public func request(method: String, path: String, headers: HPACKHeaders, body: ByteBuffer?, timeout: Duration) async throws -> PushHTTP.Response {
         let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout.wholeMilliseconds) * 1_000_000)
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let connection = try await connection()
-                return try await connection.request(path: path, headers: headers, body: body, deadline: deadline)
+                return try await connection.request(method: method, path: path, headers: headers, body: body, deadline: deadline)
             } catch let error as APNsTransportError where error.neverProcessed && attempt < 3 && NIODeadline.now() < deadline {
                 continue
             }

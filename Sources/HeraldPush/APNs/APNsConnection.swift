@@ -62,13 +62,15 @@ final class APNsConnection: Sendable {
     }
 
     /// Sends one request and waits for the answer (or the deadline).
-    func request(path: String, headers: HPACKHeaders, body: ByteBuffer, deadline: NIODeadline) async throws -> PushHTTP.Response {
+    func request(method: String = "POST", path: String, headers: HPACKHeaders, body: ByteBuffer?, deadline: NIODeadline) async throws
+        -> PushHTTP.Response
+    {
         let promise = eventLoop.makePromise(of: PushHTTP.Response.self)
         let handler = self.handler
         if eventLoop.inEventLoop {
-            handler.value.submit(path: path, headers: headers, body: body, deadline: deadline, promise: promise)
+            handler.value.submit(method: method, path: path, headers: headers, body: body, deadline: deadline, promise: promise)
         } else {
-            eventLoop.execute { handler.value.submit(path: path, headers: headers, body: body, deadline: deadline, promise: promise) }
+            eventLoop.execute { handler.value.submit(method: method, path: path, headers: headers, body: body, deadline: deadline, promise: promise) }
         }
         return try await promise.futureResult.get()
     }

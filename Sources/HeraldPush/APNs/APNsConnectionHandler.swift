@@ -76,7 +76,9 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
 
     /// Sends one request; `promise` completes with the answer or an `APNsTransportError`.
     /// Called on the event loop.
-    func submit(path: String, headers: HPACKHeaders, body: ByteBuffer, deadline: NIODeadline, promise: EventLoopPromise<PushHTTP.Response>) {
+    func submit(
+        method: String = "POST", path: String, headers: HPACKHeaders, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<PushHTTP.Response>
+    ) {
         guard usable, let context, context.channel.isActive else {
             promise.fail(APNsTransportError.connectionClosed(processed: false))
             return
@@ -90,14 +92,16 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         nextStreamID += 2
         var block = HPACKHeaders()
         block.reserveCapacity(headers.count + 4)
-        block.add(name: ":method", value: "POST")
+        block.add(name: ":method", value: method)
         block.add(name: ":scheme", value: "https")
         block.add(name: ":authority", value: authority)
         block.add(name: ":path", value: path, indexing: .nonIndexable)  // one device's token: rarely repeats
         block.add(contentsOf: headers)
         pending[streamID] = Pending(promise: promise, deadline: deadline)
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: block, endStream: false)))), promise: nil)
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: block, endStream: body == nil)))), promise: nil)
+        if let body {
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+        }
         scheduleFlush(context)
     }
 

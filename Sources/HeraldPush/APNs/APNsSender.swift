@@ -14,6 +14,8 @@ public final class APNsSender: PushSender {
 
     let config: APNsConfig
     let client: APNsClient
+    /// The broadcast channel management API's client (another host); nil: no channels.
+    let channelClient: APNsClient?
     let clock: any HeraldClock
     public let providerToken: APNsProviderToken
     let requestTimeout: Duration
@@ -32,8 +34,29 @@ public final class APNsSender: PushSender {
         try APNsClient(baseURL: baseURL(config, environment: environment), caFile: config.caFile, connections: config.connections)
     }
 
-    /// - Parameter client: runs as a Service next to the worker (it closes the connections).
-    public init(config: APNsConfig, client: APNsClient, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)) async throws {
+    /// Apple's channel management hosts: another host and port than the pushes'.
+    public static let productionChannelURL = "https://api-manage-broadcast.push.apple.com:2196"
+    public static let sandboxChannelURL = "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+
+    /// The channel management base URL: Apple's, or with `base_url` / `sandbox_base_url` set
+    /// (a mock, a proxy) that same server, which then serves both APIs.
+    public static func channelBaseURL(_ config: APNsConfig, environment: APNsEnvironment? = nil) -> String {
+        let sandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
+        if sandbox, let url = config.sandboxBaseURL { return url }
+        return config.baseURL ?? (sandbox ? sandboxChannelURL : productionChannelURL)
+    }
+
+    /// The channel management client: one connection, opened at the first channel request.
+    public static func makeChannelClient(_ config: APNsConfig, environment: APNsEnvironment? = nil) throws -> APNsClient {
+        try APNsClient(baseURL: channelBaseURL(config, environment: environment), caFile: config.caFile, connections: 1)
+    }
+
+    /// - Parameters:
+    ///   - client: runs as a Service next to the worker (it closes the connections).
+    ///   - channelClient: the same, for broadcast channel management (nil: no channels).
+    public init(
+        config: APNsConfig, client: APNsClient, channelClient: APNsClient? = nil, clock: any HeraldClock, requestTimeout: Duration = .seconds(10)
+    ) async throws {
         let pem: String
         do {
             pem = try String(contentsOfFile: config.privateKeyFile, encoding: .utf8)
@@ -47,6 +70,7 @@ public final class APNsSender: PushSender {
         }
         self.config = config
         self.client = client
+        self.channelClient = channelClient
         self.clock = clock
         self.requestTimeout = requestTimeout
     }

@@ -50,3 +50,17 @@ public enum LiveActivityPayload {
         ]
     }
 }
+
+extension LiveActivityPayload {
+    /// The headers of a broadcast (besides `authorization`): the channel instead of a device
+    /// and a topic, and an `apns-expiration`, which Apple requires (0 on a channel that
+    /// stores nothing; else until the content goes stale or, for an end, is dismissed).
+    public static func broadcastHeaders(for message: LiveActivityMessage, storage: LiveActivityChannelStorage) -> [(String, String)] {
+        let expiration = storage == .none ? 0 : (message.staleDate ?? message.dismissalDate ?? message.timestamp + 3600)
+        return [
+            ("apns-request-id", APNsSender.apnsID(forDelivery: message.pushID).lowercased()), ("apns-channel-id", message.token),
+            ("apns-push-type", "liveactivity"), ("apns-priority", message.important ? "10" : "5"), ("apns-expiration", String(expiration)),
+            ("content-type", "application/json"),
+        ]
+    }
+}

@@ -17,6 +17,14 @@ struct LiveActivityRoutes {
             let (record, created) = try await service.register(userID: identity.userID, body: body)
             return try Envelope.response(LiveActivityService.json(record), status: created ? .created : .ok, context: context, clock: clock)
         }
+        api.post("/live-activities/channels") { request, context in
+            let identity = try context.requireIdentity()
+            let body = try await request.jsonObject(context: context)
+            let channel = try await service.channel(userID: identity.userID, body: body)
+            let json = LiveActivityService.json(
+                channel, attributesType: service.config.attributesType(channel.record.kind.rawValue), storage: service.config.channelStoragePolicy)
+            return try Envelope.response(json, status: channel.created ? .created : .ok, context: context, clock: clock)
+        }
         api.get("/live-activities") { _, context in
             let identity = try context.requireIdentity()
             let records = try await service.activities(userID: identity.userID)
@@ -67,6 +75,16 @@ struct LiveActivityRoutes {
         "created_at": Schema.string(format: "date-time"), "updated_at": Schema.string(format: "date-time"),
     ])
 
+    static let channelSchema = Schema.object([
+        "channel_id": Schema.string("APNs's channel id: start the activity with `pushType: .channel(channel_id)`"),
+        "kind": kinds, "subject_id": Schema.string(), "app_id": Schema.string(), "environment": Schema.enumeration(["production", "sandbox"]),
+        "attributes_type": Schema.string("the ActivityAttributes type the content matches"),
+        "attributes": ["type": "object", "description": "The activity's static attributes"],
+        "content_state": ["type": "object", "description": "What the activity shows now (its ContentState as JSON)"],
+        "message_storage_policy": Schema.enumeration(["most_recent", "none"]), "pushes_sent": Schema.integer(minimum: 0),
+        "created_at": Schema.string(format: "date-time"),
+    ])
+
     static let tokenFields: [String: JSONValue] = [
         "push_token": Schema.string("the ActivityKit token in hex (whole bytes)", minLength: 64, maxLength: 200, pattern: "^([0-9a-fA-F]{2})+$"),
         "app_id": Schema.string("one of the server's apps (push.apps); default: `default`", maxLength: 64),
@@ -86,6 +104,20 @@ struct LiveActivityRoutes {
             response: activitySchema, successStatus: 201,
             errors: [404: "No such subject, or not the caller's", 409: "LIVE_ACTIVITY_LIMIT, or the activity_id follows another subject"],
             otherSuccessStatus: 200),
+        APIOperation(
+            "POST", "/api/v1/live-activities/channels", summary: "The broadcast channel of a subject (iOS 18)",
+            description:
+                "For kinds whose content is the same for all followers (`departures`: `subject_id` is a stop id). Herald makes the channel at APNs the first time it is asked for (201) and answers the same one afterwards (200), with the attributes and content to start the activity with; every change then goes to the channel once, however many devices subscribed. Ask each time the app starts an activity: a channel no app asked for in `channel_idle_seconds` is deleted. See docs/live-activities.md.",
+            tag: "live-activities", access: .authenticated(roles: []),
+            requestBody: Schema.object(
+                [
+                    "kind": Schema.enumeration(LiveActivityKind.allCases.filter(\.broadcasts).map(\.rawValue)),
+                    "subject_id": Schema.string(maxLength: 128),
+                    "app_id": Schema.string("one of the server's apps (push.apps); default: `default`", maxLength: 64),
+                    "environment": Schema.enumeration(["production", "sandbox"]),
+                ], required: ["kind", "subject_id"]),
+            response: channelSchema, successStatus: 201,
+            errors: [404: "No such subject", 503: "LIVE_ACTIVITY_CHANNEL_LIMIT, or APNs did not make the channel"], otherSuccessStatus: 200),
         APIOperation(
             "GET", "/api/v1/live-activities", summary: "The caller's Live Activities, newest first", tag: "live-activities",
             access: .authenticated(roles: []), response: Schema.object(["live_activities": Schema.array(activitySchema)])),

@@ -46,8 +46,10 @@ public struct NotificationModule: Sendable {
                     for environment in APNsEnvironment.allCases {
                         let client = try APNsSender.makeClient(apns, environment: environment)
                         clients.append(client)
+                        let channelClient = try APNsSender.makeChannelClient(apns, environment: environment)
+                        clients.append(channelClient)
                         senders[PushRoute(provider: .apns, app: id, environment: environment)] = try await APNsSender(
-                            config: apns, client: client, clock: clock, requestTimeout: timeout)
+                            config: apns, client: client, channelClient: channelClient, clock: clock, requestTimeout: timeout)
                     }
                 } catch { throw await configError(path + "apns", error) }
             }
@@ -85,12 +87,13 @@ public struct NotificationModule: Sendable {
         // Last of what can fail: the HTTP clients made here must run (and shut down) as services.
         let providers = try await Self.providerSenders(config.push, clock: clock)
         let apps = Set(config.push.resolvedApps.keys)
+        var environments: [String: APNsEnvironment] = [:]
+        for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
+        let senders = PushSenders(providers.senders, environments: environments, fallback: logSender)
+        // Every node makes the channels its requests ask for, worker or not.
         let liveActivities = LiveActivityService(
-            database: database, config: config.notifications.liveActivities, apps: apps, clock: clock, logger: logger)
+            database: database, config: config.notifications.liveActivities, apps: apps, senders: senders, clock: clock, logger: logger)
         if config.push.workerEnabled {
-            var environments: [String: APNsEnvironment] = [:]
-            for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
-            let senders = PushSenders(providers.senders, environments: environments, fallback: logSender)
             worker = DeliveryWorker(
                 database: database.background, senders: senders, clock: clock, settings: DeliveryWorker.Settings(config.push), logger: logger,
                 ready: ready)

@@ -22,7 +22,9 @@ public struct TransitModule: Sendable {
     let publicURL: String?
 
     init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
-        let service = TransitService(config: config.transit, database: database, hub: realtime.hub, clock: clock, logger: logger)
+        let service = TransitService(
+            config: config.transit, database: database, hub: realtime.hub, liveActivities: notifications.liveActivities, clock: clock, logger: logger)
+        notifications.liveActivities.setSource(service.liveActivitySource, for: .departures)
         let imports = TransitImportRunner(service: service)
         let hub = realtime.hub
         let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
