@@ -22,7 +22,7 @@ BENCH=$ROOT/Benchmarks
 # Raw results stay under Benchmarks/results/, which git ignores; the figures worth keeping go
 # into a dated entry of Benchmarks/journal/ and into BENCHMARKS.md (Benchmarks/journal/README.md).
 OUT=${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)-push}
-ONLY=${ONLY:-"h2load apns aioapns window64k queue-rss live-activities webpush breakdown"}
+ONLY=${ONLY:-"h2load apns aioapns window64k queue-rss live-activities departures-fanout webpush breakdown"}
 REPEAT=${REPEAT:-1}                   # rounds of the 60-s Herald/aioapns pair (alternating)
 WAIT_QUIET=${WAIT_QUIET:-0}           # >0: first wait (at most 10 min) for the 1-min load average to drop below it
 MOCK_CPU=${MOCK_CPU:-0}
@@ -42,6 +42,8 @@ DELIVERIES=${DELIVERIES:-100000}
 LA_ACTIVITIES=${LA_ACTIVITIES:-10000}   # live-activities: trip activities, one position a second each
 LA_SECONDS=${LA_SECONDS:-60}
 LA_FEEDS=${LA_FEEDS:-"minutes every"}
+FANOUT_RIDERS=${FANOUT_RIDERS:-20000}   # departures-fanout: riders following one stop
+FANOUT_CHANGES=${FANOUT_CHANGES:-5}     # board changes, each to every rider's token or once to the channel
 WEBPUSH_SECONDS=${WEBPUSH_SECONDS:-10}
 PUSHLOAD=${PUSHLOAD:-$BENCH/PushLoad/.build/release/PushLoad}   # another build (a before/after comparison): PUSHLOAD=path SKIP_BUILD=1
 PY=$BENCH/.venv/bin/python
@@ -256,6 +258,18 @@ if wants queue-rss; then
     measure queue-rss timeout 1200 taskset -c "$CLIENT_CPU" "$PUSHLOAD" queue-rss \
         --url "https://localhost:$MOCK_PORT" --ca "$MOCK_CA" --deliveries "$DELIVERIES" --connections "$CONNECTIONS"
     stop_mock
+fi
+
+# ---------------------------------------------------------------- one stop's board: R riders' tokens against one broadcast channel
+if wants departures-fanout; then
+    for mode in devices channel; do
+        start_mock "$MOCK_IMPL" "departures-fanout-$mode"
+        log "departures-fanout ($mode): $FANOUT_RIDERS riders on one stop, $FANOUT_CHANGES board changes"
+        measure "departures-fanout-$mode" timeout 1200 taskset -c "$CLIENT_CPU" "$PUSHLOAD" departures-fanout \
+            --url "https://localhost:$MOCK_PORT" --ca "$MOCK_CA" --riders "$FANOUT_RIDERS" --changes "$FANOUT_CHANGES" --mode "$mode" \
+            --connections "$CONNECTIONS"
+        stop_mock
+    done
 fi
 
 # ---------------------------------------------------------------- Live Activities: N trips, one position a second each

@@ -82,6 +82,7 @@ public final class TransitService: Sendable {
 
     /// Where departures Live Activities and channels get the boards (nil: not published).
     let liveActivities: LiveActivityService?
+    let publishedBoards = PublishedBoards()
 
     public init(
         config: TransitConfig, database: any Database, hub: RealtimeHub, liveActivities: LiveActivityService? = nil, clock: any HeraldClock,

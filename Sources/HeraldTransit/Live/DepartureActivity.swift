@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldGTFS
 import HeraldNotifications
+import Synchronization
 
 /// A stop's next departures as a Live Activity (`departures`): the content every follower of
 /// the stop shows, so one broadcast channel per stop serves them all.
@@ -67,9 +68,12 @@ extension TransitService {
             logger.warning("reading the followed stops failed", metadata: ["error": "\(String(reflecting: error))"])
             return
         }
-        let changes = stops.compactMap { id -> LiveActivityChange? in
+        let boards = stops.compactMap { id -> (String, [String: JSONValue])? in
             guard let (feed, stop) = snapshot.stop(id) else { return nil }
-            return LiveActivityChange(kind: .departures, subjectID: id, patch: DepartureActivity.content(feed, stop: stop, now: now / 1000), asOf: now)
+            return (id, DepartureActivity.content(feed, stop: stop, now: now / 1000))
+        }
+        let changes = publishedBoards.changed(boards, now: now).map { id, board in
+            LiveActivityChange(kind: .departures, subjectID: id, patch: board, asOf: now)
         }
         // Together, so they share commits (`LiveActivityService.publish` batches what arrives at once).
         for start in stride(from: 0, to: changes.count, by: 256) {
@@ -78,6 +82,35 @@ extension TransitService {
                     group.addTask { await liveActivities.publish(change) }
                 }
             }
+        }
+    }
+}
+
+/// The boards this node published last, so a rebuild publishes only the stops whose board
+/// changed instead of reading every followed row to find it unchanged.
+///
+/// Why a refresh anyway: a publish that failed (it is logged, not retried) or a newer board
+/// another node published meanwhile is corrected within `refreshMs`, when the board goes
+/// again (unchanged rows are no change, so that costs reads, no pushes).
+final class PublishedBoards: Sendable {
+    static let refreshMs: Int64 = 300_000
+    private let boards = Mutex<[String: (board: [String: JSONValue], at: Int64)]>([:])
+
+    /// The boards to publish now; forgets stops no longer followed.
+    func changed(_ current: [(String, [String: JSONValue])], now: Int64) -> [(String, [String: JSONValue])] {
+        boards.withLock { published in
+            var next: [String: (board: [String: JSONValue], at: Int64)] = [:]
+            var changed: [(String, [String: JSONValue])] = []
+            for (id, board) in current {
+                if let last = published[id], last.board == board, now - last.at < Self.refreshMs {
+                    next[id] = last
+                } else {
+                    next[id] = (board, now)
+                    changed.append((id, board))
+                }
+            }
+            published = next
+            return changed
         }
     }
 }

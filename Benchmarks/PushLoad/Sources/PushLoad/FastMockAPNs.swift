@@ -62,9 +62,10 @@ final class FastAPNsStreamHandler: ChannelInboundHandler, RemovableChannelHandle
         case .headers(let headers):
             let h = headers.headers
             apnsID = h.first(name: "apns-id")
-            valid =
-                h.first(name: ":method") == "POST" && (h.first(name: ":path")?.hasPrefix("/3/device/") ?? false)
-                && (h.first(name: "authorization")?.hasPrefix("bearer ") ?? false)
+            let path = h.first(name: ":path") ?? ""
+            // A push to a device, or a broadcast to a channel (iOS 18).
+            let target = path.hasPrefix("/3/device/") || (path.hasPrefix("/4/broadcasts/apps/") && h.first(name: "apns-channel-id") != nil)
+            valid = h.first(name: ":method") == "POST" && target && (h.first(name: "authorization")?.hasPrefix("bearer ") ?? false)
             if headers.endStream { respond(context: context) }
         case .data(let data):
             if data.endStream { respond(context: context) }

@@ -10,7 +10,7 @@ struct PushLoad: AsyncParsableCommand {
         abstract: "Herald push delivery benchmarks: mock APNs, APNs sender load, queue RSS, Web Push encryption.",
         subcommands: [
             MockAPNsCommand.self, APNsLoad.self, QueueRSS.self, WebPushEncrypt.self, WebPushBreakdown.self, APNsBreakdown.self, DeadlineMemory.self,
-            LiveActivityLoad.self,
+            LiveActivityLoad.self, DeparturesFanout.self,
         ])
 }
 
