@@ -46,17 +46,11 @@ struct DeparturesFanout: AsyncParsableCommand {
         guard mode == "devices" || mode == "channel" else { throw ValidationError("--mode is devices or channel") }
         var logger = Logger(label: "pushload")
         logger.logLevel = .warning
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushload-fanout-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try await SQLiteDatabase.open(path: directory + "/herald.sqlite", logger: logger)
-        try await Migrator(sets: [NotificationMigrations.set]).migrate(database, logger: logger)
-        let keyPath = try writeAPNsKey(pem: P256.Signing.PrivateKey().pemRepresentation)
-        defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let apns = APNsConfig(
-            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", baseURL: url, connections: connections,
-            caFile: ca)
-        let client = try APNsSender.makeClient(apns)
-        let sender = GivenChannel(sender: try await APNsSender(config: apns, client: client, clock: SystemClock()))
+        let bench = try await BenchDatabase.notifications("fanout", logger: logger)
+        defer { bench.remove() }
+        let database = bench.database
+        let (apnsSender, client) = try await mockAPNsSender(url: url, ca: ca, connections: connections)
+        let sender = GivenChannel(sender: apnsSender)
         let senders = PushSenders(byProvider: [.apns: sender], fallback: nil)
         var config = LiveActivitiesConfig()
         config.routineIntervalSeconds = 0

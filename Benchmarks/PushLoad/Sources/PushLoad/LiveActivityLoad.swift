@@ -46,10 +46,9 @@ struct LiveActivityLoad: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "pushload")
         logger.logLevel = .warning
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushload-la-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try await SQLiteDatabase.open(path: directory + "/herald.sqlite", logger: logger)
-        try await Migrator(sets: [NotificationMigrations.set]).migrate(database, logger: logger)
+        let bench = try await BenchDatabase.notifications("la", logger: logger)
+        defer { bench.remove() }
+        let database = bench.database
         var config = LiveActivitiesConfig()
         config.routineIntervalSeconds = interval
         config.maxPerUser = 1000
@@ -71,13 +70,8 @@ struct LiveActivityLoad: AsyncParsableCommand {
         }
         progress("live-activities: \(count) registered in \(String(format: "%.1f", Double((ContinuousClock.now - setupStart) / .milliseconds(1)) / 1000)) s")
 
-        let keyPath = try writeAPNsKey(pem: P256.Signing.PrivateKey().pemRepresentation)
-        defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let apns = APNsConfig(
-            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", baseURL: url, connections: connections,
-            caFile: ca)
-        let client = try APNsSender.makeClient(apns)
-        let sender = try await APNsSender(config: apns, client: client, clock: SystemClock())
+        let (apnsSender, client) = try await mockAPNsSender(url: url, ca: ca, connections: connections)
+        let sender = apnsSender
         let worker = LiveActivityWorker(
             service: service, database: database, senders: PushSenders(byProvider: [.apns: sender], fallback: nil), clock: SystemClock(), logger: logger)
         let workerTask = Task { try await worker.run() }
