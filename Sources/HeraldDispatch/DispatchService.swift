@@ -72,10 +72,7 @@ public final class DispatchService: Sendable {
     }
 
     var currentLocationObserver: (any LocationObserver)? { locationObserver.withLock { $0 } }
-
-    public static func jobRoom(_ jobID: String) -> String { "job:\(jobID)" }
     public static func driverRoom(_ driverID: String) -> String { "driver:\(driverID)" }
-    public static func userRoom(_ userID: String) -> String { "user:\(userID)" }
 
     var now: Int64 { clock.now().epochMilliseconds }
 

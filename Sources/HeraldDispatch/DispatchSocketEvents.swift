@@ -26,7 +26,7 @@ public struct DispatchSocketEvents: Sendable {
             guard let identity = socket.identity, socket.namespace == "/", !socket.recovered else { return }
             do {
                 if identity.role == .driver { try await socket.join(DispatchService.driverRoom(identity.userID)) }
-                for jobID in try await dispatch.activeJobIDs(identity.userID) { try await socket.join(DispatchService.jobRoom(jobID)) }
+                for jobID in try await dispatch.activeJobIDs(identity.userID) { try await socket.join(RoomName.job(jobID)) }
             } catch {
                 dispatch.logger.error("joining dispatch rooms failed", metadata: ["error": "\(String(reflecting: error))"])
             }

@@ -124,7 +124,7 @@ public struct NotificationInbox: Sendable {
         var payload = payload
         if let count = try? await unreadCount(userID: userID) { payload["unread_count"] = .number(Double(count)) }
         do {
-            try await service.hub.publish(event, payload: .object(payload), to: NotificationService.userRoom(userID))
+            try await service.hub.publish(event, payload: .object(payload), to: RoomName.user(userID))
         } catch {
             service.logger.warning("announcing a read failed", metadata: ["error": "\(String(reflecting: error))"])
         }

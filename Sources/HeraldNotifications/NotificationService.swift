@@ -75,8 +75,6 @@ public final class NotificationService: Sendable {
         }
     }
 
-    public static func userRoom(_ userID: String) -> String { "user:\(userID)" }
-
     /// The most recipients one send may name (`notifications.max_recipients`).
     public var maxRecipients: Int { config.maxRecipients }
 
@@ -530,7 +528,7 @@ public final class NotificationService: Sendable {
             guard case .object(var payload) = NotificationJSON.object(record) else { return }
             payload["unread_count"] = .number(Double(unread))
             try await hub.publish(
-                "notification", payload: .object(payload), to: Self.userRoom(record.userID),
+                "notification", payload: .object(payload), to: RoomName.user(record.userID),
                 ackToken: delivery.status == .awaitingAck ? delivery.id : nil)
         } catch {
             logger.error("publishing a notification failed", metadata: ["notification_id": "\(record.id)", "error": "\(String(reflecting: error))"])

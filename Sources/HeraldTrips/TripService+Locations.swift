@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldDispatch
 import HeraldNotifications
+import HeraldRealtime
 
 /// The location stream of a trip: every report the dispatch index accepts is judged here
 /// (rate limit by state first, then the fraud rules), kept in the trip's audit trail, and —
@@ -13,7 +14,7 @@ extension TripService: LocationObserver {
 
     public func accepted(driverID: String, update: LocationUpdate, receivedAt: Int64) async {
         guard let judgement = tracker.judge(driverID: driverID, update: update, at: receivedAt) else { return }
-        let room = Self.tripRoom(judgement.trip.id)
+        let room = RoomName.trip(judgement.trip.id)
         var events: [TrackedEvent] = []
         if let location = judgement.location { events.append(TrackedEvent(room: room, name: "driver_location", payload: location)) }
         if let eta = judgement.eta { events.append(TrackedEvent(room: room, name: "eta_update", payload: eta)) }
@@ -33,7 +34,7 @@ extension TripService: LocationObserver {
                 [
                     "warning_code": .string(warning.code), "action": .string(warning.action), "message": .string(warning.message),
                     "trip_id": .string(judgement.trip.id),
-                ], to: Self.userRoom(driverID))
+                ], to: RoomName.user(driverID))
         }
         let now = self.now
         do {

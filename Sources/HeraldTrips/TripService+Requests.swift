@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDispatch
 import HeraldGeo
 import HeraldNotifications
+import HeraldRealtime
 import HeraldStorage
 import SQLKit
 
@@ -156,7 +157,7 @@ extension TripService {
                 "request_id": .string(request.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"],
                 "search_radius_meters": .number(radius.rounded()), "offer_round": .number(Double(round)),
             ]
-            events.append(("ride_request_updated", widened, Self.userRoom(request.riderID)))
+            events.append(("ride_request_updated", widened, RoomName.user(request.riderID)))
         }
         let roundEvents = events
         let started = try await database.unitOfWork { work -> Bool in
@@ -199,7 +200,7 @@ extension TripService {
                     [
                         "request_id": .string(closed.id), "state": .string(closed.state.rawValue), "allowed_transitions": [],
                         "error": ["code": .string(ErrorCode.driverUnavailable.rawValue), "message": "No driver accepted your ride in time."],
-                    ], to: Self.userRoom(closed.riderID))
+                    ], to: RoomName.user(closed.riderID))
                 await self.publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "expired"], Self.driverRoom($0)) })
             }
             try await self.write(prepared.map { [$0] } ?? [], in: work)
@@ -235,7 +236,7 @@ extension TripService {
             statistics.unmatched("cancelled")
             await publish(
                 "ride_request_updated", ["request_id": .string(closed.id), "state": .string(closed.state.rawValue), "allowed_transitions": []],
-                to: Self.userRoom(closed.riderID))
+                to: RoomName.user(closed.riderID))
             await publish(batch: offered.map { ("ride:closed", ["request_id": .string(closed.id), "reason": "cancelled"], Self.driverRoom($0)) })
             return closed
         }

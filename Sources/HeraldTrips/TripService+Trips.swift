@@ -90,7 +90,7 @@ extension TripService {
     /// After an accept commits: the parties join the trip's room and hear of it, the rider's
     /// request shows the match, the other offered drivers drop it.
     private func announceAccepted(_ trip: TripRecord, offered: [String], at now: Int64) async {
-        let room = Self.tripRoom(trip.id)
+        let room = RoomName.trip(trip.id)
         await addToRoom([trip.riderID, trip.driverID], room)
         await publish("trip_state_changed", TripJSON.stateChanged(trip, previous: .requested, by: .driver, context: [:], at: now), to: room)
         let view: JSONValue
@@ -103,7 +103,7 @@ extension TripService {
         await publish(
             "ride_request_updated",
             ["request_id": .string(trip.requestID), "state": "MATCHED", "allowed_transitions": [], "trip_id": .string(trip.id), "trip": view],
-            to: Self.userRoom(trip.riderID))
+            to: RoomName.user(trip.riderID))
         await publish(
             batch: offered.filter { $0 != trip.driverID }.map {
                 ("ride:closed", ["request_id": .string(trip.requestID), "reason": "accepted"], Self.driverRoom($0))
@@ -200,7 +200,7 @@ extension TripService {
             }
             let announced = updated
             work.afterCommit {
-                await self.publish("trip_state_changed", changed, to: Self.tripRoom(tripID))
+                await self.publish("trip_state_changed", changed, to: RoomName.trip(tripID))
                 await self.announce(announced)
             }
             try await self.write(prepared, in: work)
@@ -209,7 +209,7 @@ extension TripService {
                     await self.publish(
                         "ride_request_updated",
                         ["request_id": .string(again.id), "state": "SEARCHING", "allowed_transitions": ["CANCELLED"], "previous_trip_id": .string(tripID)],
-                        to: Self.userRoom(again.riderID))
+                        to: RoomName.user(again.riderID))
                     await self.runRound(again)
                 }
             }

@@ -64,9 +64,6 @@ public final class TripService: Sendable {
 
     /// The trips module's source of trip activities (registered in the composition root).
     public var liveActivitySource: any LiveActivitySource { TripActivitySource(service: self) }
-
-    public static func tripRoom(_ id: String) -> String { "trip:\(id)" }
-    static func userRoom(_ id: String) -> String { "user:\(id)" }
     static func driverRoom(_ id: String) -> String { "driver:\(id)" }
 
     var now: Int64 { clock.now().epochMilliseconds }

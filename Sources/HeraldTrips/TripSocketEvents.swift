@@ -37,7 +37,7 @@ public struct TripSocketEvents: Sendable {
         native.onConnect { connection in
             do {
                 for tripID in try await trips.activeTripIDs(connection.identity.userID) {
-                    await native.syncState(of: TripService.tripRoom(tripID), to: connection)
+                    await native.syncState(of: RoomName.trip(tripID), to: connection)
                 }
             } catch {
                 trips.logger.error("sending trip state on connect failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -47,7 +47,7 @@ public struct TripSocketEvents: Sendable {
             guard let identity = socket.identity, socket.namespace == "/" else { return }
             do {
                 for tripID in try await trips.activeTripIDs(identity.userID) {
-                    let room = TripService.tripRoom(tripID)
+                    let room = RoomName.trip(tripID)
                     if !socket.recovered { try await socket.join(room) }
                     var sync = try await trips.stateSync(identity, channel: room, clientState: nil)
                     sync["channel"] = .string(room)

@@ -126,8 +126,10 @@ def test_a_ride_starts_updates_and_ends_its_live_activity(database, mock_apns, h
     assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps), stamps
     # Every push was one APNs took and a phone would show.
     assert all(line["answer"] == 200 for line in activity_pushes(mock)), [line for line in activity_pushes(mock) if line["answer"] != 200]
-    listed = server.get("/api/v1/live-activities", token=rider).json()["data"]["live_activities"]
-    assert listed[0]["status"] == "ended" and listed[0]["pushes_sent"] == len(pushes), listed
+    # The mock logs a push before Herald records APNs's answer: wait for the record.
+    listed = wait_until(lambda: (lambda rows: rows if rows and rows[0]["status"] == "ended" else None)(
+        server.get("/api/v1/live-activities", token=rider).json()["data"]["live_activities"]), TIMEOUT, message="the activity recorded as ended")
+    assert listed[0]["pushes_sent"] == len(pushes), listed
 
 
 def test_a_stops_departures_channel_gets_one_broadcast_per_change(database, mock_apns, herald, tmp_path):  # noqa: F811

@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPayments
+import HeraldRealtime
 import HeraldStorage
 import SQLKit
 
@@ -57,12 +58,12 @@ extension DispatchService {
                     if increase {
                         self.adjustmentsChanged.signal()
                         await self.publish(batch: [
-                            ("volume:proposed", payload, Self.userRoom(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID)),
+                            ("volume:proposed", payload, RoomName.user(job.customerID)), ("volume:proposed", payload, Self.driverRoom(driverID)),
                         ])
                     } else {
                         await self.settlePayment(jobID)
                         await self.publish(batch: [
-                            ("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, Self.userRoom(job.customerID)),
+                            ("volume:approved", payload, Self.driverRoom(driverID)), ("volume:approved", payload, RoomName.user(job.customerID)),
                         ])
                     }
                 }
@@ -114,7 +115,7 @@ extension DispatchService {
             let payload = JSONValue.object(DispatchJSON.adjustmentEvent(decided))
             work.afterCommit {
                 await self.publish(batch: [
-                    ("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, Self.userRoom(customerID)),
+                    ("volume:approved", payload, Self.driverRoom(decided.driverID)), ("volume:approved", payload, RoomName.user(customerID)),
                 ])
             }
             try await self.write(prepared, in: work)
@@ -212,7 +213,7 @@ extension DispatchService {
             work.afterCommit {
                 self.adjustmentsChanged.signal()
                 await self.publish(batch: [
-                    ("volume:proposed", payload, Self.userRoom(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID)),
+                    ("volume:proposed", payload, RoomName.user(extended.customerID)), ("volume:extended", payload, Self.driverRoom(driverID)),
                 ])
             }
             try await self.write(prepared, in: work)

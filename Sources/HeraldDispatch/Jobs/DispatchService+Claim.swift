@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldNotifications
+import HeraldRealtime
 import HeraldStorage
 
 extension DispatchService {
@@ -38,9 +39,9 @@ extension DispatchService {
             try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: "lost")
             let offered = try await self.offers.driverIDs(db, jobID: jobID)
             work.afterCommit {
-                await self.addToRoom([driverID], Self.jobRoom(jobID))
+                await self.addToRoom([driverID], RoomName.job(jobID))
                 // The customer hears who is coming first; then the feeds of the other offered drivers.
-                await self.publish("job:driver-assigned", ["job_id": .string(jobID), "driver": DispatchJSON.driverSummary(driver)], to: Self.jobRoom(jobID))
+                await self.publish("job:driver-assigned", ["job_id": .string(jobID), "driver": DispatchJSON.driverSummary(driver)], to: RoomName.job(jobID))
                 await self.announce(claimed, previous: .pending, driver: driver, offeredDrivers: offered)
             }
             try await self.notifications.write(prepared, in: work)

@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldGeo
 import HeraldNotifications
+import HeraldRealtime
 import HeraldStorage
 import SQLKit
 
@@ -46,7 +47,7 @@ extension DispatchService {
             await payments.release(hold, jobID: job.id)
             throw error
         }
-        await addToRoom([customerID], Self.jobRoom(job.id))
+        await addToRoom([customerID], RoomName.job(job.id))
         await runRound(job)
         return try await database.withConnection { db in try await self.jobs.find(db, id: job.id) } ?? job
     }
@@ -64,7 +65,7 @@ extension DispatchService {
             try await TransactionAnswer.record(job, in: db)
         }
         adjustmentsChanged.signal()
-        await addToRoom([job.customerID], Self.jobRoom(job.id))
+        await addToRoom([job.customerID], RoomName.job(job.id))
         await runRound(job)
         return try await database.withConnection { db in try await self.jobs.find(db, id: job.id) } ?? job
     }
@@ -246,7 +247,7 @@ extension DispatchService {
         var drivers = Set(offeredDrivers)
         if previous == .pending { drivers.formUnion(await feedAudience(job)) }
         if let winner = job.driverID { drivers.remove(winner) }
-        await publish(batch: [("job:status", payload, Self.jobRoom(job.id))] + drivers.sorted().map { ("job:status", payload, Self.driverRoom($0)) })
+        await publish(batch: [("job:status", payload, RoomName.job(job.id))] + drivers.sorted().map { ("job:status", payload, Self.driverRoom($0)) })
     }
 
     /// The approved drivers whose feed (`availableJobs`) shows `job` now: within the feed

@@ -314,7 +314,7 @@ public final class RealtimeHub: Sendable {
         let base = Int64(command["base"]?.doubleValue ?? 0)
         let followers: [any RoomFollower] = state.withLock { state in
             users.compactMap(\.stringValue).flatMap { user in
-                (state.rooms["user:\(user)"] ?? [:]).values.compactMap { $0 as? any RoomFollower }
+                (state.rooms[RoomName.user(user)] ?? [:]).values.compactMap { $0 as? any RoomFollower }
             }
         }
         for follower in followers { follower.follow(room, after: base) }

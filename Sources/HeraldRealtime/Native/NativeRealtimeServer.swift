@@ -78,7 +78,7 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     /// The first thing a connection's mailbox does.
     func start(_ connection: NativeConnection) async {
-        let userRoom = "user:\(connection.identity.userID)"
+        let userRoom = RoomName.user(connection.identity.userID)
         if let base = try? await hub.lastSeq(room: userRoom) {
             connection.follow(userRoom, after: base)
             hub.join(connection, room: userRoom)
@@ -141,7 +141,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             connection.sendError("INVALID_CHANNEL", "A channel is a name like trip:tr_4e5f.")
             return nil
         }
-        if !connection.isSubscribed(name), connection.channels.filter({ $0 != "user:\(connection.identity.userID)" }).count >= configuration.maxChannels {
+        if !connection.isSubscribed(name), connection.channels.filter({ $0 != RoomName.user(connection.identity.userID) }).count >= configuration.maxChannels {
             let refusal = ChannelPolicy.tooManyChannels(configuration.maxChannels)
             connection.sendError(refusal.code, refusal.message, extra: ["channel": .string(name)])
             return nil
@@ -185,9 +185,9 @@ public final class NativeRealtimeServer: Service, Sendable {
                 connection.sendError("INVALID_CHANNEL", "user_id is a user id.")
                 return
             }
-            named = .string("user:\(id)")
+            named = .string(RoomName.user(id))
         }
-        let ownRoom = "user:\(connection.identity.userID)"
+        let ownRoom = RoomName.user(connection.identity.userID)
         if named == .string(ownRoom), message["last_event_id"] == nil, connection.isSubscribed(ownRoom) {
             connection.send(["type": "subscribed", "status": "subscribed", "channel": .string(ownRoom)])
             return

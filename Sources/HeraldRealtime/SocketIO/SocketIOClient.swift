@@ -235,7 +235,7 @@ final class SocketIOClient: EngineSessionDelegate {
         server.hub.register(socket)
         if let identity {
             do {
-                try await socket.join("user:\(identity.userID)")
+                try await socket.join(RoomName.user(identity.userID))
             } catch {
                 server.logger.error("joining the user room failed", metadata: ["error": "\(String(reflecting: error))"])
             }

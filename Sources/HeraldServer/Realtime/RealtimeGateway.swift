@@ -117,7 +117,7 @@ public final class RealtimeGateway: Sendable {
             guard case .object(let object)? = arguments.first?.json else { return .some(nil) }
             if object["channel"] == nil, let user = object["user_id"] {
                 guard case .string(let id) = user, (1...128).contains(id.utf8.count) else { return nil }
-                return .some("user:\(id)")
+                return .some(RoomName.user(id))
             }
             guard let value = object["channel"] else { return .some(nil) }
             guard case .string(let name) = value, (1...200).contains(name.utf8.count),
@@ -137,7 +137,7 @@ public final class RealtimeGateway: Sendable {
                 ack?(error("INVALID_CHANNEL", "A channel is a name like stop:200060."))
                 return
             }
-            let userRoom = "user:\(identity.userID)"
+            let userRoom = RoomName.user(identity.userID)
             guard let name = requested, name != userRoom else {
                 ack?(.object(["status": .string("subscribed"), "room": .string(userRoom)]))
                 return
@@ -162,7 +162,7 @@ public final class RealtimeGateway: Sendable {
             }
         }
         socketIO.on("unsubscribe") { socket, arguments, ack in
-            guard case .some(.some(let name)) = channel(arguments), socket.rooms.contains(name), name != "user:\(socket.userID ?? "")" else {
+            guard case .some(.some(let name)) = channel(arguments), socket.rooms.contains(name), name != RoomName.user(socket.userID ?? "") else {
                 ack?(error("NOT_SUBSCRIBED", "You are not subscribed to this channel."))
                 return
             }

@@ -53,9 +53,6 @@ public final class LiveUpdates: Sendable {
         self.planner = planner
     }
 
-    public static func stopRoom(_ id: String) -> String { "stop:\(id)" }
-    public static func routeRoom(_ id: String) -> String { "route:\(id)" }
-
     /// The entries a room shows now, keyed, in display order; nil when the room names
     /// nothing in the snapshot.
     public static func entries(
