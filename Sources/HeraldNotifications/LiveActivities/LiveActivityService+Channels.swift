@@ -45,9 +45,12 @@ extension LiveActivityService {
         }
         let now = self.now
         let store = self.store
-        if let existing = try await database.withConnection({ db in
-            try await store.activeChannel(db, appID: app, environment: environment, kind: kind, subjectID: subjectID)
-        }) {
+        // The channel in use and how many the app has, in one round trip.
+        let (found, count) = try await database.withConnection { db in
+            let existing = try await store.activeChannel(db, appID: app, environment: environment, kind: kind, subjectID: subjectID)
+            return (existing, existing == nil ? try await store.activeChannelCount(db, appID: app, environment: environment) : 0)
+        }
+        if let existing = found {
             // One write a minute at most per channel, however many apps ask.
             if now - existing.tokenUpdatedAt > 60_000 {
                 try await database.withConnection { db in try await store.touchChannel(db, id: existing.id, now: now) }
@@ -55,7 +58,6 @@ extension LiveActivityService {
             return Channel(record: existing, snapshot: snapshot, created: false)
         }
         let maxChannels = config.maxChannels
-        let count = try await database.withConnection { db in try await store.activeChannelCount(db, appID: app, environment: environment) }
         guard count < maxChannels else {
             throw APIError(
                 status: 503, code: .liveActivityChannelLimit,

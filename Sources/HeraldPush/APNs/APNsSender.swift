@@ -23,9 +23,14 @@ public final class APNsSender: PushSender {
     /// The base URL of `config` for `environment` (nil: the configured one): `sandbox_base_url`
     /// for the sandbox when set, else `base_url`, else Apple's host.
     public static func baseURL(_ config: APNsConfig, environment: APNsEnvironment? = nil) -> String {
-        let sandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
-        if sandbox, let url = config.sandboxBaseURL { return url }
-        return config.baseURL ?? (sandbox ? sandboxURL : productionURL)
+        url(config, environment: environment, production: productionURL, sandbox: sandboxURL)
+    }
+
+    /// The configured URL for `environment`, else Apple's host for it.
+    static func url(_ config: APNsConfig, environment: APNsEnvironment?, production: String, sandbox: String) -> String {
+        let isSandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
+        if isSandbox, let url = config.sandboxBaseURL { return url }
+        return config.baseURL ?? (isSandbox ? sandbox : production)
     }
 
     /// The client for `config` in `environment`: its base URL, CA file and connection count.
@@ -41,9 +46,7 @@ public final class APNsSender: PushSender {
     /// The channel management base URL: Apple's, or with `base_url` / `sandbox_base_url` set
     /// (a mock, a proxy) that same server, which then serves both APIs.
     public static func channelBaseURL(_ config: APNsConfig, environment: APNsEnvironment? = nil) -> String {
-        let sandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
-        if sandbox, let url = config.sandboxBaseURL { return url }
-        return config.baseURL ?? (sandbox ? sandboxChannelURL : productionChannelURL)
+        url(config, environment: environment, production: productionChannelURL, sandbox: sandboxChannelURL)
     }
 
     /// The channel management client: one connection, opened at the first channel request.
