@@ -307,6 +307,8 @@ let package = Package(
             name: "HeraldTestSupport",
             dependencies: [
                 "HeraldServer",
+                // GTFSFixtures: the feeds and timetables the GTFS and transit tests share.
+                "HeraldGTFS",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -365,11 +367,20 @@ let package = Package(
         .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+        // HeraldGTFS: GTFS parsing, the timetable, the journey planner, GTFS-Realtime, fares.
+        .testTarget(
+            name: "HeraldGTFSTests",
+            dependencies: [
+                "HeraldGTFS", "HeraldGeo", "HeraldCore", "HeraldTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "HeraldTransitTests",
             dependencies: [
-                "HeraldTransit", "HeraldGTFS", "HeraldGeo", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
+                "HeraldTransit", "HeraldGTFS", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldAuth", "HeraldTestSupport"], swiftSettings: strict),

@@ -27,4 +27,34 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// 503 to a new connection from a client already holding `server.max_connections_per_client`.
     public static let tooManyConnections: ErrorCode = "TOO_MANY_CONNECTIONS"
     public static let internalServerError: ErrorCode = "INTERNAL_SERVER_ERROR"
+    /// 426 to a plain HTTP request on a WebSocket endpoint.
+    public static let upgradeRequired: ErrorCode = "UPGRADE_REQUIRED"
+
+    // Socket events' codes (both protocols; `docs/realtime.md` lists them). Kept here with
+    // the HTTP codes so one name never means two things to a client.
+
+    /// An event's argument is missing or malformed.
+    public static let invalidArgument: ErrorCode = "INVALID_ARGUMENT"
+    /// A native message that is not a JSON object with a `type`.
+    public static let invalidMessage: ErrorCode = "INVALID_MESSAGE"
+    /// A native message whose `type` the server does not know.
+    public static let unknownType: ErrorCode = "UNKNOWN_TYPE"
+    /// An `ack` naming no delivery that waits for one.
+    public static let unknownAck: ErrorCode = "UNKNOWN_ACK"
+    /// A channel name that is not one (`stop:200060`, `trip:tr_4e5f`).
+    public static let invalidChannel: ErrorCode = "INVALID_CHANNEL"
+    /// An `unsubscribe` from a channel the connection does not follow.
+    public static let notSubscribed: ErrorCode = "NOT_SUBSCRIBED"
+    /// A connection (or user) already follows as many channels as it may.
+    public static let tooManyChannels: ErrorCode = "TOO_MANY_CHANNELS"
+    /// A resume's `last_event_id` that is not an event id.
+    public static let invalidEventID: ErrorCode = "INVALID_EVENT_ID"
+    /// Too many socket messages (or location reports) in a short time; `retry_after_ms` says when.
+    public static let rateLimited: ErrorCode = "RATE_LIMITED"
+    /// The connection's token expired: reconnect with a fresh one.
+    public static let tokenExpired: ErrorCode = "TOKEN_EXPIRED"
+    /// The node is shutting down: reconnect (to another node).
+    public static let serverClosing: ErrorCode = "SERVER_CLOSING"
+    /// A socket event failed inside the server; the detail is in the server's log only.
+    public static let internalError: ErrorCode = "INTERNAL_ERROR"
 }

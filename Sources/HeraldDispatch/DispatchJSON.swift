@@ -59,7 +59,7 @@ public enum DispatchJSON {
         guard case .object(var object) = driverSummary(driver) else { return .null }
         object["user_id"] = .string(driver.userID)
         object["phone"] = driver.phone.map(JSONValue.string) ?? .null
-        object["approval_status"] = .string(driver.approvalStatus)
+        object["approval_status"] = .string(driver.approval.rawValue)
         object["approval_reason"] = driver.approvalReason.map(JSONValue.string) ?? .null
         object["approval_changed_at"] = time(driver.approvalChangedAt)
         object["online"] = .bool(driver.isOnline)
@@ -80,8 +80,8 @@ public enum DispatchJSON {
     public static func offer(_ offer: OfferRecord) -> JSONValue {
         [
             "driver_id": .string(offer.driverID), "round": .number(Double(offer.round)), "distance_m": integer(offer.distanceM),
-            "channel": .string(offer.channel), "notification_id": offer.notificationID.map(JSONValue.string) ?? .null,
-            "offered_at": time(offer.offeredAt), "outcome": offer.outcome.map(JSONValue.string) ?? .null,
+            "channel": .string(offer.channel.rawValue), "notification_id": offer.notificationID.map(JSONValue.string) ?? .null,
+            "offered_at": time(offer.offeredAt), "outcome": offer.outcome.map { .string($0.rawValue) } ?? .null,
         ]
     }
 

@@ -33,11 +33,11 @@ public struct DispatchSocketEvents: Sendable {
         }
         socketIO.on("location") { socket, arguments, ack in
             guard let identity = socket.identity else {
-                ack?(SocketValue(Self.error("UNAUTHORIZED", "Connect with a token.")))
+                ack?(SocketValue(SocketErrorReply.json(.unauthorized, "Connect with a token.")))
                 return
             }
             guard case .object(let object)? = arguments.first?.json else {
-                ack?(SocketValue(Self.error("VALIDATION_FAILED", "Send {lat, lng, …} as the first argument.")))
+                ack?(SocketValue(SocketErrorReply.json(.validationFailed, "Send {lat, lng, …} as the first argument.")))
                 return
             }
             ack?(SocketValue(await Self.report(dispatch, identity, object, sequence: nil)))
@@ -47,7 +47,7 @@ public struct DispatchSocketEvents: Sendable {
             if case .object(let payload)? = message["payload"] {
                 answer = await Self.report(dispatch, connection.identity, payload, sequence: message["sequence"])
             } else {
-                answer = Self.error("VALIDATION_FAILED", "payload must be an object {latitude, longitude, …}")
+                answer = SocketErrorReply.json(.validationFailed, "payload must be an object {latitude, longitude, …}")
             }
             guard case .object(var object) = answer else { return }
             // A refused sample is answered with the rideshare design's throttle message.
@@ -65,7 +65,7 @@ public struct DispatchSocketEvents: Sendable {
     }
 
     static func report(_ dispatch: DispatchService, _ identity: Identity, _ object: [String: JSONValue], sequence: JSONValue?) async -> JSONValue {
-        guard identity.role == .driver else { return error("FORBIDDEN", "Only drivers report locations.") }
+        guard identity.role == .driver else { return SocketErrorReply.json(.forbidden, "Only drivers report locations.") }
         do {
             let update = try LocationUpdate.parse(object, sequenceOverride: sequence)
             switch try await dispatch.reportLocation(identity.userID, update) {
@@ -74,25 +74,20 @@ public struct DispatchSocketEvents: Sendable {
             case .stale(let last):
                 return ["status": "ok", "accepted": false, "reason": "stale_sequence", "last_sequence": .number(Double(last))]
             case .unknownDriver:
-                return error(ErrorCode.driverNotFound.rawValue, "Create your driver profile first.")
+                return SocketErrorReply.json(.driverNotFound, "Create your driver profile first.")
             case .throttled(let throttle):
                 return [
-                    "status": "throttled", "accepted": false, "code": "RATE_LIMITED", "message": "Too many location updates; slow down.",
+                    "status": "throttled", "accepted": false, "code": .string(ErrorCode.rateLimited.rawValue),
+                    "message": "Too many location updates; slow down.",
                     "retry_after_ms": .number(Double(throttle.retryAfterMs)), "limit": .string(throttle.limit),
                 ]
             }
         } catch let failure as APIError {
-            var object: [String: JSONValue] = ["status": "error", "code": .string(failure.code.rawValue), "message": .string(failure.message)]
-            if let details = failure.details { object["details"] = details }
-            return .object(object)
+            return SocketErrorReply.json(failure)
         } catch {
             dispatch.logger.error("location report failed", metadata: ["error": "\(String(reflecting: error))"])
-            return Self.error("INTERNAL_ERROR", "Try again later.")
+            return SocketErrorReply.internalError
         }
-    }
-
-    static func error(_ code: String, _ message: String) -> JSONValue {
-        ["status": "error", "code": .string(code), "message": .string(message)]
     }
 }
 

@@ -108,9 +108,7 @@ public struct SendOutcome: Sendable, Equatable {
     public var notification: NotificationRecord
     /// True when a notification with the same dedupe key was sent within the cooldown; this is it.
     public var deduplicated: Bool
-    /// `socket` (in the app now, waiting for its ack when it may fall back to push), `push`
-    /// (queued for devices), or `inbox` (kept for the next sync).
-    public var channel: String
+    public var channel: SendChannel
     public var pushDeliveries: Int
-    public var pushSuppressed: String?
+    public var pushSuppressed: PushSuppression?
 }

@@ -23,7 +23,7 @@ public enum NotificationJSON {
             "collapse_key": n.collapseKey.map(JSONValue.string) ?? .null,
             "created_at": .string(Timestamp.string(epochMilliseconds: n.createdAt)),
             "read_at": n.readAt.map { .string(Timestamp.string(epochMilliseconds: $0)) } ?? .null,
-            "sent_via": n.sentVia.map(JSONValue.string) ?? .null,
+            "sent_via": n.sentVia.map { .string($0.rawValue) } ?? .null,
         ])
     }
 }

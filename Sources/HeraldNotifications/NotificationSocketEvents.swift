@@ -35,24 +35,26 @@ public struct NotificationSocketEvents: Sendable {
             case "resync":
                 var since: Int64?
                 if case .string(let text)? = object["last_sync_at"] {
-                    guard let date = Timestamp.parse(text) else { return .reply(Self.error("INVALID_ARGUMENT", "last_sync_at must be an ISO 8601 time")) }
+                    guard let date = Timestamp.parse(text) else {
+                        return .reply(SocketErrorReply.json(.invalidArgument, "last_sync_at must be an ISO 8601 time"))
+                    }
                     since = date.epochMilliseconds
                 }
                 return .sync(try await inbox.syncPayload(userID: userID, since: since))
             case "mark_read":
                 guard case .string(let id)? = object["notification_id"], (1...128).contains(id.utf8.count) else {
-                    return .reply(Self.error("INVALID_ARGUMENT", "notification_id is required"))
+                    return .reply(SocketErrorReply.json(.invalidArgument, "notification_id is required"))
                 }
                 guard try await inbox.markRead(userID: userID, id: id) != nil else {
-                    return .reply(Self.error("NOT_FOUND", "No such notification."))
+                    return .reply(SocketErrorReply.json(.notFound, "No such notification."))
                 }
                 return .reply(["status": "ok", "notification_id": .string(id)])
             case "bulk_read":
                 guard case .array(let values)? = object["notification_ids"], !values.isEmpty, values.count <= Self.maxBulkIDs else {
-                    return .reply(Self.error("INVALID_ARGUMENT", "notification_ids must be a list of 1 to \(Self.maxBulkIDs) ids"))
+                    return .reply(SocketErrorReply.json(.invalidArgument, "notification_ids must be a list of 1 to \(Self.maxBulkIDs) ids"))
                 }
                 let ids = values.compactMap { value -> String? in if case .string(let s) = value { s } else { nil } }
-                guard ids.count == values.count else { return .reply(Self.error("INVALID_ARGUMENT", "notification_ids must be strings")) }
+                guard ids.count == values.count else { return .reply(SocketErrorReply.json(.invalidArgument, "notification_ids must be strings")) }
                 let changed = try await inbox.markRead(userID: userID, ids: ids)
                 return .reply(["status": "ok", "updated": .number(Double(changed.count))])
             case "get_unread_count":
@@ -62,12 +64,8 @@ public struct NotificationSocketEvents: Sendable {
             }
         } catch {
             logger.error("notification socket event failed", metadata: ["event": "\(event)", "error": "\(String(reflecting: error))"])
-            return .reply(Self.error("INTERNAL_ERROR", "Try again later."))
+            return .reply(SocketErrorReply.internalError)
         }
-    }
-
-    static func error(_ code: String, _ message: String) -> JSONValue {
-        ["status": "error", "code": .string(code), "message": .string(message)]
     }
 
     /// (`subscribe` is the realtime gateway's: channels on both protocols.)
@@ -86,7 +84,7 @@ public struct NotificationSocketEvents: Sendable {
         for event in Self.events {
             socketIO.on(event) { socket, arguments, ack in
                 guard let user = socket.userID else {
-                    ack?(SocketValue(Self.error("UNAUTHORIZED", "Connect with a token.")))
+                    ack?(SocketValue(SocketErrorReply.json(.unauthorized, "Connect with a token.")))
                     return
                 }
                 switch await this.answer(event, userID: user, arguments.first?.json) {

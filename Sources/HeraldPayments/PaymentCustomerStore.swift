@@ -11,20 +11,20 @@ import SQLKit
 /// an idempotency key derived from the user, so within Stripe's 24 hours of key retention the
 /// racing creations are one customer anyway; later, the losing customer is an empty record
 /// nothing refers to.)
-public struct PaymentCustomerStore: PaymentCustomerDirectory {
+package struct PaymentCustomerStore: PaymentCustomerDirectory {
     let database: any Database
     let clock: any HeraldClock
 
-    public init(database: any Database, clock: any HeraldClock) {
+    package init(database: any Database, clock: any HeraldClock) {
         self.database = database
         self.clock = clock
     }
 
-    public func customer(provider: String, userID: String) async throws -> String? {
+    package func customer(provider: String, userID: String) async throws -> String? {
         try await database.withConnection { db in try await Self.read(db, provider: provider, userID: userID) }
     }
 
-    public func save(provider: String, userID: String, customerID: String) async throws -> String {
+    package func save(provider: String, userID: String, customerID: String) async throws -> String {
         let now = clock.now().epochMilliseconds
         return try await database.withConnection { db -> String in
             try await db.raw(

@@ -1,6 +1,8 @@
+import HeraldCore
+
 /// An APNs environment: a token made by a development build of an app is only valid at the
 /// sandbox host, one from a TestFlight or App Store build only at production.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
+public enum APNsEnvironment: String, ConfigChoice {
     case production
     case sandbox
 }

@@ -98,8 +98,16 @@ public enum ConfigLoader {
         if let url = value("HERALD_JWKS_URL") { config.auth.jwksURL = url }
         if let issuer = value("HERALD_JWT_ISSUER") { config.auth.issuer = issuer }
         if let audience = value("HERALD_JWT_AUDIENCE") { config.auth.audience = audience }
-        if let level = value("HERALD_LOG_LEVEL") { config.logging.level = level }
+        if let level = value("HERALD_LOG_LEVEL") { config.logging.level = try choice(level, "HERALD_LOG_LEVEL") }
         if let key = value("HERALD_STRIPE_SECRET_KEY") { config.payments.stripe.secretKey = key }
-        if let format = value("HERALD_LOG_FORMAT") { config.logging.format = format }
+        if let format = value("HERALD_LOG_FORMAT") { config.logging.format = try choice(format, "HERALD_LOG_FORMAT") }
+    }
+
+    /// An environment variable's word for a `ConfigChoice` setting, or the error naming it.
+    static func choice<Choice: ConfigChoice>(_ text: String, _ variable: String) throws -> Choice {
+        guard let value = Choice(rawValue: text) else {
+            throw ConfigurationError(problems: [FieldError(field: variable, message: "must be \(Choice.choices)")])
+        }
+        return value
     }
 }

@@ -75,12 +75,21 @@ public enum HeraldApplication {
         let recentErrors = RecentErrors()
         router.add(middleware: ErrorEnvelopeMiddleware(clock: clock, errors: recentErrors))
         router.add(middleware: MethodGuardMiddleware())
-        let realtime = RealtimeGateway(config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger)
-        let notifications = try await NotificationModule(config: config, database: database, realtime: realtime, clock: clock, logger: logger)
-        let dispatch = DispatchModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
+        // Opened once the migrations ran (`beforeServerStarts`): every service that touches a
+        // table waits for it.
+        let schemaReady = StartupGate()
+        let realtime = RealtimeGateway(
+            config: config.realtime, database: database, verifier: verifier, clock: clock, logger: logger, schemaReady: schemaReady)
+        let notifications = try await NotificationModule(
+            config: config, database: database, realtime: realtime, schemaReady: schemaReady, clock: clock, logger: logger)
+        let dispatch = DispatchModule(
+            config: config, database: database, realtime: realtime, notifications: notifications, schemaReady: schemaReady, clock: clock, logger: logger)
         let trips = TripsModule(
-            config: config, database: database, realtime: realtime, notifications: notifications, dispatch: dispatch, clock: clock, logger: logger)
-        let transit = TransitModule(config: config, database: database, realtime: realtime, notifications: notifications, clock: clock, logger: logger)
+            config: config, database: database, realtime: realtime, notifications: notifications, dispatch: dispatch, schemaReady: schemaReady,
+            clock: clock, logger: logger)
+        let transit = TransitModule(
+            config: config, database: database, realtime: realtime, notifications: notifications, schemaReady: schemaReady, clock: clock,
+            logger: logger)
         SystemRoutes(
             database: database, metrics: metrics, realtime: realtime, notifications: notifications, dispatch: dispatch, trips: trips, transit: transit
         ).addRoutes(to: router)
@@ -150,7 +159,7 @@ public enum HeraldApplication {
         )
         application.beforeServerStarts {
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
-            realtime.hub.markReady()
+            schemaReady.open()
             // The feeds load in the transit reload loop once the node listens (a calendar or
             // a feed that takes minutes must not keep /healthz unanswered); /readyz says
             // `loading` and transit answers 503 TIMETABLE_NOT_LOADED until then.

@@ -56,9 +56,9 @@ public enum TripJSON {
     public static func offeredRequest(_ r: RideRequestRecord, _ offer: RideOfferRecord) -> JSONValue {
         guard case .object(var object) = self.offer(r, distanceMeters: Double(offer.distanceM ?? 0)) else { return .null }
         object["state"] = .string(r.state.rawValue)
-        let outcome = offer.outcome ?? (r.state == .searching ? "open" : r.state.rawValue.lowercased())
+        let outcome = offer.outcome?.rawValue ?? (r.state == .searching ? "open" : r.state.rawValue.lowercased())
         object["offer"] = ["round": integer(offer.round), "offered_at": time(offer.offeredAt), "outcome": .string(outcome)]
-        object["trip_id"] = offer.outcome == "won" ? text(r.tripID) : .null
+        object["trip_id"] = offer.outcome == .won ? text(r.tripID) : .null
         if offer.distanceM == nil { object["distance_meters"] = .null }
         return .object(object)
     }

@@ -192,7 +192,7 @@ extension TripService {
         let expired = try await database.unitOfWork { work -> Bool in
             let db = work.db
             guard let closed = try await self.requests.close(db, id: request.id, to: .expired, now: now, onlyIfExpired: true) else { return false }
-            try await self.requests.decideOffers(db, requestID: request.id, winner: nil, outcome: "expired")
+            try await self.requests.decideOffers(db, requestID: request.id, winner: nil, outcome: .expired)
             let offered = try await self.requests.offeredDrivers(db, requestID: request.id)
             work.afterCommit {
                 await self.publish(
@@ -226,7 +226,7 @@ extension TripService {
             let now = self.now
             let result = try await database.transaction { db -> (RideRequestRecord, [String])? in
                 guard let closed = try await self.requests.close(db, id: id, to: .cancelled, now: now, onlyIfExpired: false) else { return nil }
-                try await self.requests.decideOffers(db, requestID: id, winner: nil, outcome: "cancelled")
+                try await self.requests.decideOffers(db, requestID: id, winner: nil, outcome: .cancelled)
                 return (closed, try await self.requests.offeredDrivers(db, requestID: id))
             }
             guard let (closed, offered) = result else {

@@ -55,7 +55,7 @@ extension TripService {
                 let trip = TripRecord(id: tripID, request: matched, driverID: driverID, now: now)
                 try await self.trips.insert(db, trip)
                 try await self.trips.recordEvent(db, tripID: tripID, from: .requested, to: .accepted, by: .driver, actorID: driverID, context: "{}", now: now)
-                try await self.requests.decideOffers(db, requestID: requestID, winner: driverID, outcome: "lost")
+                try await self.requests.decideOffers(db, requestID: requestID, winner: driverID, outcome: .lost)
                 let offered = try await self.requests.offeredDrivers(db, requestID: requestID)
                 // Only the winner routes the rider's notification.
                 let prepared = try await self.notifications.prepare(draft, in: db)
@@ -288,7 +288,7 @@ extension TripService {
         again.updatedAt = now
         try await requests.insert(db, again)
         try await requests.insertOffers(db, requestID: again.id, round: 0, offers: [(driverID, 0)], now: now)
-        try await requests.decideOffers(db, requestID: again.id, winner: nil, outcome: "cancelled")
+        try await requests.decideOffers(db, requestID: again.id, winner: nil, outcome: .cancelled)
         return again
     }
 

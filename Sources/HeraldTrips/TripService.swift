@@ -40,7 +40,7 @@ public final class TripService: Sendable {
 
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, dispatch: DispatchService, config: TripsConfig,
-        clock: any HeraldClock, logger: Logger, liveActivities: LiveActivityService? = nil
+        clock: any HeraldClock, logger: Logger, liveActivities: LiveActivityService? = nil, schemaReady: StartupGate = StartupGate(open: true)
     ) {
         self.liveActivities = liveActivities
         self.database = database
@@ -58,7 +58,7 @@ public final class TripService: Sendable {
                 return (trip, try await dispatch.hasActiveJob(db, userID: driverID))
             }
         }
-        self.writer = TripLocationWriter(hub: hub, database: database, logger: logger)
+        self.writer = TripLocationWriter(hub: hub, database: database, logger: logger, schemaReady: schemaReady)
         hub.join(tracker, room: TripTracker.announcementRoom)
     }
 

@@ -39,8 +39,8 @@ struct CommonOptions: ParsableArguments {
 }
 
 func makeLogger(_ config: HeraldConfig) -> Logger {
-    let level = Logger.Level(rawValue: config.logging.level) ?? .info
-    let json = config.logging.format == "json"
+    let level = Logger.Level(rawValue: config.logging.level.rawValue) ?? .info
+    let json = config.logging.format == .json
     LoggingSystem.bootstrap { label in
         var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
         handler.logLevel = level

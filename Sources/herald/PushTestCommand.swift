@@ -39,8 +39,7 @@ struct PushTest: AsyncParsableCommand {
             }
             let providers = try await NotificationModule.providerSenders(config.push, clock: clock)
             let fallback = try LogPushSender(logger: logger, file: config.push.logFile)
-            var environments: [String: APNsEnvironment] = [:]
-            for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
+            let environments = config.push.apnsEnvironments
             let senders = PushSenders(providers.senders, environments: environments, fallback: nil)
             var answered = 0
             // Each answer as it comes (a user with many devices, a slow provider).

@@ -8,7 +8,7 @@ import Testing
         _ id: String, approval: DriverApproval = .approved, online: Bool = true, lat: Double? = nil, lng: Double? = nil, at: Int64? = nil, seq: Int64? = nil
     ) -> DriverRecord {
         DriverRecord(
-            userID: id, name: id, phone: nil, truckType: "box", vehicleDescription: nil, licensePlate: nil, approvalStatus: approval.rawValue,
+            userID: id, name: id, phone: nil, truckType: "box", vehicleDescription: nil, licensePlate: nil, approval: approval,
             approvalReason: nil, approvalChangedAt: nil, approvalChangedBy: nil, ratingTotal: 0, ratingCount: 0, completedJobs: 0,
             online: online ? 1 : 0, onlineChangedAt: nil, latitude: lat, longitude: lng, accuracyM: nil, heading: nil, speedMps: nil,
             locationSeq: seq, locationAt: at, locationClientAt: nil, createdAt: 0, updatedAt: 0)

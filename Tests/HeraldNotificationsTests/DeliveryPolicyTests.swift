@@ -23,7 +23,7 @@ import Testing
         var settings = UserNotificationSettings(timeZone: .gmt)
         settings.types["trip_update"] = (inApp: true, push: false)
         let noPush = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: Date())
-        #expect(noPush.push == false && noPush.pushSuppressed == "type_disabled" && noPush.inApp)
+        #expect(noPush.push == false && noPush.pushSuppressed == .typeDisabled && noPush.inApp)
         settings.types["trip_update"] = (inApp: false, push: true)
         let noInApp = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: Date())
         #expect(noInApp.push && !noInApp.inApp)
@@ -32,7 +32,7 @@ import Testing
     @Test func optInTypesAreOffUntilChosen() {
         var settings = UserNotificationSettings(timeZone: .gmt)
         let off = DeliveryPolicy.decide(type: optIn, severity: .info, delivery: .push, settings: settings, at: Date())
-        #expect(!off.inApp && !off.push && off.pushSuppressed == "type_disabled")
+        #expect(!off.inApp && !off.push && off.pushSuppressed == .typeDisabled)
         settings.types["digest"] = (inApp: true, push: true)
         let on = DeliveryPolicy.decide(type: optIn, severity: .info, delivery: .push, settings: settings, at: Date())
         #expect(on.inApp && on.push)
@@ -50,7 +50,7 @@ import Testing
     @Test func severityFloorHoldsBackPushOnly() {
         let settings = UserNotificationSettings(timeZone: .gmt, severityFloor: .alert)
         let below = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: Date())
-        #expect(!below.push && below.pushSuppressed == "severity_floor" && below.inApp)
+        #expect(!below.push && below.pushSuppressed == .severityFloor && below.inApp)
         let at = DeliveryPolicy.decide(type: update, severity: .alert, delivery: .push, settings: settings, at: Date())
         #expect(at.push)
     }
@@ -65,7 +65,7 @@ import Testing
         for (instant, pushes) in cases {
             let decision = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at(instant))
             #expect(decision.push == pushes, "at \(instant)")
-            if !pushes { #expect(decision.pushSuppressed == "quiet_hours") }
+            if !pushes { #expect(decision.pushSuppressed == .quietHours) }
         }
     }
 
@@ -79,7 +79,7 @@ import Testing
         // 19:00 local (09:00Z): the type's evening window holds trip_update back; promo follows the user's 22–07.
         #expect(
             DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).pushSuppressed
-                == "quiet_hours")
+                == .quietHours)
         #expect(DeliveryPolicy.decide(type: digest, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T09:00:00Z")).push)
         // 23:00 local (13:00Z): inside the user's window but not the type's: trip_update goes out.
         #expect(DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-07-15T13:00:00Z")).push)
@@ -97,7 +97,7 @@ import Testing
         let after = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-10-03T20:30:00Z"))
         #expect(after.push)
         let inside = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-10-03T19:30:00Z"))
-        #expect(!inside.push && inside.pushSuppressed == "quiet_hours")
+        #expect(!inside.push && inside.pushSuppressed == .quietHours)
         // Back to AEST at 2026-04-04T16:00Z: 20:30Z is 06:30 local, still quiet.
         let autumn = DeliveryPolicy.decide(type: update, severity: .warning, delivery: .push, settings: settings, at: at("2026-04-04T20:30:00Z"))
         #expect(!autumn.push)
@@ -111,7 +111,7 @@ import Testing
 
     @Test func inAppDeliveryNeverPushes() {
         let decision = DeliveryPolicy.decide(type: update, severity: .alert, delivery: .inApp, settings: .init(timeZone: .gmt), at: Date())
-        #expect(!decision.push && decision.pushSuppressed == "in_app_only" && decision.inApp)
+        #expect(!decision.push && decision.pushSuppressed == .inAppOnly && decision.inApp)
     }
 
     @Test func timeSensitiveNeedsTheUsersPermission() {

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldNotifications
+@_spi(Storage) import HeraldNotifications
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit

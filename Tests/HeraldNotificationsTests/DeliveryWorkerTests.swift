@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotifications
+@_spi(Storage) import HeraldNotifications
 import HeraldPush
 import HeraldStorage
 import HeraldTestSupport
@@ -177,7 +177,7 @@ final class ByTokenSender: PushSender {
             #expect(sender.sent.count == 4)
             for notification in [first, bobsFirst, bobsSecond] {
                 let row = try await database.withConnection { db in try await NotificationStore().find(db, id: notification.id, userID: nil) }
-                #expect(row?.sentVia == "push")
+                #expect(row?.sentVia == .push)
             }
             #expect(worker.outcomeCounts["sent"] == 3 && worker.outcomeCounts["failed"] == 1 && worker.outcomeCounts["skipped"] == 2)
         }

@@ -108,7 +108,7 @@ import Testing
             _ = try await h.service.send(h.draft(["ann"]))  // an unread one first: the badge counts both
             _ = try await h.worker.runOnce()
             let sent = try #require(try await h.service.send(h.draft(["ann"])).first)
-            #expect(sent.channel == "push" && sent.pushDeliveries == 1)
+            #expect(sent.channel == .push && sent.pushDeliveries == 1)
             let written = try #require(try await h.deliveries(sent.notification.id).first)
             #expect(written.status == .sending && written.attempts == 1)
             #expect(written.leaseUntil == h.clock.now().epochMilliseconds + 60_000 && written.nextAttemptAt == written.leaseUntil)

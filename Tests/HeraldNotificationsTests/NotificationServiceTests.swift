@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldNotifications
 import HeraldPush
 import HeraldRealtime
 import HeraldStorage
@@ -8,6 +7,7 @@ import HeraldTestSupport
 import Testing
 
 @testable import HeraldAuth
+@_spi(Storage) @testable import HeraldNotifications
 
 @Suite struct NotificationServiceTests {
     @Test(arguments: TestEngine.allCases)
@@ -21,7 +21,7 @@ import Testing
             try await h.device("bob")
 
             let outcome = try #require(try await h.service.send(h.draft(["ann"])).first)
-            #expect(outcome.channel == "push" && outcome.pushDeliveries == 2 && !outcome.deduplicated)
+            #expect(outcome.channel == .push && outcome.pushDeliveries == 2 && !outcome.deduplicated)
             let planned = try await h.deliveries(outcome.notification.id)
             #expect(Set(planned.compactMap(\.deviceID)) == [phone.id, tablet.id])
             #expect(planned.allSatisfy { $0.status == .pending && $0.channel == .push })
@@ -37,7 +37,7 @@ import Testing
             // Nothing is claimed twice.
             #expect(try await h.worker.runOnce() == 0)
             let record = try await database.withConnection { db in try await NotificationStore().find(db, id: outcome.notification.id, userID: "ann") }
-            #expect(record?.sentVia == "push")
+            #expect(record?.sentVia == .push)
         }
     }
 
@@ -50,7 +50,7 @@ import Testing
             h.hub.join(socket, room: "user:ann")
 
             let outcome = try #require(try await h.service.send(h.draft(["ann"])).first)
-            #expect(outcome.channel == "socket" && outcome.pushDeliveries == 0)
+            #expect(outcome.channel == .socket && outcome.pushDeliveries == 0)
             await h.hub.localDeliveriesSettled()
             let event = try #require(socket.events.first)
             #expect(event.name == "notification")
@@ -83,12 +83,13 @@ import Testing
                 sockets.append(socket)
             }
             let outcomes = try await h.service.send(h.draft(users))
-            #expect(outcomes.allSatisfy { $0.channel == "socket" })
+            #expect(outcomes.allSatisfy { $0.channel == .socket })
             await h.hub.localDeliveriesSettled()
             let tokens = try sockets.map { try #require($0.events.first?.ackToken) }
+            #expect(tokens.allSatisfy { $0.kind == .delivery })
             // The last user's ack comes too late: that delivery falls back to push first.
             let now = h.clock.now().epochMilliseconds
-            let fellBack = try await database.transaction { db in try await DeliveryStore().markUnacknowledged(db, id: tokens[39], now: now) }
+            let fellBack = try await database.transaction { db in try await DeliveryStore().markUnacknowledged(db, id: tokens[39].id, now: now) }
             #expect(fellBack)
             await withTaskGroup(of: Void.self) { group in
                 for token in tokens + tokens.prefix(5) { group.addTask { await h.hub.acknowledge(token) } }
@@ -100,7 +101,7 @@ import Testing
             let sentVia = try await database.withConnection { db in
                 try await NotificationStore().find(db, ids: outcomes.map(\.notification.id))
             }
-            #expect(outcomes.prefix(39).allSatisfy { sentVia[$0.notification.id]?.sentVia == "socket" })
+            #expect(outcomes.prefix(39).allSatisfy { sentVia[$0.notification.id]?.sentVia == .socket })
             #expect(sentVia[outcomes[39].notification.id]?.sentVia == nil)
         }
     }
@@ -114,7 +115,7 @@ import Testing
             let socket = RecordingSubscriber(1, user: "ann")
             h.hub.join(socket, room: "user:ann")
             let outcome = try #require(try await h.service.send(h.draft(["ann"])).first)
-            #expect(outcome.channel == "socket")
+            #expect(outcome.channel == .socket)
             await h.hub.localDeliveriesSettled()  // the socket event carries the ack token used below
             // Not yet due.
             h.clock.advance(by: 0.5)
@@ -139,12 +140,12 @@ import Testing
             var draft = h.draft(["ann"])
             draft.delivery = .inApp
             let offline = try #require(try await h.service.send(draft).first)
-            #expect(offline.channel == "inbox" && offline.pushDeliveries == 0 && offline.pushSuppressed == "in_app_only")
+            #expect(offline.channel == .inbox && offline.pushDeliveries == 0 && offline.pushSuppressed == .inAppOnly)
             let socket = RecordingSubscriber(1, user: "ann")
             h.hub.join(socket, room: "user:ann")
             h.clock.advance(by: 1)
             let online = try #require(try await h.service.send(draft).first)
-            #expect(online.channel == "socket")
+            #expect(online.channel == .socket)
             await h.hub.localDeliveriesSettled()
             #expect(socket.events.count == 1 && socket.events.first?.ackToken == nil)
             #expect(try await h.deliveries(online.notification.id).map(\.status) == [.published])
@@ -168,15 +169,15 @@ import Testing
                         timeSensitiveAllowed: true, updatedAt: now))
             }
             // 02:00Z is 12:00 in Sydney: pushes go out.
-            #expect(try await h.service.send(h.draft(["ann"])).first?.channel == "push")
+            #expect(try await h.service.send(h.draft(["ann"])).first?.channel == .push)
             // 13:30Z is 23:30 in Sydney: held back, kept in the inbox.
             h.clock.set(Timestamp.parse("2026-07-15T13:30:00Z")!)
             let quiet = try #require(try await h.service.send(h.draft(["ann"])).first)
-            #expect(quiet.channel == "inbox" && quiet.pushSuppressed == "quiet_hours" && quiet.pushDeliveries == 0)
+            #expect(quiet.channel == .inbox && quiet.pushSuppressed == .quietHours && quiet.pushDeliveries == 0)
             // The highest severity passes.
             var alert = h.draft(["ann"])
             alert.severity = .alert
-            #expect(try await h.service.send(alert).first?.channel == "push")
+            #expect(try await h.service.send(alert).first?.channel == .push)
         }
     }
 
@@ -308,7 +309,7 @@ import Testing
             for user in ["ann", "bob", "cat"] { try await h.device(user) }
             let outcomes = try await h.service.send(NotificationDraft(userIDs: ["cat", "bob", "ann"], type: "trip_update", title: "Hi"))
             #expect(outcomes.map(\.notification.userID) == ["cat", "bob", "ann"])
-            #expect(outcomes.map(\.channel) == ["push", "push", "socket"])
+            #expect(outcomes.map(\.channel) == [.push, .push, .socket])
             #expect(outcomes.map(\.pushDeliveries) == [1, 1, 0])
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotifications
+@_spi(Storage) import HeraldNotifications
 import HeraldPush
 import HeraldRealtime
 import HeraldStorage
@@ -81,6 +81,8 @@ struct NotificationHarness: Sendable {
         self.service = NotificationService(
             database: database, hub: hub, presence: presence, config: config, clock: clock, logger: TestDatabase.logger,
             handoff: worker.handoff, pushQueued: {})
+        // As the notifications module's composition root does.
+        hub.onAcknowledge(.delivery) { [weak service = self.service] deliveryID in await service?.acknowledged(deliveryID: deliveryID) }
         self.inbox = NotificationInbox(service: service)
         self.worker = worker
         self.sender = sender

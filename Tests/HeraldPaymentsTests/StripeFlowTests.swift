@@ -47,7 +47,7 @@ struct StripeFlowTests {
     static func withStripe(clock: ManualClock = ManualClock(start), _ body: @Sendable @escaping (FakeStripe, TestSession) async throws -> Void) async throws {
         try await FakeStripe.run(secretKey: Self.key) { fake in
             var config = try await TestServer.config(.sqlite)
-            config.payments.provider = "stripe"
+            config.payments.provider = .stripe
             config.payments.stripe.baseURL = fake.baseURL
             config.payments.stripe.secretKey = Self.key
             config.payments.stripe.timeoutSeconds = 120  // the maximum: a loaded machine answers late, not never

@@ -88,7 +88,7 @@ import Testing
         var config = APNsConfig(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: "", topic: "com.example.app")
         let production = try APNsSender.makeClient(config)
         #expect(production.authority == "api.push.apple.com" && production.port == 443)
-        config.environment = "sandbox"
+        config.environment = .sandbox
         let sandbox = try APNsSender.makeClient(config)
         #expect(sandbox.authority == "api.sandbox.push.apple.com" && sandbox.port == 443)
         config.baseURL = "https://127.0.0.1:8443"

@@ -26,7 +26,7 @@ struct APNsFixture {
         try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         var config = APNsConfig(
             teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyFile, topic: "com.example.rider",
-            environment: "sandbox", baseURL: baseURL, caFile: caFile)
+            environment: .sandbox, baseURL: baseURL, caFile: caFile)
         config.connections = connections
         return config
     }

@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
-import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import HeraldRealtime
 
 /// Runs `body` with a hub on `database` and the right bus for its engine (the bus's LISTEN
 /// loop running on PostgreSQL).
@@ -87,12 +88,13 @@ func withHub<T: Sendable>(
                 let a = RecordingSubscriber(1, user: "ann")
                 hub.join(a, room: "user:ann")
                 try await hub.publish("before", payload: 1, to: "user:ann")
-                let asked = try await hub.publish("notification", payload: ["id": "ntf_1"], to: "user:ann", ackToken: "dlv_1")
+                let asked = try await hub.publish(
+                    "notification", payload: ["id": "ntf_1"], to: "user:ann", ackToken: AckToken(.init(rawValue: "test"), id: "dlv_1"))
                 try await hub.publish("after", payload: 2, to: "user:ann")
                 #expect(asked.seq == nil)
                 let got = await a.waitFor(3)
                 #expect(got.map(\.name) == ["before", "notification", "after"])
-                #expect(got[1].ackToken == "dlv_1" && got[1].seq == nil)
+                #expect(got[1].ackToken == AckToken(.init(rawValue: "test"), id: "dlv_1") && got[1].seq == nil)
                 #expect(try await hub.lastSeq(room: "user:ann") == 2)
                 guard case .recovered(let replayed) = try await hub.replay(room: "user:ann", after: 0) else {
                     Issue.record("the room's history is gone")

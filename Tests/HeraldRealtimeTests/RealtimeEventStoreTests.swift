@@ -1,7 +1,8 @@
-import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldRealtime
 
 @Suite struct RealtimeEventStoreTests {
     /// A batch numbers each room's events on from where the room was, in the given order,

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct RoomHistoryTests {
     static func event(_ seq: Int64, room: String = "trip:tr_1", payload: String = "{}") -> RealtimeEvent {
-        RealtimeEvent(room: room, seq: seq, name: "tick", payloadJSON: payload, createdAt: seq * 10, ackToken: "ack_\(seq)")
+        RealtimeEvent(room: room, seq: seq, name: "tick", payloadJSON: payload, createdAt: seq * 10, ackToken: AckToken(.publisher, id: "ack_\(seq)"))
     }
 
     @Test func aContiguousRunAnswersEveryPositionItCovers() {

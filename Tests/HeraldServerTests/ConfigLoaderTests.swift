@@ -118,7 +118,7 @@ import Testing
         #expect(config.notifications.types["job_offer"]?.delivery == NotificationTypeConfig().delivery)
         #expect(config.push.batchSize == 7)
         #expect(config.push.apns?.teamID == "ABCDE12345" && config.push.apns?.baseURL == "https://127.0.0.1:1")
-        #expect(config.push.apns?.environment == "production" && config.push.apns?.connections == 2)
+        #expect(config.push.apns?.environment == .production && config.push.apns?.connections == 2)
         #expect(config.push.fcm?.tokenURL == "https://t" && config.push.fcm?.projectID == nil)
         #expect(config.dispatch.radiusKm == 3.5 && config.dispatch.pricing.baseFeeMinor == 999)
         #expect(config.dispatch.pricing.perYardMinor == PricingConfig().perYardMinor)
@@ -162,8 +162,49 @@ import Testing
         #expect(config.server.host == "10.0.0.1")
         #expect(config.database.url == "sqlite:/tmp/x.sqlite")
         #expect(config.auth.jwtSecret == "s")
-        #expect(config.logging.format == "json")
+        #expect(config.logging.format == .json)
         #expect(throws: ConfigurationError.self) { try ConfigLoader.load(file: nil, environment: ["HERALD_PORT": "http"]) }
+    }
+
+    /// A setting that takes one of a few words refuses any other while the file is read,
+    /// naming the key and the words (the file's text, and what is written back, unchanged).
+    @Test func aModeSettingRefusesAWordItDoesNotKnow() throws {
+        let settings: [(yaml: String, field: String, words: String)] = [
+            ("logging: { format: xml }", "logging.format", "text or json"),
+            ("logging: { level: loud }", "logging.level", "trace, debug, info, notice, warning, error or critical"),
+            ("payments: { provider: paypal }", "payments.provider", "ledger or stripe"),
+            ("push: { apns: { environment: staging } }", "push.apns.environment", "production or sandbox"),
+            ("transit: { alerts: { quiet_hours: later } }", "transit.alerts.quiet_hours", "digest or drop"),
+            ("notifications: { live_activities: { channel_storage: all } }", "notifications.live_activities.channel_storage", "none or most_recent"),
+        ]
+        for setting in settings {
+            do {
+                _ = try ConfigLoader.parse(setting.yaml, isYAML: true)
+                Issue.record("\(setting.yaml) was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.problems.map(\.field) == [setting.field], "\(error.problems)")
+                #expect(error.problems.first?.message.hasSuffix("must be \(setting.words)") == true, "\(error.problems)")
+            }
+        }
+        let config = try ConfigLoader.parse(
+            """
+            logging: { format: json, level: debug }
+            payments: { provider: stripe }
+            push: { apns: { environment: sandbox } }
+            transit: { alerts: { quiet_hours: drop } }
+            notifications: { live_activities: { channel_storage: none } }
+            """, isYAML: true)
+        #expect(config.logging.format == .json && config.logging.level == .debug && config.payments.provider == .stripe)
+        #expect(config.push.apns?.environment == .sandbox && config.transit.alerts.quietHours == .drop)
+        #expect(config.notifications.liveActivities.channelStorage == .none)
+        let written = String(decoding: try JSONEncoder().encode(config.logging), as: UTF8.self)
+        #expect(written.contains(#""format":"json""#) && written.contains(#""level":"debug""#))
+        do {
+            _ = try ConfigLoader.load(file: nil, environment: ["HERALD_LOG_FORMAT": "xml"])
+            Issue.record("HERALD_LOG_FORMAT=xml was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.problems == [FieldError(field: "HERALD_LOG_FORMAT", message: "must be text or json")])
+        }
     }
 
     @Test func resolvesTheDatabaseURL() throws {

@@ -16,7 +16,6 @@ import Testing
         config.rateLimits.routes["POST /api/v1/jobs"] = RateLimitRule(limit: 0, windowSeconds: 60)
         config.rateLimits.routes["nonsense"] = RateLimitRule(limit: 1, windowSeconds: 1)
         config.appVersions.platforms["ios"] = .init(minimumVersion: "one")
-        config.logging.format = "xml"
         config.realtime.unauthenticatedMaxPayload = 1000
         config.realtime.partialMessageTimeoutMs = 0
         let fields = Set(config.validationErrors().map(\.field))
@@ -24,7 +23,7 @@ import Testing
             fields == [
                 "server.port", "limits.max_body_bytes", "auth.jwt_secret", "auth.default_role",
                 "rate_limits.routes.POST /api/v1/jobs", "rate_limits.routes.nonsense",
-                "app_versions.platforms.ios.minimum_version", "logging.format", "realtime.unauthenticated_max_payload",
+                "app_versions.platforms.ios.minimum_version", "realtime.unauthenticated_max_payload",
                 "realtime.partial_message_timeout_ms",
             ])
     }

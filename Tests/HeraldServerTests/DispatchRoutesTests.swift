@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import HeraldAuth
 import HeraldCore
-import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
@@ -10,6 +9,8 @@ import Hummingbird
 import HummingbirdTesting
 import SQLKit
 import Testing
+
+@testable import HeraldRealtime
 
 /// Dispatch through the real application: REST routes, the database, offer rounds, claims.
 @Suite struct DispatchRoutesTests {

@@ -1,8 +1,9 @@
 import Foundation
-import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct IdempotencyStoreTests {
     let store = IdempotencyStore()

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
-import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import Synchronization
 import Testing
+
+@testable import HeraldRealtime
 
 /// Runs `body` with a probe connected to `/api/v1/realtime` of a live test server.
 func withNativeClient(
@@ -138,10 +139,11 @@ func withNativeClient(
         try await TestServer.run(.sqlite, setup: .live) { session in
             let hub = session.runtime.realtime.hub
             let acknowledged = AcknowledgedTokens()
-            hub.onAcknowledge { token in acknowledged.add(token) }
+            let kind = AckToken.Kind(rawValue: "test")
+            hub.onAcknowledge(kind) { id in acknowledged.add(id) }
             try await withNativeClient(session, token: try await session.token("ann"), query: "&acks=false") { ann in
                 _ = await ann.next(type: "connected")
-                try await hub.publish("notification", payload: ["id": "n1"], to: "user:ann", persist: false, ackToken: "dlv_test_1")
+                try await hub.publish("notification", payload: ["id": "n1"], to: "user:ann", persist: false, ackToken: AckToken(kind, id: "dlv_test_1"))
                 let event = await ann.next(type: "notification")
                 #expect(event?["payload"]?["id"] == "n1")
                 #expect(event?["ack_id"] == nil, "no ack asked of a client that never gives one")
@@ -150,7 +152,7 @@ func withNativeClient(
             // A client that acknowledges is asked to, and nothing is acknowledged for it.
             try await withNativeClient(session, token: try await session.token("bob")) { bob in
                 _ = await bob.next(type: "connected")
-                try await hub.publish("notification", payload: ["id": "n2"], to: "user:bob", persist: false, ackToken: "dlv_test_2")
+                try await hub.publish("notification", payload: ["id": "n2"], to: "user:bob", persist: false, ackToken: AckToken(kind, id: "dlv_test_2"))
                 #expect(await bob.next(type: "notification")?["ack_id"] == "dlv_test_2")
                 #expect(acknowledged.tokens == ["dlv_test_1"])
             }

@@ -9,12 +9,12 @@ import Testing
     @Test func providerSettingsAreValidatedByName() {
         var config = HeraldConfig()
         config.push.apns = APNsConfig(
-            teamID: "short", keyID: "KEY1234567", privateKeyFile: "", topic: "com.example.app", environment: "staging", connections: 0)
+            teamID: "short", keyID: "KEY1234567", privateKeyFile: "", topic: "com.example.app", connections: 0)
         config.push.webpush = WebPushConfig(subject: "ops@example.com")
         let fields = Set(config.validationErrors().map(\.field))
         #expect(
             fields == [
-                "push.apns.team_id", "push.apns.private_key_file", "push.apns.environment", "push.apns.connections",
+                "push.apns.team_id", "push.apns.private_key_file", "push.apns.connections",
                 "push.webpush.vapid_private_key", "push.webpush.subject",
             ])
     }

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldGeo
-import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import HeraldTrips
 import Testing
+
+@testable import HeraldRealtime
 
 /// Ride requests, trips and the location stream through the real application, on
 /// both engines.

@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
 import HeraldPayments
-import HeraldRealtime
 import HeraldServer
 import HeraldStorage
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldRealtime
 
 /// The on-site price adjustment through the real application, on both engines,
 /// with the ledger payment provider.

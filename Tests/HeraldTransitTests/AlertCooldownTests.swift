@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldGTFS
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func theDelayIsTheMedianOfTheLateRunsOfTheAlertsRoutes() throws {
-        let t = try AlertReachTests.timetable()
+        let t = try GTFSFixtures.alertNetwork()
         func run(_ id: String) throws -> TripInstance { TripInstance(trip: try #require(t.tripsByID[id]), day: 0) }
         var overlay = RealtimeOverlay()
         overlay.predictions[try run("T1a")] = TripPrediction(tripDelay: 540)

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import SwiftProtobuf
 import Testing
 
@@ -101,8 +102,8 @@ import Testing
     }
 
     @Test func theAttacksMessagesDecodeAndApplyWithTheirNonsenseDropped() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
-        let now = TimetableTests.local(t, 2007, 6, 5, 8, 5)
+        let t = try await GTFSFixtures.timetable(try TransitFixtures.sampleFeedPath())
+        let now = GTFSFixtures.local(t, 2007, 6, 5, 8, 5)
         // header.timestamp in nanoseconds: no timestamp (the receive time stands in).
         let nanoseconds = try Self.apply(Self.header(1_181_050_000_000_000_000), t, now: now)
         #expect(nanoseconds.timestamp == nil)
@@ -167,8 +168,8 @@ import Testing
     /// Every integer field of the message, alone at each extreme, through everything a node
     /// builds from it.
     @Test func everyIntegerFieldAtItsExtremesNeitherTrapsNorPassesUnbounded() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
-        let now = TimetableTests.local(t, 2007, 6, 5, 8, 5)
+        let t = try await GTFSFixtures.timetable(try TransitFixtures.sampleFeedPath())
+        let now = GTFSFixtures.local(t, 2007, 6, 5, 8, 5)
         var cases: [(String, Message)] = []
         func trip(_ name: String, _ edit: @escaping (inout TransitRealtime_TripUpdate) -> Void) {
             var message = Self.header()
@@ -259,7 +260,7 @@ import Testing
     /// A forged `itinerary:` id resolves only when each of its numbers names a run the
     /// served version has: the day its service runs, a shift one of its frequencies makes.
     @Test func aForgedItineraryIDNamesNoRun() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await GTFSFixtures.timetable(try TransitFixtures.sampleFeedPath())
         let trip = try #require(t.tripsByID["AB1"])
         let range = t.feed.stopTimes.range(trip: trip)
         let tuesday = try #require(ServiceDate.days(year: 2007, month: 6, day: 5))
@@ -303,7 +304,7 @@ import Testing
 
     /// The zone's arithmetic is total: any instant, however far out, writes a date.
     @Test func theZoneArithmeticIsTotal() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await GTFSFixtures.timetable(try TransitFixtures.sampleFeedPath())
         for instant in Self.extremes64 {
             #expect(t.zone.iso8601(instant).count >= 25, "\(instant)")
             _ = (t.zone.localDay(instant), t.zone.localSecondsOfDay(instant), t.zone.instant(localSeconds: instant))

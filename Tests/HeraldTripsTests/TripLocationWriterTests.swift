@@ -1,9 +1,9 @@
 import HeraldCore
-import HeraldRealtime
 import HeraldStorage
 import HeraldTestSupport
 import Testing
 
+@testable import HeraldRealtime
 @testable import HeraldTrips
 
 @Suite struct TripLocationWriterTests {

@@ -36,7 +36,7 @@ extension DispatchService {
             // hundreds stop at the UPDATE); read through the transaction's connection.
             let prepared = try await self.notifications.prepare(draft, in: db)
             try await self.jobs.recordEvent(db, jobID: jobID, from: .pending, to: .accepted, actorID: driverID, actor: .driver, now: now)
-            try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: "lost")
+            try await self.offers.decide(db, jobID: jobID, winner: driverID, outcome: .lost)
             let offered = try await self.offers.driverIDs(db, jobID: jobID)
             work.afterCommit {
                 await self.addToRoom([driverID], RoomName.job(jobID))

@@ -167,7 +167,7 @@ extension DispatchService {
                     db, id: id, from: current, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
             else { return nil }
             try await self.jobs.recordEvent(db, jobID: id, from: current, to: .cancelled, actorID: actorID, actor: actor, reason: reason, now: now)
-            try await self.offers.decide(db, jobID: id, winner: nil, outcome: "cancelled")
+            try await self.offers.decide(db, jobID: id, winner: nil, outcome: .cancelled)
             // A cancel during a price proposal closes it; the hold is released.
             _ = try await self.adjustments.decide(db, jobID: id, to: .cancelled, by: actorID ?? actor.rawValue, tripFeeMinor: nil, now: now)
             try await self.holds.plan(db, jobID: id, .cancel, now: now)
@@ -282,7 +282,7 @@ extension DispatchService {
         }
     }
 
-    public func jobEvents(_ jobID: String) async throws -> [JobStore.EventRecord] {
+    public func jobEvents(_ jobID: String) async throws -> [JobEventRecord] {
         try await database.withConnection { db in try await self.jobs.events(db, jobID: jobID) }
     }
 }

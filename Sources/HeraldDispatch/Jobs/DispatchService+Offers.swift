@@ -78,7 +78,7 @@ extension DispatchService {
                 matches.map { match in
                     OfferRecord(
                         jobID: job.id, driverID: match.driverID, round: round, distanceM: center == nil ? nil : Int64(match.distanceMeters.rounded()),
-                        channel: channels[match.driverID] ?? "none", notificationID: notificationIDs[match.driverID], offeredAt: now)
+                        channel: channels[match.driverID] ?? .inbox, notificationID: notificationIDs[match.driverID], offeredAt: now)
                 })
             return true
         }
@@ -99,7 +99,7 @@ extension DispatchService {
             let db = work.db
             guard let expired = try await self.jobs.expire(db, id: job.id, round: job.offerRound, now: now) else { return false }
             try await self.jobs.recordEvent(db, jobID: job.id, from: .pending, to: .expired, actorID: nil, actor: .system, now: now)
-            try await self.offers.decide(db, jobID: job.id, winner: nil, outcome: "expired")
+            try await self.offers.decide(db, jobID: job.id, winner: nil, outcome: .expired)
             try await self.holds.plan(db, jobID: job.id, .cancel, now: now)
             let offered = try await self.offers.driverIDs(db, jobID: job.id)
             work.afterCommit {

@@ -13,7 +13,7 @@ public enum JobStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// Who asks for a change; each transition belongs to one kind of party.
-public enum JobActor: String, Sendable {
+public enum JobActor: String, Sendable, Codable {
     case customer
     case driver
     case `operator`

@@ -143,7 +143,7 @@ public final class JobPayments: Sendable {
     /// even once the customer's bank would agree.
     private func attemptKey(_ jobID: String, _ operation: HoldOperation) async throws -> String {
         let refusals = try await database.withConnection { db in
-            try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: operation.amount ?? 0, outcome: "failed")
+            try await self.holds.countEvents(db, jobID: jobID, operation: operation.name, amount: operation.amount ?? 0, outcome: .failed)
         }
         return operation.idempotencyKey(jobID: jobID) + (refusals > 0 ? ":\(refusals)" : "")
     }
@@ -158,7 +158,7 @@ public final class JobPayments: Sendable {
             try await database.transaction { db in
                 try await self.holds.taken(db, jobID: hold.jobID, state, now: now)
                 try await self.holds.recordEvent(
-                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: "authorize", amount: amountMinor, outcome: "ok",
+                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: "authorize", amount: amountMinor, outcome: .ok,
                     errorCode: nil, key: key, now: now)
             }
             logger.info("scheduled payment hold taken", metadata: ["job_id": "\(hold.jobID)", "amount_minor": "\(amountMinor)"])
@@ -202,7 +202,7 @@ public final class JobPayments: Sendable {
                 try await self.holds.applied(db, jobID: hold.jobID, state, settling: operation, now: now)
                 if case .authorize = operation { return }  // `take` recorded it
                 try await self.holds.recordEvent(
-                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount, outcome: "ok",
+                    db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount, outcome: .ok,
                     errorCode: nil, key: key, now: now)
             }
             return .done
@@ -224,7 +224,7 @@ public final class JobPayments: Sendable {
                     try await self.holds.failed(db, jobID: hold.jobID, operation, error: code, retryAt: retryAt, now: now)
                     try await self.holds.recordEvent(
                         db, jobID: hold.jobID, provider: self.gateway.provider, operation: operation.name, amount: operation.amount,
-                        outcome: retryAt == nil ? "failed" : "retry", errorCode: code, key: key, now: now)
+                        outcome: retryAt == nil ? .failed : .retry, errorCode: code, key: key, now: now)
                 }
             } catch {
                 logger.warning("recording a payment failure failed", metadata: ["job_id": "\(hold.jobID)", "error": "\(String(reflecting: error))"])
@@ -259,7 +259,7 @@ public final class JobPayments: Sendable {
         try await database.withConnection { db in try await self.holds.find(db, jobID: jobID) }
     }
 
-    public func events(_ jobID: String) async throws -> [HoldStore.EventRecord] {
+    public func events(_ jobID: String) async throws -> [PaymentEventRecord] {
         try await database.withConnection { db in try await self.holds.events(db, jobID: jobID) }
     }
 
@@ -273,7 +273,7 @@ public final class JobPayments: Sendable {
     /// used again).
     private func record(jobID: String, operation: String, amount: Int64?, error: PaymentError?, key: String) async {
         let now = self.now
-        let outcome = error.map { $0.isRetryable ? "retry" : "failed" } ?? "ok"
+        let outcome: PaymentCallOutcome = error.map { $0.isRetryable ? .retry : .failed } ?? .ok
         do {
             try await database.withConnection { db in
                 try await self.holds.recordEvent(

@@ -5,11 +5,11 @@ import SQLKit
 /// Why every decision is one conditional UPDATE on `status = 'pending'`: approve, decline,
 /// the driver's trip-fee cancel and an operator's cancel can arrive together (a race the
 /// price-adjustment design warns of); exactly one of them changes the row, and the others read what won.
-public struct AdjustmentStore: Sendable {
-    public init() {}
+struct AdjustmentStore: Sendable {
+    init() {}
 
     /// Inserts the job's adjustment; false when the job already has one.
-    public func insert(_ db: any SQLDatabase, _ a: AdjustmentRecord) async throws -> Bool {
+    func insert(_ db: any SQLDatabase, _ a: AdjustmentRecord) async throws -> Bool {
         try await db.raw(
             """
             INSERT INTO job_adjustments (job_id, driver_id, customer_id, status, automatic, original_volume_hundredths,
@@ -25,12 +25,12 @@ public struct AdjustmentStore: Sendable {
         ).first() != nil
     }
 
-    public func find(_ db: any SQLDatabase, jobID: String) async throws -> AdjustmentRecord? {
+    func find(_ db: any SQLDatabase, jobID: String) async throws -> AdjustmentRecord? {
         try await db.raw("SELECT * FROM job_adjustments WHERE job_id = \(bind: jobID)").first(decoding: AdjustmentRecord.self)
     }
 
     /// Decides a pending adjustment; nil when it was no longer pending.
-    public func decide(
+    func decide(
         _ db: any SQLDatabase, jobID: String, to status: AdjustmentStatus, by actor: String, tripFeeMinor: Int64?, now: Int64,
         onlyAfterDeadline: Bool = false
     ) async throws -> AdjustmentRecord? {
@@ -47,7 +47,7 @@ public struct AdjustmentStore: Sendable {
 
     /// Gives a pending proposal a new deadline (counting the extension); nil when it was not
     /// pending or the extensions are used up.
-    public func extend(_ db: any SQLDatabase, jobID: String, deadline: Int64, maxExtensions: Int, now: Int64) async throws -> AdjustmentRecord? {
+    func extend(_ db: any SQLDatabase, jobID: String, deadline: Int64, maxExtensions: Int, now: Int64) async throws -> AdjustmentRecord? {
         try await db.raw(
             """
             UPDATE job_adjustments SET deadline_at = \(bind: deadline), extensions = extensions + 1, expired_at = NULL, updated_at = \(bind: now)
@@ -58,7 +58,7 @@ public struct AdjustmentStore: Sendable {
     }
 
     /// Pending proposals whose deadline passed and whose driver was not told yet.
-    public func dueExpiries(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [AdjustmentRecord] {
+    func dueExpiries(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [AdjustmentRecord] {
         try await db.raw(
             """
             SELECT * FROM job_adjustments WHERE status = 'pending' AND deadline_at <= \(bind: now) AND expired_at IS NULL
@@ -68,7 +68,7 @@ public struct AdjustmentStore: Sendable {
     }
 
     /// Marks the deadline as passed; false when another node did, or the proposal changed.
-    public func markExpired(_ db: any SQLDatabase, jobID: String, deadline: Int64, now: Int64) async throws -> Bool {
+    func markExpired(_ db: any SQLDatabase, jobID: String, deadline: Int64, now: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE job_adjustments SET expired_at = \(bind: now), updated_at = \(bind: now)

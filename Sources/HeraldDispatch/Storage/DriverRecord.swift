@@ -8,7 +8,7 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public var licensePlate: String?
     /// An https URL (`PUT /drivers/me`'s `photo_url`).
     public var photoURL: String?
-    public var approvalStatus: String
+    public var approval: DriverApproval
     public var approvalReason: String?
     public var approvalChangedAt: Int64?
     public var approvalChangedBy: String?
@@ -31,7 +31,6 @@ public struct DriverRecord: Sendable, Equatable, Codable {
     public var updatedAt: Int64
 
     public var isOnline: Bool { online != 0 }
-    public var approval: DriverApproval { DriverApproval(rawValue: approvalStatus) ?? .pending }
     /// The average rating (1–5) with one decimal, nil before the first rating.
     public var averageRating: Double? { Self.averageRating(total: ratingTotal, count: ratingCount) }
 
@@ -48,7 +47,7 @@ public struct DriverRecord: Sendable, Equatable, Codable {
         case vehicleDescription = "vehicle_description"
         case licensePlate = "license_plate"
         case photoURL = "photo_url"
-        case approvalStatus = "approval_status"
+        case approval = "approval_status"
         case approvalReason = "approval_reason"
         case approvalChangedAt = "approval_changed_at"
         case approvalChangedBy = "approval_changed_by"

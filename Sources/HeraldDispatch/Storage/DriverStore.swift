@@ -52,11 +52,11 @@ public struct LocationWrite: Sendable, Equatable {
     }
 }
 
-public struct DriverStore: Sendable {
-    public init() {}
+struct DriverStore: Sendable {
+    init() {}
 
     /// Creates the profile (approval `pending`) or updates its fields; approval is untouched.
-    public func upsert(_ db: any SQLDatabase, userID: String, profile: DriverProfile, now: Int64) async throws -> DriverRecord {
+    func upsert(_ db: any SQLDatabase, userID: String, profile: DriverProfile, now: Int64) async throws -> DriverRecord {
         guard
             let record = try await db.raw(
                 """
@@ -73,18 +73,18 @@ public struct DriverStore: Sendable {
         return record
     }
 
-    public func find(_ db: any SQLDatabase, userID: String) async throws -> DriverRecord? {
+    func find(_ db: any SQLDatabase, userID: String) async throws -> DriverRecord? {
         try await db.raw("SELECT * FROM drivers WHERE user_id = \(bind: userID)").first(decoding: DriverRecord.self)
     }
 
     /// Adds a rider's rating of the driver to their average (`averageRating`).
-    public func addRating(_ db: any SQLDatabase, userID: String, rating: Int) async throws {
+    func addRating(_ db: any SQLDatabase, userID: String, rating: Int) async throws {
         try await db.raw(
             "UPDATE drivers SET rating_total = rating_total + \(bind: rating), rating_count = rating_count + 1 WHERE user_id = \(bind: userID)"
         ).run()
     }
 
-    public func setApproval(_ db: any SQLDatabase, userID: String, status: DriverApproval, reason: String?, by: String, now: Int64) async throws
+    func setApproval(_ db: any SQLDatabase, userID: String, status: DriverApproval, reason: String?, by: String, now: Int64) async throws
         -> DriverRecord?
     {
         try await db.raw(
@@ -96,7 +96,7 @@ public struct DriverStore: Sendable {
         ).first(decoding: DriverRecord.self)
     }
 
-    public func setOnline(_ db: any SQLDatabase, userID: String, online: Bool, now: Int64) async throws -> DriverRecord? {
+    func setOnline(_ db: any SQLDatabase, userID: String, online: Bool, now: Int64) async throws -> DriverRecord? {
         try await db.raw(
             """
             UPDATE drivers SET online = \(bind: online ? 1 : 0), online_changed_at = \(bind: now), updated_at = \(bind: now)
@@ -107,7 +107,7 @@ public struct DriverStore: Sendable {
 
     /// Writes the newest position of each driver; an older sequence than the stored one of the
     /// same app session is skipped (a new session starts its count again).
-    public func writeLocations(_ db: any SQLDatabase, _ writes: [LocationWrite]) async throws {
+    func writeLocations(_ db: any SQLDatabase, _ writes: [LocationWrite]) async throws {
         for write in writes {
             try await db.raw(
                 """
@@ -125,19 +125,19 @@ public struct DriverStore: Sendable {
     }
 
     /// Drivers changed at or after `since` (epoch ms), for the index of other nodes.
-    public func changed(_ db: any SQLDatabase, since: Int64, limit: Int) async throws -> [DriverRecord] {
+    func changed(_ db: any SQLDatabase, since: Int64, limit: Int) async throws -> [DriverRecord] {
         try await db.raw("SELECT * FROM drivers WHERE updated_at >= \(bind: since) ORDER BY updated_at, user_id LIMIT \(bind: limit)")
             .all(decoding: DriverRecord.self)
     }
 
     /// Every driver who may be matched now or later: approved and online.
-    public func matchable(_ db: any SQLDatabase) async throws -> [DriverRecord] {
+    func matchable(_ db: any SQLDatabase) async throws -> [DriverRecord] {
         try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND online = 1").all(decoding: DriverRecord.self)
     }
 
     /// Approved drivers with a stored position, within a latitude band when one is given (the
     /// drivers whose feeds may show a job).
-    public func approvedPositions(_ db: any SQLDatabase, latitudeBand: (min: Double, max: Double)?) async throws -> [DriverRecord] {
+    func approvedPositions(_ db: any SQLDatabase, latitudeBand: (min: Double, max: Double)?) async throws -> [DriverRecord] {
         guard let band = latitudeBand else {
             return try await db.raw("SELECT * FROM drivers WHERE approval_status = 'approved' AND latitude IS NOT NULL").all(decoding: DriverRecord.self)
         }
@@ -146,7 +146,7 @@ public struct DriverStore: Sendable {
         ).all(decoding: DriverRecord.self)
     }
 
-    public func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (
+    func list(_ db: any SQLDatabase, approval: DriverApproval?, online: Bool?, offset: Int, limit: Int) async throws -> (
         drivers: [DriverRecord], total: Int
     ) {
         var filter = SQLQueryString(" WHERE 1 = 1")
@@ -162,13 +162,13 @@ public struct DriverStore: Sendable {
         return (rows, total)
     }
 
-    public func drivers(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DriverRecord] {
+    func drivers(_ db: any SQLDatabase, ids: [String]) async throws -> [String: DriverRecord] {
         Dictionary(
             try await db.rows(DriverRecord.self, from: "drivers", where: "user_id", in: ids).map { ($0.userID, $0) },
             uniquingKeysWith: { a, _ in a })
     }
 
-    public func recordCompletion(_ db: any SQLDatabase, userID: String, now: Int64) async throws {
+    func recordCompletion(_ db: any SQLDatabase, userID: String, now: Int64) async throws {
         try await db.raw("UPDATE drivers SET completed_jobs = completed_jobs + 1, updated_at = \(bind: now) WHERE user_id = \(bind: userID)").run()
     }
 }

@@ -9,10 +9,10 @@ import SQLKit
 /// with the provider call it implies; the call is made right after, and if the provider is
 /// down or the process dies, the scheduler makes it later with the same idempotency key.
 /// A newer decision replaces an older unconfirmed one (a capture supersedes a change).
-public struct HoldStore: Sendable {
-    public init() {}
+struct HoldStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, jobID: String, provider: String, _ state: HoldState, now: Int64) async throws {
+    func insert(_ db: any SQLDatabase, jobID: String, provider: String, _ state: HoldState, now: Int64) async throws {
         try await db.raw(
             """
             INSERT INTO payment_holds (job_id, provider, reference, status, authorized_minor, amount_minor, captured_minor, currency,
@@ -25,7 +25,7 @@ public struct HoldStore: Sendable {
 
     /// A hold to take at `holdAt` (see `HoldTiming`): no provider record yet, the owed call is
     /// its authorisation, which the payment scheduler makes when it is due.
-    public func insertScheduled(
+    func insertScheduled(
         _ db: any SQLDatabase, jobID: String, provider: String, amountMinor: Int64, currency: String, paymentMethod: String?, customerID: String,
         holdAt: Int64, now: Int64
     ) async throws {
@@ -42,7 +42,7 @@ public struct HoldStore: Sendable {
 
     /// A scheduled hold was taken: the provider's record replaces the schedule, and the owed
     /// call is cleared if it was the authorisation itself (a newer decision stays owed).
-    public func taken(_ db: any SQLDatabase, jobID: String, _ state: HoldState, now: Int64) async throws {
+    func taken(_ db: any SQLDatabase, jobID: String, _ state: HoldState, now: Int64) async throws {
         try await db.raw(
             """
             UPDATE payment_holds SET reference = \(bind: state.reference), status = \(bind: state.status.rawValue),
@@ -57,7 +57,7 @@ public struct HoldStore: Sendable {
     }
 
     /// Makes a scheduled hold due now (the driver set off before its time).
-    public func takeNow(_ db: any SQLDatabase, jobID: String, now: Int64) async throws -> Bool {
+    func takeNow(_ db: any SQLDatabase, jobID: String, now: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE payment_holds SET next_attempt_at = \(bind: now), updated_at = \(bind: now)
@@ -67,17 +67,17 @@ public struct HoldStore: Sendable {
         ).first() != nil
     }
 
-    public func find(_ db: any SQLDatabase, jobID: String) async throws -> HoldRecord? {
+    func find(_ db: any SQLDatabase, jobID: String) async throws -> HoldRecord? {
         try await db.raw("SELECT * FROM payment_holds WHERE job_id = \(bind: jobID)").first(decoding: HoldRecord.self)
     }
 
     /// How long the request that made a decision has to make its call before the scheduler
     /// takes over (it only does when that request's node died or the call failed).
-    public static let requestGrace: Int64 = 15_000
+    static let requestGrace: Int64 = 15_000
 
     /// Records that `operation` is owed, replacing any older owed call; the deciding request
     /// makes it right after commit, the scheduler after `requestGrace` if it did not.
-    public func plan(_ db: any SQLDatabase, jobID: String, _ operation: HoldOperation, now: Int64) async throws {
+    func plan(_ db: any SQLDatabase, jobID: String, _ operation: HoldOperation, now: Int64) async throws {
         try await db.raw(
             """
             UPDATE payment_holds SET pending_op = \(bind: operation.name), pending_amount_minor = \(bind: operation.amount), attempts = 0,
@@ -89,7 +89,7 @@ public struct HoldStore: Sendable {
 
     /// Stores what the provider answered; clears the owed call if it is still `operation`
     /// (a newer decision made meanwhile stays owed).
-    public func applied(_ db: any SQLDatabase, jobID: String, _ state: HoldState, settling operation: HoldOperation?, now: Int64) async throws {
+    func applied(_ db: any SQLDatabase, jobID: String, _ state: HoldState, settling operation: HoldOperation?, now: Int64) async throws {
         var query = SQLQueryString(
             """
             UPDATE payment_holds SET reference = \(bind: state.reference), status = \(bind: state.status.rawValue), authorized_minor = \(bind: state.authorizedMinor),
@@ -109,7 +109,7 @@ public struct HoldStore: Sendable {
     }
 
     /// A failed attempt: retried at `retryAt`, or given up (nil) with the reason kept for operators.
-    public func failed(_ db: any SQLDatabase, jobID: String, _ operation: HoldOperation, error: String, retryAt: Int64?, now: Int64) async throws {
+    func failed(_ db: any SQLDatabase, jobID: String, _ operation: HoldOperation, error: String, retryAt: Int64?, now: Int64) async throws {
         var query = SQLQueryString("UPDATE payment_holds SET attempts = attempts + 1, last_error = \(bind: error), updated_at = \(bind: now), ")
         if let retryAt {
             query += "next_attempt_at = \(bind: retryAt)"
@@ -125,7 +125,7 @@ public struct HoldStore: Sendable {
 
     /// Leases the job's owed call for the request that just planned it (nil: none, or the
     /// scheduler or another request has it leased).
-    public func claim(_ db: any SQLDatabase, jobID: String, now: Int64, lease: Int64) async throws -> HoldRecord? {
+    func claim(_ db: any SQLDatabase, jobID: String, now: Int64, lease: Int64) async throws -> HoldRecord? {
         try await db.raw(
             """
             UPDATE payment_holds SET next_attempt_at = \(bind: now + lease)
@@ -137,7 +137,7 @@ public struct HoldStore: Sendable {
 
     /// Owed calls that are due, leased for `lease` so another node does not make them at the
     /// same time (a double call would be harmless — same idempotency key — but wasteful).
-    public func claimDue(_ db: any SQLDatabase, now: Int64, lease: Int64, limit: Int) async throws -> [HoldRecord] {
+    func claimDue(_ db: any SQLDatabase, now: Int64, lease: Int64, limit: Int) async throws -> [HoldRecord] {
         let due = try await db.raw(
             """
             SELECT * FROM payment_holds WHERE pending_op IS NOT NULL AND next_attempt_at <= \(bind: now)
@@ -158,44 +158,29 @@ public struct HoldStore: Sendable {
         return claimed
     }
 
-    public func recordEvent(
-        _ db: any SQLDatabase, jobID: String, provider: String, operation: String, amount: Int64?, outcome: String, errorCode: String?,
+    func recordEvent(
+        _ db: any SQLDatabase, jobID: String, provider: String, operation: String, amount: Int64?, outcome: PaymentCallOutcome, errorCode: String?,
         key: String, now: Int64
     ) async throws {
         try await db.raw(
             """
             INSERT INTO payment_events (id, job_id, provider, operation, amount_minor, outcome, error_code, idempotency_key, created_at)
-            VALUES (\(bind: Identifier.make("pev")), \(bind: jobID), \(bind: provider), \(bind: operation), \(bind: amount), \(bind: outcome),
+            VALUES (\(bind: Identifier.make("pev")), \(bind: jobID), \(bind: provider), \(bind: operation), \(bind: amount), \(bind: outcome.rawValue),
                 \(bind: errorCode), \(bind: key), \(bind: now))
             """
         ).run()
     }
 
-    public func countEvents(_ db: any SQLDatabase, jobID: String, operation: String, amount: Int64, outcome: String) async throws -> Int {
+    func countEvents(_ db: any SQLDatabase, jobID: String, operation: String, amount: Int64, outcome: PaymentCallOutcome) async throws -> Int {
         try await db.raw(
             """
             SELECT COUNT(*) AS n FROM payment_events
-            WHERE job_id = \(bind: jobID) AND operation = \(bind: operation) AND amount_minor = \(bind: amount) AND outcome = \(bind: outcome)
+            WHERE job_id = \(bind: jobID) AND operation = \(bind: operation) AND amount_minor = \(bind: amount) AND outcome = \(bind: outcome.rawValue)
             """
         ).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
-    public struct EventRecord: Sendable, Codable, Equatable {
-        public var operation: String
-        public var amountMinor: Int64?
-        public var outcome: String
-        public var errorCode: String?
-        public var createdAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case operation, outcome
-            case amountMinor = "amount_minor"
-            case errorCode = "error_code"
-            case createdAt = "created_at"
-        }
-    }
-
-    public func events(_ db: any SQLDatabase, jobID: String) async throws -> [EventRecord] {
-        try await db.raw("SELECT * FROM payment_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: EventRecord.self)
+    func events(_ db: any SQLDatabase, jobID: String) async throws -> [PaymentEventRecord] {
+        try await db.raw("SELECT * FROM payment_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: PaymentEventRecord.self)
     }
 }

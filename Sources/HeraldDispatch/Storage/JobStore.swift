@@ -9,10 +9,10 @@ import SQLKit
 /// cancel and the offer timer can race on the same job from different requests and nodes;
 /// the row's current status in the WHERE clause lets exactly one of them win, with no
 /// read-then-write window (the claim race the dispatch design warns of).
-public struct JobStore: Sendable {
-    public init() {}
+struct JobStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, _ job: JobRecord) async throws {
+    func insert(_ db: any SQLDatabase, _ job: JobRecord) async throws {
         try await db.raw(
             """
             INSERT INTO jobs (id, customer_id, driver_id, status, address, latitude, longitude, items, volume_hundredths,
@@ -26,13 +26,13 @@ public struct JobStore: Sendable {
         ).run()
     }
 
-    public func find(_ db: any SQLDatabase, id: String) async throws -> JobRecord? {
+    func find(_ db: any SQLDatabase, id: String) async throws -> JobRecord? {
         try await db.raw("SELECT * FROM jobs WHERE id = \(bind: id)").first(decoding: JobRecord.self)
     }
 
     /// The first-come claim: only a pending job without a driver; nil when someone else won
     /// (or the job is gone, cancelled or expired).
-    public func claim(_ db: any SQLDatabase, id: String, driverID: String, now: Int64) async throws -> JobRecord? {
+    func claim(_ db: any SQLDatabase, id: String, driverID: String, now: Int64) async throws -> JobRecord? {
         try await db.raw(
             """
             UPDATE jobs SET status = 'accepted', driver_id = \(bind: driverID), accepted_at = \(bind: now), updated_at = \(bind: now),
@@ -45,7 +45,7 @@ public struct JobStore: Sendable {
 
     /// Moves the job from `from` to `to` (stamping `to`'s time column); nil when it was no
     /// longer in `from` (or, with `driverID`, not that driver's job).
-    public func transition(
+    func transition(
         _ db: any SQLDatabase, id: String, from: JobStatus, to: JobStatus, driverID: String?, now: Int64,
         cancelledBy: String? = nil, reason: String? = nil
     ) async throws -> JobRecord? {
@@ -84,13 +84,13 @@ public struct JobStore: Sendable {
     /// And under READ COMMITTED the statements after it see whatever the transaction it waited
     /// for committed: a conditional UPDATE that waited on the row itself re-checks only that
     /// row, and its subqueries still read the snapshot from before the wait.
-    public func lock(_ db: any SQLDatabase, id: String) async throws {
+    func lock(_ db: any SQLDatabase, id: String) async throws {
         try await db.raw("UPDATE jobs SET version = version WHERE id = \(bind: id)").run()
     }
 
     /// Locks an arrived job of this driver for an adjustment (a concurrent status step waits
     /// for this transaction); with `price`, also stores the new price and volume.
-    public func touchArrived(
+    func touchArrived(
         _ db: any SQLDatabase, id: String, driverID: String?, price: (minor: Int64, lines: String, volumeHundredths: Int64)?, now: Int64
     ) async throws -> JobRecord? {
         var query = SQLQueryString("UPDATE jobs SET version = version + 1, updated_at = \(bind: now)")
@@ -109,7 +109,7 @@ public struct JobStore: Sendable {
     ]
 
     /// Starts offer round `round` (the job must still be pending at round `round - 1`).
-    public func startRound(_ db: any SQLDatabase, id: String, round: Int, radiusMeters: Int64?, nextRoundAt: Int64, now: Int64) async throws -> Bool {
+    func startRound(_ db: any SQLDatabase, id: String, round: Int, radiusMeters: Int64?, nextRoundAt: Int64, now: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE jobs SET offer_round = \(bind: round), offer_radius_m = \(bind: radiusMeters), next_round_at = \(bind: nextRoundAt),
@@ -121,7 +121,7 @@ public struct JobStore: Sendable {
     }
 
     /// Expires a pending job whose last round ended unclaimed.
-    public func expire(_ db: any SQLDatabase, id: String, round: Int, now: Int64) async throws -> JobRecord? {
+    func expire(_ db: any SQLDatabase, id: String, round: Int, now: Int64) async throws -> JobRecord? {
         try await db.raw(
             """
             UPDATE jobs SET status = 'expired', expired_at = \(bind: now), updated_at = \(bind: now), next_round_at = NULL,
@@ -133,7 +133,7 @@ public struct JobStore: Sendable {
     }
 
     /// Pending jobs whose round has ended, oldest first.
-    public func dueRounds(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [JobRecord] {
+    func dueRounds(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [JobRecord] {
         try await db.raw(
             """
             SELECT * FROM jobs WHERE status = 'pending' AND next_round_at <= \(bind: now)
@@ -143,7 +143,7 @@ public struct JobStore: Sendable {
     }
 
     /// Pending jobs between two latitudes, plus those without coordinates (they go to everyone).
-    public func openJobs(_ db: any SQLDatabase, minLatitude: Double, maxLatitude: Double, limit: Int) async throws -> [JobRecord] {
+    func openJobs(_ db: any SQLDatabase, minLatitude: Double, maxLatitude: Double, limit: Int) async throws -> [JobRecord] {
         try await db.raw(
             """
             SELECT * FROM jobs WHERE status = 'pending'
@@ -153,14 +153,14 @@ public struct JobStore: Sendable {
         ).all(decoding: JobRecord.self)
     }
 
-    public enum Owner: Sendable {
+    enum Owner: Sendable {
         case customer(String)
         case driver(String)
         case anyone
     }
 
     /// A page of jobs, newest first, with the total.
-    public func list(_ db: any SQLDatabase, owner: Owner, status: JobStatus?, offset: Int, limit: Int) async throws -> (jobs: [JobRecord], total: Int) {
+    func list(_ db: any SQLDatabase, owner: Owner, status: JobStatus?, offset: Int, limit: Int) async throws -> (jobs: [JobRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         switch owner {
         case .customer(let id):
@@ -180,7 +180,7 @@ public struct JobStore: Sendable {
     }
 
     /// Jobs not yet final that the user booked or drives (their sockets follow these rooms).
-    public func activeJobIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
+    func activeJobIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
         try await db.raw(
             """
             SELECT id FROM jobs WHERE (customer_id = \(bind: userID) OR driver_id = \(bind: userID))
@@ -190,7 +190,7 @@ public struct JobStore: Sendable {
         ).all().map { try $0.decode(column: "id", as: String.self) }
     }
 
-    public func recordEvent(
+    func recordEvent(
         _ db: any SQLDatabase, jobID: String, from: JobStatus?, to: JobStatus, actorID: String?, actor: JobActor, reason: String? = nil,
         now: Int64
     ) async throws {
@@ -203,25 +203,7 @@ public struct JobStore: Sendable {
         ).run()
     }
 
-    public struct EventRecord: Sendable, Codable, Equatable {
-        public var fromStatus: String?
-        public var toStatus: String
-        public var actorID: String?
-        public var actorRole: String
-        public var reason: String?
-        public var createdAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case reason
-            case fromStatus = "from_status"
-            case toStatus = "to_status"
-            case actorID = "actor_id"
-            case actorRole = "actor_role"
-            case createdAt = "created_at"
-        }
-    }
-
-    public func events(_ db: any SQLDatabase, jobID: String) async throws -> [EventRecord] {
-        try await db.raw("SELECT * FROM job_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: EventRecord.self)
+    func events(_ db: any SQLDatabase, jobID: String) async throws -> [JobEventRecord] {
+        try await db.raw("SELECT * FROM job_events WHERE job_id = \(bind: jobID) ORDER BY created_at, id").all(decoding: JobEventRecord.self)
     }
 }

@@ -1,3 +1,4 @@
+import HeraldNotifications
 import HeraldStorage
 import SQLKit
 
@@ -8,14 +9,15 @@ public struct OfferRecord: Sendable, Equatable, Codable {
     public var round: Int
     public var distanceM: Int64?
     /// How the driver was reached: `socket` (app open), `push`, `inbox` (no device, push off).
-    public var channel: String
+    public var channel: SendChannel
     public var notificationID: String?
     public var offeredAt: Int64
-    /// `won`, `lost`, `cancelled` or `expired` once the job is decided.
-    public var outcome: String?
+    /// Nil until the job is decided.
+    public var outcome: OfferOutcome?
 
     public init(
-        jobID: String, driverID: String, round: Int, distanceM: Int64?, channel: String, notificationID: String?, offeredAt: Int64, outcome: String? = nil
+        jobID: String, driverID: String, round: Int, distanceM: Int64?, channel: SendChannel, notificationID: String?, offeredAt: Int64,
+        outcome: OfferOutcome? = nil
     ) {
         self.jobID = jobID
         self.driverID = driverID
@@ -38,16 +40,16 @@ public struct OfferRecord: Sendable, Equatable, Codable {
 }
 
 /// Who was offered what: the operators' record, and the list of feeds to update.
-public struct OfferStore: Sendable {
-    public init() {}
+struct OfferStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, _ offers: [OfferRecord]) async throws {
+    func insert(_ db: any SQLDatabase, _ offers: [OfferRecord]) async throws {
         for chunk in offers.chunked(200) {
             var query = SQLQueryString("INSERT INTO job_offers (job_id, driver_id, round, distance_m, channel, notification_id, offered_at) VALUES ")
             for (index, offer) in chunk.enumerated() {
                 if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
                 query.appendInterpolation(
-                    "(\(bind: offer.jobID), \(bind: offer.driverID), \(bind: offer.round), \(bind: offer.distanceM), \(bind: offer.channel), \(bind: offer.notificationID), \(bind: offer.offeredAt))"
+                    "(\(bind: offer.jobID), \(bind: offer.driverID), \(bind: offer.round), \(bind: offer.distanceM), \(bind: offer.channel.rawValue), \(bind: offer.notificationID), \(bind: offer.offeredAt))"
                         as SQLQueryString)
             }
             query.appendInterpolation(unsafeRaw: " ON CONFLICT (job_id, driver_id) DO NOTHING")
@@ -55,23 +57,23 @@ public struct OfferStore: Sendable {
         }
     }
 
-    public func offers(_ db: any SQLDatabase, jobID: String) async throws -> [OfferRecord] {
+    func offers(_ db: any SQLDatabase, jobID: String) async throws -> [OfferRecord] {
         try await db.raw("SELECT * FROM job_offers WHERE job_id = \(bind: jobID) ORDER BY round, distance_m, driver_id").all(decoding: OfferRecord.self)
     }
 
-    public func driverIDs(_ db: any SQLDatabase, jobID: String) async throws -> [String] {
+    func driverIDs(_ db: any SQLDatabase, jobID: String) async throws -> [String] {
         try await db.raw("SELECT driver_id FROM job_offers WHERE job_id = \(bind: jobID)").all().map { try $0.decode(column: "driver_id", as: String.self) }
     }
 
-    public func wasOffered(_ db: any SQLDatabase, jobID: String, driverID: String) async throws -> Bool {
+    func wasOffered(_ db: any SQLDatabase, jobID: String, driverID: String) async throws -> Bool {
         try await db.raw("SELECT 1 AS one FROM job_offers WHERE job_id = \(bind: jobID) AND driver_id = \(bind: driverID)").first() != nil
     }
 
     /// Records how the job was decided for every driver who was offered it.
-    public func decide(_ db: any SQLDatabase, jobID: String, winner: String?, outcome: String) async throws {
+    func decide(_ db: any SQLDatabase, jobID: String, winner: String?, outcome: OfferOutcome) async throws {
         try await db.raw(
             """
-            UPDATE job_offers SET outcome = CASE WHEN driver_id = \(bind: winner ?? "") THEN 'won' ELSE \(bind: outcome) END
+            UPDATE job_offers SET outcome = CASE WHEN driver_id = \(bind: winner ?? "") THEN \(bind: OfferOutcome.won.rawValue) ELSE \(bind: outcome.rawValue) END
             WHERE job_id = \(bind: jobID) AND outcome IS NULL
             """
         ).run()

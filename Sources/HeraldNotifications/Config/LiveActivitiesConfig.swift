@@ -23,7 +23,7 @@ public struct LiveActivitiesConfig: ConfigSection, Sendable, Equatable {
     public var attributesTypes: [String: String] = [:]
     /// What APNs keeps of a broadcast for a device that is offline: `most_recent` (the newest
     /// one, until it goes stale) or `none` (Apple allows more pushes on such channels).
-    public var channelStorage = "most_recent"
+    public var channelStorage = LiveActivityChannelStorage.mostRecent
     /// A broadcast channel no app asked for in this long is deleted at APNs (an activity
     /// lives at most eight hours and stays on the lock screen four more; an app asks for
     /// the channel each time it starts one).
@@ -32,8 +32,6 @@ public struct LiveActivitiesConfig: ConfigSection, Sendable, Equatable {
     public var maxChannels = 10_000
 
     public init() {}
-
-    public var channelStoragePolicy: LiveActivityChannelStorage { LiveActivityChannelStorage(rawValue: channelStorage) ?? .mostRecent }
 
     /// The built-in type names, which `HeraldClient`'s types carry.
     public static let defaultAttributesTypes = [
@@ -51,7 +49,6 @@ public struct LiveActivitiesConfig: ConfigSection, Sendable, Equatable {
         checks.check((60...86_400).contains(staleSeconds), "stale_seconds", "must be between 60 and 86400")
         checks.check((0...14_400).contains(dismissalSeconds), "dismissal_seconds", "must be between 0 and 14400 (Apple's four hours)")
         checks.check((1...1_000).contains(maxPerUser), "max_per_user", "must be between 1 and 1000")
-        checks.check(LiveActivityChannelStorage(rawValue: channelStorage) != nil, "channel_storage", "must be most_recent or none")
         checks.check((3_600...2_592_000).contains(channelIdleSeconds), "channel_idle_seconds", "must be between 3600 and 2592000")
         checks.check((1...10_000).contains(maxChannels), "max_channels", "must be between 1 and 10000 (Apple's limit)")
         for (kind, name) in attributesTypes.sorted(by: { $0.key < $1.key }) {

@@ -50,6 +50,11 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
         return result
     }
 
+    /// Each app's configured APNs environment (where its tokens go unless registered with another).
+    public var apnsEnvironments: [String: APNsEnvironment] {
+        resolvedApps.compactMapValues { $0.apns?.environment }
+    }
+
     /// This section's problems, named by their path in the config file.
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("push")
@@ -87,7 +92,6 @@ public struct PushConfig: ConfigSection, Sendable, Equatable {
             checks.check(isID(apns.keyID), prefix + "apns.key_id", "must be the 10-character Key ID of the .p8 key")
             checks.check(!apns.privateKeyFile.isEmpty, prefix + "apns.private_key_file", "must name the .p8 file")
             checks.check(!apns.topic.isEmpty && !apns.topic.contains(" "), prefix + "apns.topic", "must be the app's bundle id")
-            checks.check(["production", "sandbox"].contains(apns.environment), prefix + "apns.environment", "must be production or sandbox")
             checks.check((1...64).contains(apns.connections), prefix + "apns.connections", "must be between 1 and 64")
             if let url = apns.baseURL { checks.check(url.hasPrefix("https://"), prefix + "apns.base_url", "must be an https URL") }
             if let url = apns.sandboxBaseURL { checks.check(url.hasPrefix("https://"), prefix + "apns.sandbox_base_url", "must be an https URL") }

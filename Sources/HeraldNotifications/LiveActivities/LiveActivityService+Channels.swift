@@ -65,7 +65,7 @@ extension LiveActivityService {
                 details: ["limit": .number(Double(maxChannels))])
         }
         let channelID: String
-        switch await broadcaster.createChannel(storage: config.channelStoragePolicy) {
+        switch await broadcaster.createChannel(storage: config.channelStorage) {
         case .success(let id): channelID = id
         case .failure(let failure):
             logger.error("creating a broadcast channel failed", metadata: ["app": "\(app)", "reason": "\(failure.reason)"])

@@ -159,7 +159,7 @@ public final class LiveActivityWorker: Service {
         let message = service.policy.message(for: row, attributesType: service.config.attributesType(row.kind.rawValue))
         let result: PushResult
         do {
-            result = try await broadcaster.broadcast(message, storage: service.config.channelStoragePolicy)
+            result = try await broadcaster.broadcast(message, storage: service.config.channelStorage)
         } catch {
             result = .retryLater(.transport(.sendError), after: nil)
         }

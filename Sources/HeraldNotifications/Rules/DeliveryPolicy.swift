@@ -38,11 +38,11 @@ public struct DeliveryDecision: Sendable, Equatable {
     public var inApp: Bool
     /// May interrupt with a push (only meaningful for `push` delivery).
     public var push: Bool
-    /// Why push is off: `in_app_only`, `type_disabled`, `severity_floor`, `quiet_hours`.
-    public var pushSuppressed: String?
+    /// Why push is off.
+    public var pushSuppressed: PushSuppression?
     public var interruptionLevel: String?
 
-    public init(inApp: Bool, push: Bool, pushSuppressed: String?, interruptionLevel: String?) {
+    public init(inApp: Bool, push: Bool, pushSuppressed: PushSuppression?, interruptionLevel: String?) {
         self.inApp = inApp
         self.push = push
         self.pushSuppressed = pushSuppressed
@@ -64,17 +64,17 @@ public enum DeliveryPolicy {
     ) -> DeliveryDecision {
         let choice = settings.types[type.name]
         let inApp = type.critical || (choice?.inApp ?? type.defaultEnabled)
-        var suppressed: String?
+        var suppressed: PushSuppression?
         if delivery == .inApp {
-            suppressed = "in_app_only"
+            suppressed = .inAppOnly
         } else if !type.critical && !(choice?.push ?? type.defaultEnabled) {
-            suppressed = "type_disabled"
+            suppressed = .typeDisabled
         } else if !type.critical && severity < settings.severityFloor {
-            suppressed = "severity_floor"
+            suppressed = .severityFloor
         } else if !type.critical && severity != .alert, let quiet = settings.typeQuietHours[type.name] ?? settings.quietHours,
             quiet.contains(instant, timeZone: settings.timeZone)
         {
-            suppressed = "quiet_hours"
+            suppressed = .quietHours
         }
         var level = requested ?? type.interruptionLevel ?? (severity == .alert ? "time-sensitive" : "active")
         if level == "critical" && !type.critical { level = "time-sensitive" }

@@ -8,7 +8,7 @@ import SQLKit
 /// Why every transition is a conditional UPDATE: several nodes run the same sweeper and
 /// workers; `WHERE status = …` lets exactly one of them move a row, so an ack racing its
 /// deadline, or two workers racing for a push, never both win.
-public struct DeliveryStore: Sendable {
+@_spi(Storage) public struct DeliveryStore: Sendable {
     public init() {}
 
     /// Rows for `insertRows`: many deliveries in a few statements.

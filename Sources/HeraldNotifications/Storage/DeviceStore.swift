@@ -8,7 +8,7 @@ import SQLKit
 /// Why a token moves on re-registration: a token identifies an app install, not a person;
 /// when another user signs in on the same phone, the token must follow the new user or the
 /// old one keeps receiving their pushes.
-public struct DeviceStore: Sendable {
+@_spi(Storage) public struct DeviceStore: Sendable {
     public init() {}
 
     /// Registers `device` (its id and timestamps are used only when the token is new) and

@@ -5,10 +5,10 @@ import SQLKit
 
 /// Notification preferences. Booleans are stored as 0/1 integers so one schema serves both
 /// engines; a user without rows has the type defaults.
-public struct NotificationPreferenceStore: Sendable {
-    public init() {}
+struct NotificationPreferenceStore: Sendable {
+    init() {}
 
-    public func settings(_ db: any SQLDatabase, userID: String) async throws -> NotificationSettingsRecord? {
+    func settings(_ db: any SQLDatabase, userID: String) async throws -> NotificationSettingsRecord? {
         guard let row = try await db.raw("SELECT * FROM notification_settings WHERE user_id = \(bind: userID)").first() else {
             return nil
         }
@@ -22,7 +22,7 @@ public struct NotificationPreferenceStore: Sendable {
             updatedAt: try row.decode(column: "updated_at", as: Int64.self))
     }
 
-    public func saveSettings(_ db: any SQLDatabase, _ s: NotificationSettingsRecord) async throws {
+    func saveSettings(_ db: any SQLDatabase, _ s: NotificationSettingsRecord) async throws {
         try await db.raw(
             """
             INSERT INTO notification_settings (user_id, quiet_hours_enabled, quiet_start, quiet_end, severity_floor,
@@ -37,7 +37,7 @@ public struct NotificationPreferenceStore: Sendable {
     }
 
     /// Settings of many users at once (users without a row are absent).
-    public func settings(_ db: any SQLDatabase, userIDs: [String]) async throws -> [String: NotificationSettingsRecord] {
+    func settings(_ db: any SQLDatabase, userIDs: [String]) async throws -> [String: NotificationSettingsRecord] {
         var result: [String: NotificationSettingsRecord] = [:]
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString("SELECT * FROM notification_settings WHERE user_id IN ")
@@ -58,7 +58,7 @@ public struct NotificationPreferenceStore: Sendable {
     }
 
     /// Many users' choices for one type (users who never chose are absent).
-    public func typePreferences(_ db: any SQLDatabase, userIDs: [String], type: String) async throws -> [String: TypePreferenceRecord] {
+    func typePreferences(_ db: any SQLDatabase, userIDs: [String], type: String) async throws -> [String: TypePreferenceRecord] {
         var result: [String: TypePreferenceRecord] = [:]
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString("SELECT * FROM notification_preferences WHERE type = \(bind: type) AND user_id IN ")
@@ -70,7 +70,7 @@ public struct NotificationPreferenceStore: Sendable {
         return result
     }
 
-    public func typePreferences(_ db: any SQLDatabase, userID: String) async throws -> [String: TypePreferenceRecord] {
+    func typePreferences(_ db: any SQLDatabase, userID: String) async throws -> [String: TypePreferenceRecord] {
         var result: [String: TypePreferenceRecord] = [:]
         for row in try await db.raw("SELECT * FROM notification_preferences WHERE user_id = \(bind: userID)").all() {
             let type = try row.decode(column: "type", as: String.self)
@@ -86,7 +86,7 @@ public struct NotificationPreferenceStore: Sendable {
             quietStart: try row.decode(column: "quiet_start", as: String?.self), quietEnd: try row.decode(column: "quiet_end", as: String?.self))
     }
 
-    public func saveTypePreference(_ db: any SQLDatabase, userID: String, _ p: TypePreferenceRecord, now: Int64) async throws {
+    func saveTypePreference(_ db: any SQLDatabase, userID: String, _ p: TypePreferenceRecord, now: Int64) async throws {
         try await db.raw(
             """
             INSERT INTO notification_preferences (user_id, type, in_app_enabled, push_enabled, quiet_start, quiet_end, updated_at)

@@ -20,10 +20,10 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var readAt: Int64?
     public var deletedAt: Int64?
-    /// `socket`, `push` or nil (not delivered by any channel yet).
-    public var sentVia: String?
-    /// Why push was not used (`type_disabled`, `severity_floor`, `quiet_hours`, `push_disabled`), if so.
-    public var pushSuppressed: String?
+    /// Nil: not delivered by any channel yet.
+    public var sentVia: SentVia?
+    /// Why push was not used, if so.
+    public var pushSuppressed: PushSuppression?
     /// 1: a silent (content-available) push that syncs the app; never in the inbox.
     public var silent: Int
 
@@ -31,7 +31,7 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
         id: String, userID: String, type: String, severity: String, delivery: String, title: String, body: String?,
         data: String, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil, dedupeKey: String? = nil,
         interruptionLevel: String? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
-        deletedAt: Int64? = nil, sentVia: String? = nil, pushSuppressed: String? = nil, silent: Bool = false
+        deletedAt: Int64? = nil, sentVia: SentVia? = nil, pushSuppressed: PushSuppression? = nil, silent: Bool = false
     ) {
         self.silent = silent ? 1 : 0
         self.id = id

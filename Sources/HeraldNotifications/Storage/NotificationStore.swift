@@ -7,7 +7,7 @@ import SQLKit
 ///
 /// Why every read takes the user: a notification id alone never reaches another user's
 /// inbox, so "not yours" and "does not exist" are the same answer (404).
-public struct NotificationStore: Sendable {
+@_spi(Storage) public struct NotificationStore: Sendable {
     public init() {}
 
     /// Rows for `insertRows`: many recipients' notifications in a few statements.
@@ -22,8 +22,8 @@ public struct NotificationStore: Sendable {
             rows.append(
                 .text(n.id), .text(n.userID), .text(n.type), .text(n.severity), .text(n.delivery), .text(n.title), .text(n.body), .text(n.data),
                 .text(n.category), .text(n.threadID), .text(n.collapseKey), .text(n.dedupeKey), .text(n.interruptionLevel), .integer(n.expiresAt),
-                .integer(n.createdAt), .integer(n.readAt), .integer(n.deletedAt), .text(n.sentVia),
-                .text(n.pushSuppressed), .integer(Int64(n.silent)))
+                .integer(n.createdAt), .integer(n.readAt), .integer(n.deletedAt), .text(n.sentVia?.rawValue),
+                .text(n.pushSuppressed?.rawValue), .integer(Int64(n.silent)))
         }
         return rows
     }
@@ -36,7 +36,7 @@ public struct NotificationStore: Sendable {
             VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity), \(bind: n.delivery), \(bind: n.title),
                 \(bind: n.body), \(bind: n.data), \(bind: n.category), \(bind: n.threadID), \(bind: n.collapseKey),
                 \(bind: n.dedupeKey), \(bind: n.interruptionLevel), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
-                \(bind: n.deletedAt), \(bind: n.sentVia), \(bind: n.pushSuppressed), \(bind: n.silent))
+                \(bind: n.deletedAt), \(bind: n.sentVia?.rawValue), \(bind: n.pushSuppressed?.rawValue), \(bind: n.silent))
             """
         ).run()
     }
@@ -155,9 +155,9 @@ public struct NotificationStore: Sendable {
         ).first() != nil
     }
 
-    public func setSentVia(_ db: any SQLDatabase, ids: [String], channel: String) async throws {
+    public func setSentVia(_ db: any SQLDatabase, ids: [String], channel: SentVia) async throws {
         for chunk in Array(Set(ids)).chunked(500) {
-            var query = SQLQueryString("UPDATE notifications SET sent_via = \(bind: channel) WHERE id IN ")
+            var query = SQLQueryString("UPDATE notifications SET sent_via = \(bind: channel.rawValue) WHERE id IN ")
             query.appendInList(Array(chunk))
             try await db.raw(query).run()
         }

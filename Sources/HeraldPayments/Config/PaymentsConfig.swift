@@ -3,7 +3,7 @@ import HeraldCore
 /// Where job payments are held, and the on-site price adjustment's rules.
 public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
     /// `ledger` (holds recorded in Herald's own database; no external service) or `stripe`.
-    public var provider = "ledger"
+    public var provider = PaymentProvider.ledger
     public var stripe = StripeConfig()
     /// What a customer pays when they decline a price adjustment after the driver arrived
     /// (a fixed fee, as the price-adjustment design recommends). Minor units of the job's currency.
@@ -25,7 +25,6 @@ public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
 
     public func validationErrors() -> [FieldError] {
         var checks = ConfigChecks("payments")
-        checks.check(["ledger", "stripe"].contains(provider), "provider", "must be ledger or stripe")
         checks.check((0...10_000_000).contains(tripFeeMinor), "trip_fee_minor", "must be between 0 and 10000000")
         checks.check((10...86_400).contains(adjustmentTimeoutSeconds), "adjustment_timeout_seconds", "must be between 10 and 86400")
         checks.check((10...86_400).contains(adjustmentExtensionSeconds), "adjustment_extension_seconds", "must be between 10 and 86400")
@@ -34,7 +33,7 @@ public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
         checks.check(
             jobAllowanceHours >= 1 && jobAllowanceHours < authorizationLifetimeHours, "job_allowance_hours",
             "must be at least 1 and less than authorization_lifetime_hours")
-        if provider == "stripe" {
+        if provider == .stripe {
             checks.check(
                 stripe.secretKey.map { !$0.isEmpty } ?? false, "stripe.secret_key", "is required with provider stripe (or set HERALD_STRIPE_SECRET_KEY)")
             checks.check(stripe.baseURL.hasPrefix("https://") || stripe.baseURL.hasPrefix("http://"), "stripe.base_url", "must be an http(s) URL")
@@ -42,6 +41,14 @@ public struct PaymentsConfig: ConfigSection, Sendable, Equatable {
         }
         return checks.errors
     }
+}
+
+/// Where a job's payment hold is kept (`payments.provider`).
+public enum PaymentProvider: String, ConfigChoice, Equatable {
+    /// Holds recorded in Herald's own database; no external service.
+    case ledger
+    /// Stripe's PaymentIntents (manual capture).
+    case stripe
 }
 
 /// Stripe's PaymentIntents API.

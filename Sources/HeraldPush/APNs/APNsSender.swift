@@ -28,7 +28,7 @@ public final class APNsSender: PushSender {
 
     /// The configured URL for `environment`, else Apple's host for it.
     static func url(_ config: APNsConfig, environment: APNsEnvironment?, production: String, sandbox: String) -> String {
-        let isSandbox = (environment ?? APNsEnvironment(rawValue: config.environment) ?? .production) == .sandbox
+        let isSandbox = (environment ?? config.environment) == .sandbox
         if isSandbox, let url = config.sandboxBaseURL { return url }
         return config.baseURL ?? (isSandbox ? sandbox : production)
     }

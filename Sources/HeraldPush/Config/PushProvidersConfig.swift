@@ -13,7 +13,7 @@ public struct APNsConfig: ConfigSection, Sendable, Equatable {
     /// The app's bundle id (`apns-topic`; `.voip` etc. are appended per push type).
     public var topic = ""
     /// `production` (api.push.apple.com) or `sandbox` (api.sandbox.push.apple.com).
-    public var environment = "production"
+    public var environment = APNsEnvironment.production
     /// Overrides the host (tests point it at a mock): `https://127.0.0.1:8443`; for both
     /// environments unless `sandbox_base_url` is set too.
     public var baseURL: String?
@@ -27,7 +27,7 @@ public struct APNsConfig: ConfigSection, Sendable, Equatable {
     public init() {}
 
     public init(
-        teamID: String, keyID: String, privateKeyFile: String, topic: String, environment: String = "production",
+        teamID: String, keyID: String, privateKeyFile: String, topic: String, environment: APNsEnvironment = .production,
         baseURL: String? = nil, connections: Int = 2, caFile: String? = nil
     ) {
         self.teamID = teamID

@@ -1,6 +1,8 @@
+import HeraldCore
+
 /// How APNs keeps a broadcast for a device that is offline when it is sent (the channel's
 /// `message-storage-policy`, fixed when the channel is made).
-public enum LiveActivityChannelStorage: String, Sendable, Codable, CaseIterable {
+public enum LiveActivityChannelStorage: String, ConfigChoice {
     /// Only devices connected at the time get it (Apple allows more pushes on such channels).
     case none
     /// APNs keeps the newest one for a device that comes back (until its `apns-expiration`).

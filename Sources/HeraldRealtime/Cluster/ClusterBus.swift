@@ -6,7 +6,7 @@
 /// that assigns its sequence number, so replay sees exactly what was delivered.
 public protocol ClusterBus: Sendable {
     /// Makes the event durable (when `persist`) and delivers it to every node's hub.
-    func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: String?) async throws -> RealtimeEvent
+    func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: AckToken?) async throws -> RealtimeEvent
 
     /// Tells every other node that the delivery with `token` was acknowledged (the publisher
     /// that waits for it may be elsewhere).

@@ -14,7 +14,7 @@ public final class LocalBus: ClusterBus {
         self.hub = hub
     }
 
-    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: String?) async throws -> RealtimeEvent {
+    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: AckToken?) async throws -> RealtimeEvent {
         let hub = self.hub
         return try await gate.run {
             let now = hub.clock.now().epochMilliseconds

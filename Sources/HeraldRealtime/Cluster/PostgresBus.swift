@@ -57,16 +57,22 @@ public final class PostgresBus: ClusterBus, Service {
         var e: String?  // event name (inline only)
         var p: String?  // payload JSON (inline only)
         var t: Int64  // created at
-        var a: String? = nil  // ack token of this delivery
-        var k: String? = nil  // an acknowledgement of token k (no event)
+        var a: String? = nil  // ack id of this delivery…
+        var ak: String? = nil  // …and its kind (AckToken)
+        var k: String? = nil  // an acknowledgement of the waiting publisher's ack id k (no event)
+
+        var ackToken: AckToken? {
+            guard let a, let ak else { return nil }
+            return AckToken(AckToken.Kind(rawValue: ak), id: a)
+        }
     }
 
-    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: String?) async throws -> RealtimeEvent {
+    public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: AckToken?) async throws -> RealtimeEvent {
         let now = hub.clock.now().epochMilliseconds
         let inline = payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= Self.inlineLimit
         let store = hub.eventStore
         if !persist && inline {
-            try await ephemeral.submit(try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken)))
+            try await ephemeral.submit(try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)))
             return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
         }
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
@@ -74,8 +80,8 @@ public final class PostgresBus: ClusterBus, Service {
             let seq = try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
             let notice =
                 inline
-                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken)
-                : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken)
+                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
+                : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
             try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
             return seq
         }
@@ -222,14 +228,14 @@ public final class PostgresBus: ClusterBus, Service {
         guard let seq = notice.s else {
             if let name = notice.e, let json = notice.p {
                 await hub.deliverLocally(
-                    RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.a))
+                    RealtimeEvent(room: notice.r, seq: nil, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.ackToken))
             }
             return
         }
         do {
-            try await deliverInOrder(room: notice.r, upTo: seq, ackToken: notice.a) {
+            try await deliverInOrder(room: notice.r, upTo: seq, ackToken: notice.ackToken) {
                 if let name = notice.e, let json = notice.p {
-                    return RealtimeEvent(room: notice.r, seq: seq, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.a)
+                    return RealtimeEvent(room: notice.r, seq: seq, name: name, payloadJSON: json, createdAt: notice.t, ackToken: notice.ackToken)
                 }
                 return nil
             }
@@ -240,7 +246,7 @@ public final class PostgresBus: ClusterBus, Service {
 
     /// Delivers the room's events up to `seq`, reading from the table whatever this node has
     /// not delivered yet (a gap, or an event sent by reference).
-    private func deliverInOrder(room: String, upTo seq: Int64, ackToken: String?, inline: () -> RealtimeEvent?) async throws {
+    private func deliverInOrder(room: String, upTo seq: Int64, ackToken: AckToken?, inline: () -> RealtimeEvent?) async throws {
         guard hub.hasLocalMembersElseForgetHistory(room) else {
             lastDelivered.withLock { $0[room] = nil }
             return

@@ -162,7 +162,7 @@ public final class PresenceService: Service, Sendable {
     }
 
     public func run() async throws {
-        guard await hub.waitUntilReady() else { return }
+        guard await hub.schemaReady.wait() else { return }
         // Every quarter second: a sync when users came or went, else one per interval (the
         // heartbeat). A failed sync waits for the next interval rather than the next tick.
         let tick: Duration = .milliseconds(250)

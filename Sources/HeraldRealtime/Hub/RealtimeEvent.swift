@@ -15,9 +15,9 @@ public struct RealtimeEvent: Sendable, Equatable {
     /// Set when the publisher waits for a client to acknowledge this delivery: Socket.IO
     /// sends the event with an ack id, the native protocol with `ack_id`; the first client
     /// ack reaches `RealtimeHub.acknowledge`. Never persisted (a replay asks for no ack).
-    public let ackToken: String?
+    public let ackToken: AckToken?
 
-    public init(room: String, seq: Int64?, name: String, payloadJSON: String, createdAt: Int64, ackToken: String? = nil) {
+    public init(room: String, seq: Int64?, name: String, payloadJSON: String, createdAt: Int64, ackToken: AckToken? = nil) {
         self.ackToken = ackToken
         self.room = room
         self.seq = seq

@@ -32,8 +32,10 @@ public final class RealtimeHub: Sendable {
     let history = Mutex(RoomHistory())
     private let busBox = Mutex<(any ClusterBus)?>(nil)
     private let presenceObservers = Mutex<[@Sendable (String, Bool) -> Void]>([])
-    private let ackObservers = Mutex<[@Sendable (String) async -> Void]>([])
-    private let ackWaiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
+    /// Who records each kind of acknowledgement (`onAcknowledge`).
+    let ackObservers = Mutex<[AckToken.Kind: @Sendable (String) async -> Void]>([:])
+    /// Publishers on this node waiting for their event's first acknowledgement, by ack id.
+    let ackWaiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
     /// Events waiting for their fan-out beyond which publishers wait.
     public static let fanOutLimit = 64
     /// Broadcasts in order, off the publisher's path.
@@ -43,30 +45,19 @@ public final class RealtimeHub: Sendable {
     public let maxReplay: Int
     public let counters = RealtimeCounters()
 
-    /// Opens when the schema is in place; services that touch realtime tables wait for it.
-    private let readiness: Atomic<Bool>
+    /// Opens when the schema is in place; the realtime services that touch tables wait for it.
+    let schemaReady: StartupGate
 
-    /// - Parameter ready: false when migrations still have to run (call `markReady()` after).
-    public init(database: any Database, clock: any HeraldClock, logger: Logger, maxReplay: Int = 1000, ready: Bool = true) {
-        readiness = Atomic(ready)
+    /// - Parameter schemaReady: the application's gate, opened after the migrations (an open
+    ///   one where the schema is already in place).
+    public init(
+        database: any Database, clock: any HeraldClock, logger: Logger, maxReplay: Int = 1000, schemaReady: StartupGate = StartupGate(open: true)
+    ) {
+        self.schemaReady = schemaReady
         self.database = database
         self.clock = clock
         self.logger = logger
         self.maxReplay = maxReplay
-    }
-
-    /// The schema is migrated: realtime services may start.
-    public func markReady() {
-        readiness.store(true, ordering: .releasing)
-    }
-
-    /// Waits until `markReady()`; false when a shutdown came first.
-    public func waitUntilReady() async -> Bool {
-        while !readiness.load(ordering: .acquiring) {
-            if Task.isShuttingDownGracefully || Task.isCancelled { return false }
-            try? await CancellableSleep.sleep(for: .milliseconds(20))
-        }
-        return true
     }
 
     /// Calls `observer(user, online)` when a user's first connection on this node opens or
@@ -202,14 +193,14 @@ public final class RealtimeHub: Sendable {
     /// ephemeral one (`persist: false`, e.g. a high-rate location) is only delivered.
     ///
     /// With an `ackToken`, each receiving client is asked to acknowledge the delivery and the
-    /// first ack reaches `acknowledge(_:)` (and the `onAcknowledge` observers) on the node
+    /// first ack reaches `acknowledge(_:)` (and the observer of the token's kind) on the node
     /// holding that client. Such an event is never kept for replay (as the reference
     /// Socket.IO server never stores an ack-carrying packet): its ack decides its fate — a
     /// notification nobody acknowledged falls back to push and waits in the inbox — so a
     /// replay after a reconnect would only deliver it a second time.
     @discardableResult
     public func publish(
-        _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackToken: String? = nil
+        _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackToken: AckToken? = nil
     ) async throws -> RealtimeEvent {
         try await bus.publish(
             room: room, name: name, payloadJSON: SocketPacketEncoder.json(payload), persist: persist && ackToken == nil, ackToken: ackToken)
@@ -219,69 +210,6 @@ public final class RealtimeHub: Sendable {
     public func publish(batch events: [(name: String, payload: JSONValue, room: String)]) async throws {
         guard !events.isEmpty else { return }
         try await bus.publish(batch: events.map { OutgoingEvent(room: $0.room, name: $0.name, payloadJSON: SocketPacketEncoder.json($0.payload)) })
-    }
-
-    /// Publishes and waits until some client in `room` (on any node) acknowledges the event,
-    /// or `timeout` passes: true when acknowledged. The event is delivered either way.
-    public func publish(
-        _ name: String, payload: JSONValue, to room: String, persist: Bool = true, ackTimeout timeout: Duration
-    ) async throws -> Bool {
-        let token = Identifier.make("ack", length: 16)
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    self.ackWaiters.withLock { $0[token] = continuation }
-                }
-            }
-            group.addTask {
-                try? await CancellableSleep.sleep(for: timeout)
-                self.resolveAckWaiter(token, acknowledged: false)
-                return false
-            }
-            do {
-                try await publish(name, payload: payload, to: room, persist: persist, ackToken: token)
-            } catch {
-                resolveAckWaiter(token, acknowledged: false)
-                group.cancelAll()
-                throw error
-            }
-            var acknowledged = false
-            for try await result in group {
-                if result { acknowledged = true }
-                group.cancelAll()
-                break
-            }
-            resolveAckWaiter(token, acknowledged: false)
-            return acknowledged
-        }
-    }
-
-    /// Runs `observer(token)` for every client acknowledgement of an event published with an
-    /// ack token, on the node that received the ack (domain modules record it durably).
-    public func onAcknowledge(_ observer: @escaping @Sendable (String) async -> Void) {
-        ackObservers.withLock { $0.append(observer) }
-    }
-
-    /// A client acknowledged the delivery `token`: tell the observers and the waiting
-    /// publisher, here or (through the bus) on its node.
-    public func acknowledge(_ token: String) async {
-        counters.add(.acksReceived)
-        for observer in ackObservers.withLock({ $0 }) { await observer(token) }
-        if !resolveAckWaiter(token) {
-            do {
-                try await bus.forwardAck(token)
-            } catch {
-                logger.warning("forwarding an ack failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-        }
-    }
-
-    /// Resumes the publisher waiting for `token`, if it waits on this node.
-    @discardableResult
-    public func resolveAckWaiter(_ token: String, acknowledged: Bool = true) -> Bool {
-        guard let waiter = ackWaiters.withLock({ $0.removeValue(forKey: token) }) else { return false }
-        waiter.resume(returning: acknowledged)
-        return true
     }
 
     // MARK: Server-managed membership

@@ -14,10 +14,10 @@ public final class ChannelPolicy: Sendable {
     /// Thrown by a rule that refuses for a reason the client should read (a limit), not
     /// because the channel is not theirs; both protocols answer with its code.
     public struct Refusal: Error, Sendable, Equatable {
-        public var code: String
+        public var code: ErrorCode
         public var message: String
 
-        public init(code: String, message: String) {
+        public init(code: ErrorCode, message: String) {
             self.code = code
             self.message = message
         }
@@ -26,7 +26,7 @@ public final class ChannelPolicy: Sendable {
     /// The refusal of a connection that already follows `limit` channels.
     public static func tooManyChannels(_ limit: Int) -> Refusal {
         Refusal(
-            code: "TOO_MANY_CHANNELS",
+            code: .tooManyChannels,
             message: "A connection follows at most \(limit) channels (realtime.max_channels_per_connection): unsubscribe from some first.")
     }
 

@@ -20,7 +20,7 @@ public final class NativeConnection: RealtimeSubscriber {
         var bucket: TokenBucket
         var closed = false
         /// Ack tokens of deliveries sent to this connection and not yet acknowledged.
-        var pendingAcks: Set<String> = []
+        var pendingAcks: [String: AckToken] = [:]
     }
 
     init(connectionID: UInt64, identity: Identity, outboundLimit: Int, messagesPerSecond: Int, now: Date, acknowledgesDeliveries: Bool = true) {
@@ -40,20 +40,20 @@ public final class NativeConnection: RealtimeSubscriber {
     }
 
     public func deliver(_ event: RealtimeEvent, sharing frames: BroadcastFrames) {
-        let (admitted, ackToken) = state.withLock { state -> (Bool, String?) in
+        let (admitted, ackToken) = state.withLock { state -> (Bool, AckToken?) in
             guard !state.closed, state.tracker.admit(event) == .send else { return (false, nil) }
             guard let token = event.ackToken, acknowledgesDeliveries, state.pendingAcks.count < 1024 else { return (true, nil) }
-            state.pendingAcks.insert(token)
+            state.pendingAcks[token.id] = token
             return (true, token)
         }
         guard admitted else { return }
-        send(ackToken == nil ? frames.frame(for: "native") { Self.frame(event) } : Self.frame(event, ackID: ackToken))
+        send(ackToken == nil ? frames.frame(for: "native") { Self.frame(event) } : Self.frame(event, ackID: ackToken?.id))
     }
 
-    /// Takes back an ack token sent to this connection; false for one it never got (a client
-    /// cannot acknowledge someone else's delivery).
-    func takeAck(_ token: String) -> Bool {
-        state.withLock { $0.pendingAcks.remove(token) != nil }
+    /// Takes back the ack token sent to this connection as `ackID`; nil for one it never got
+    /// (a client cannot acknowledge someone else's delivery).
+    func takeAck(_ ackID: String) -> AckToken? {
+        state.withLock { $0.pendingAcks.removeValue(forKey: ackID) }
     }
 
     /// Sends a message to this client (domain handlers answer with it).
@@ -87,10 +87,10 @@ public final class NativeConnection: RealtimeSubscriber {
         send(SocketPacketEncoder.json(message))
     }
 
-    func sendError(_ code: String, _ message: String, extra: [String: JSONValue] = [:]) {
+    func sendError(_ code: ErrorCode, _ message: String, extra: [String: JSONValue] = [:]) {
         var object = extra
         object["type"] = "error"
-        object["code"] = .string(code)
+        object["code"] = .string(code.rawValue)
         object["message"] = .string(message)
         send(.object(object))
     }

@@ -101,7 +101,7 @@ public final class NativeRealtimeServer: Service, Sendable {
     func handle(_ text: String, from connection: NativeConnection) async {
         hub.counters.add(.messagesIn)
         if let wait = connection.admitMessage(now: hub.clock.now()) {
-            connection.sendError("RATE_LIMITED", "Too many messages; slow down.", extra: ["retry_after_ms": .number(Double(wait))])
+            connection.sendError(.rateLimited, "Too many messages; slow down.", extra: ["retry_after_ms": .number(Double(wait))])
             return
         }
         // The protocol's own parser (the Socket.IO one): several times faster than
@@ -109,7 +109,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         guard text.utf8.count <= configuration.maxMessageBytes, case .success(let parsed) = JSONParser.parse(Substring(text)),
             case .object(let message) = parsed.json, case .string(let type)? = message["type"]
         else {
-            connection.sendError("INVALID_MESSAGE", "Messages are JSON objects with a \"type\".")
+            connection.sendError(.invalidMessage, "Messages are JSON objects with a \"type\".")
             return
         }
         switch type {
@@ -119,8 +119,8 @@ public final class NativeRealtimeServer: Service, Sendable {
         case "ping": connection.send(["type": "pong"])
         case "ack":
             // {"type":"ack","ack_id":…} for an event that carried an ack_id.
-            guard case .string(let token)? = message["ack_id"], connection.takeAck(token) else {
-                connection.sendError("UNKNOWN_ACK", "No delivery with this ack_id is waiting for an ack.")
+            guard case .string(let ackID)? = message["ack_id"], let token = connection.takeAck(ackID) else {
+                connection.sendError(.unknownAck, "No delivery with this ack_id is waiting for an ack.")
                 return
             }
             await hub.acknowledge(token)
@@ -128,7 +128,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             if let handler = handlers.withLock({ $0[type] }) {
                 await handler(connection, message)
             } else {
-                connection.sendError("UNKNOWN_TYPE", "Unknown message type.", extra: ["message_type": .string(String(type.prefix(64)))])
+                connection.sendError(.unknownType, "Unknown message type.", extra: ["message_type": .string(String(type.prefix(64)))])
             }
         }
     }
@@ -138,7 +138,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         guard case .string(let name)? = channel, (1...200).contains(name.utf8.count),
             name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
         else {
-            connection.sendError("INVALID_CHANNEL", "A channel is a name like trip:tr_4e5f.")
+            connection.sendError(.invalidChannel, "A channel is a name like trip:tr_4e5f.")
             return nil
         }
         if !connection.isSubscribed(name), connection.channels.filter({ $0 != RoomName.user(connection.identity.userID) }).count >= configuration.maxChannels {
@@ -148,7 +148,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         }
         do {
             guard try await policy.mayAccess(connection.identity, channel: name) else {
-                connection.sendError("FORBIDDEN", "You may not subscribe to this channel.", extra: ["channel": .string(name)])
+                connection.sendError(.forbidden, "You may not subscribe to this channel.", extra: ["channel": .string(name)])
                 return nil
             }
         } catch let refusal as ChannelPolicy.Refusal {
@@ -156,7 +156,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             return nil
         } catch {
             logger.error("channel authorisation failed", metadata: ["error": "\(String(reflecting: error))"])
-            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(name)])
+            connection.sendError(.internalError, "Try again later.", extra: ["channel": .string(name)])
             return nil
         }
         return name
@@ -171,7 +171,7 @@ public final class NativeRealtimeServer: Service, Sendable {
             return .some(Int64(number))
         default: break
         }
-        connection.sendError("INVALID_EVENT_ID", "last_event_id looks like evt_123.")
+        connection.sendError(.invalidEventID, "last_event_id looks like evt_123.")
         return nil
     }
 
@@ -182,7 +182,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         var named = message["channel"]
         if named == nil, let user = message["user_id"] {
             guard case .string(let id) = user else {
-                connection.sendError("INVALID_CHANNEL", "user_id is a user id.")
+                connection.sendError(.invalidChannel, "user_id is a user id.")
                 return
             }
             named = .string(RoomName.user(id))
@@ -206,7 +206,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         } catch {
             connection.completeReplay(channel)
             logger.error("subscribe failed", metadata: ["error": "\(String(reflecting: error))"])
-            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
+            connection.sendError(.internalError, "Try again later.", extra: ["channel": .string(channel)])
         }
     }
 
@@ -235,7 +235,7 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     private func unsubscribe(_ message: [String: JSONValue], _ connection: NativeConnection) {
         guard case .string(let channel)? = message["channel"], connection.isSubscribed(channel) else {
-            connection.sendError("NOT_SUBSCRIBED", "You are not subscribed to this channel.")
+            connection.sendError(.notSubscribed, "You are not subscribed to this channel.")
             return
         }
         connection.forget(channel)
@@ -293,7 +293,7 @@ public final class NativeRealtimeServer: Service, Sendable {
         } catch {
             if subscribing { connection.completeReplay(channel) }
             logger.error("reconnect failed", metadata: ["error": "\(String(reflecting: error))"])
-            connection.sendError("INTERNAL_ERROR", "Try again later.", extra: ["channel": .string(channel)])
+            connection.sendError(.internalError, "Try again later.", extra: ["channel": .string(channel)])
         }
     }
 
@@ -305,12 +305,12 @@ public final class NativeRealtimeServer: Service, Sendable {
             let now = self.hub.clock.now().timeIntervalSince1970
             let expired = self.connections.withLock { $0.values.filter { $0.identity.expiresAt <= now } }
             for connection in expired {
-                connection.sendError("TOKEN_EXPIRED", "Your token expired; reconnect with a fresh one.")
+                connection.sendError(.tokenExpired, "Your token expired; reconnect with a fresh one.")
                 connection.queue.close()
             }
         }
         for connection in connections.withLock({ Array($0.values) }) {
-            connection.sendError("SERVER_CLOSING", "The server is restarting; reconnect.")
+            connection.sendError(.serverClosing, "The server is restarting; reconnect.")
             connection.queue.close()
         }
     }

@@ -48,7 +48,7 @@ final class NativeWebSocket: WebSocketReceiver {
         guard open.load(ordering: .relaxed) else { return }
         switch frame {
         case .text(let text): post(.message(text))
-        case .binary: connection.sendError("INVALID_MESSAGE", "Messages are JSON text.")
+        case .binary: connection.sendError(.invalidMessage, "Messages are JSON text.")
         }
     }
 
@@ -60,7 +60,7 @@ final class NativeWebSocket: WebSocketReceiver {
     }
 
     func shouldQuiesce() {
-        connection.sendError("SERVER_CLOSING", "The server is restarting; reconnect.")
+        connection.sendError(.serverClosing, "The server is restarting; reconnect.")
         connection.queue.close()
     }
 }

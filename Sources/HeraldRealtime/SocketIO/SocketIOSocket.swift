@@ -28,7 +28,7 @@ public final class SocketIOSocket: RoomFollower {
         var nextAckID = 0
         var pendingAcks: [Int: CheckedContinuation<[SocketValue]?, Never>] = [:]
         /// Ack ids of broadcast deliveries that asked for an ack, to their hub ack tokens.
-        var deliveryAcks: [Int: String] = [:]
+        var deliveryAcks: [Int: AckToken] = [:]
         var connected = true
     }
 

@@ -48,7 +48,8 @@ public final class SocketIOTokenExpiry: Service, Sendable {
             return expired
         }
         for socket in expired {
-            socket.emit("error", [.object(["code": .string("TOKEN_EXPIRED"), "message": .string("Your token expired; reconnect with a fresh one.")])])
+            socket.emit(
+                "error", [.object(["code": .string(ErrorCode.tokenExpired.rawValue), "message": .string("Your token expired; reconnect with a fresh one.")])])
             socket.disconnect()
         }
         return expired.count

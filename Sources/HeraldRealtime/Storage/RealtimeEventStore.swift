@@ -8,11 +8,11 @@ import SQLKit
 /// Why a counter row per room: `INSERT … ON CONFLICT DO UPDATE … RETURNING` increments it
 /// atomically and holds the row lock until commit, so on PostgreSQL a room's events commit
 /// (and are NOTIFYed) in sequence order even when several nodes publish to it.
-public struct RealtimeEventStore: Sendable {
-    public init() {}
+struct RealtimeEventStore: Sendable {
+    init() {}
 
     /// Appends an event and returns its sequence number. Run inside a transaction.
-    public func append(_ db: any SQLDatabase, room: String, event: String, payload: String, now: Int64) async throws -> Int64 {
+    func append(_ db: any SQLDatabase, room: String, event: String, payload: String, now: Int64) async throws -> Int64 {
         guard
             let row = try await db.raw(
                 """
@@ -39,7 +39,7 @@ public struct RealtimeEventStore: Sendable {
     ///
     /// Why: a batch of driver locations touches a thousand trip rooms; two statements per
     /// event would make each commit a thousand round trips.
-    public func appendBatch(_ db: any SQLDatabase, _ events: [(room: String, event: String, payload: String)], now: Int64) async throws -> [Int64] {
+    func appendBatch(_ db: any SQLDatabase, _ events: [(room: String, event: String, payload: String)], now: Int64) async throws -> [Int64] {
         guard !events.isEmpty else { return [] }
         var counts: [String: Int64] = [:]
         var rooms: [String] = []
@@ -82,13 +82,13 @@ public struct RealtimeEventStore: Sendable {
     }
 
     /// The room's last sequence number (0 when nothing was ever published).
-    public func lastSeq(_ db: any SQLDatabase, room: String) async throws -> Int64 {
+    func lastSeq(_ db: any SQLDatabase, room: String) async throws -> Int64 {
         try await db.raw("SELECT last_seq FROM realtime_rooms WHERE room = \(bind: room)").first()?
             .decode(column: "last_seq", as: Int64.self) ?? 0
     }
 
     /// Events of `room` after `seq`, oldest first, at most `limit`.
-    public func events(_ db: any SQLDatabase, room: String, after seq: Int64, limit: Int) async throws -> [StoredRealtimeEvent] {
+    func events(_ db: any SQLDatabase, room: String, after seq: Int64, limit: Int) async throws -> [StoredRealtimeEvent] {
         try await db.raw(
             """
             SELECT room, seq, event, payload, created_at FROM realtime_events
@@ -97,7 +97,7 @@ public struct RealtimeEventStore: Sendable {
         ).all().map(Self.decode)
     }
 
-    public func event(_ db: any SQLDatabase, room: String, seq: Int64) async throws -> StoredRealtimeEvent? {
+    func event(_ db: any SQLDatabase, room: String, seq: Int64) async throws -> StoredRealtimeEvent? {
         try await db.raw(
             "SELECT room, seq, event, payload, created_at FROM realtime_events WHERE room = \(bind: room) AND seq = \(bind: seq)"
         ).first().map(Self.decode)
@@ -106,7 +106,7 @@ public struct RealtimeEventStore: Sendable {
     /// Deletes events older than `before` and, per room, all but the newest `keep`.
     /// Returns how many were deleted.
     @discardableResult
-    public func trim(_ db: any SQLDatabase, before: Int64, keepPerRoom keep: Int) async throws -> Int {
+    func trim(_ db: any SQLDatabase, before: Int64, keepPerRoom keep: Int) async throws -> Int {
         let old = try await db.raw("DELETE FROM realtime_events WHERE created_at < \(bind: before) RETURNING seq").all().count
         let excess = try await db.raw(
             """

@@ -11,10 +11,10 @@ public struct WebSocketRefusal: Sendable {
     }
 
     /// Herald's error envelope.
-    public static func error(_ status: Int, code: String, message: String) -> WebSocketRefusal {
+    public static func error(_ status: Int, code: ErrorCode, message: String) -> WebSocketRefusal {
         var json = JSONWriter()
         json.ascii(#"{"error":{"code":"#)
-        json.write(string: code)
+        json.write(string: code.rawValue)
         json.ascii(#","message":"#)
         json.write(string: message)
         json.ascii("}}")
@@ -22,5 +22,5 @@ public struct WebSocketRefusal: Sendable {
     }
 
     /// An upgrade to no WebSocket endpoint (or with a protocol version or transport it does not serve).
-    public static let notFound = error(404, code: "NOT_FOUND", message: "No WebSocket endpoint here.")
+    public static let notFound = error(404, code: .notFound, message: "No WebSocket endpoint here.")
 }

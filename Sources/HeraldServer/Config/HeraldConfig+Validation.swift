@@ -71,8 +71,6 @@ extension HeraldConfig {
         checks.check(idempotency.ttlSeconds >= 60, "idempotency.ttl_seconds", "must be at least 60")
         checks.check(idempotency.waitSeconds >= 0 && idempotency.waitSeconds <= 120, "idempotency.wait_seconds", "must be between 0 and 120")
         checks.check(idempotency.lockTimeoutSeconds >= 1, "idempotency.lock_timeout_seconds", "must be positive")
-        checks.check(["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logging.level), "logging.level", "unknown level")
-        checks.check(["text", "json"].contains(logging.format), "logging.format", "must be text or json")
         checks.add(database.validationErrors())
         checks.add(auth.validationErrors())
         checks.add(realtime.validationErrors())

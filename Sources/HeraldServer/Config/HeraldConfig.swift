@@ -189,9 +189,18 @@ public struct IdempotencyConfig: ConfigSection, Sendable, Equatable {
 
 public struct LoggingConfig: ConfigSection, Sendable, Equatable {
     /// trace, debug, info, notice, warning, error, critical.
-    public var level = "info"
+    public var level = LogLevel.info
     /// `text` (human-readable, one line per event) or `json` (one JSON object per line).
-    public var format = "text"
+    public var format = LogFormat.text
 
     public init() {}
+}
+
+/// swift-log's levels, as a file names them.
+public enum LogLevel: String, ConfigChoice, Equatable {
+    case trace, debug, info, notice, warning, error, critical
+}
+
+public enum LogFormat: String, ConfigChoice, Equatable {
+    case text, json
 }

@@ -31,15 +31,17 @@ public struct DispatchModule: Sendable {
         return text
     }
 
-    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
+    init(
+        config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, schemaReady: StartupGate,
+        clock: any HeraldClock, logger: Logger
+    ) {
         let service = DispatchService(
             database: database, hub: realtime.hub, notifications: notifications.service, config: config.dispatch, clock: clock, logger: logger,
             payments: config.payments, gateway: Self.gateway(config.payments, database: database, clock: clock, logger: logger),
             liveActivities: notifications.liveActivities)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .job)
         DispatchSocketEvents(dispatch: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
-        let hub = realtime.hub
-        let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
+        let ready: @Sendable () async -> Bool = { await schemaReady.wait() }
         let sync = DriverIndexSync(
             dispatch: service, interval: .milliseconds(config.dispatch.indexSyncIntervalMs), pullsChanges: database.engine == .postgres, ready: ready)
         self.service = service
@@ -51,7 +53,7 @@ public struct DispatchModule: Sendable {
     /// The configured payment provider (`payments.provider`; validated at start). Stripe keeps
     /// each user's Customer in the shared database, so every node charges the same one.
     static func gateway(_ config: PaymentsConfig, database: any Database, clock: any HeraldClock, logger: Logger) -> any PaymentGateway {
-        if config.provider == "stripe", let key = config.stripe.secretKey {
+        if config.provider == .stripe, let key = config.stripe.secretKey {
             return StripeGateway(
                 baseURL: config.stripe.baseURL, secretKey: key, apiVersion: config.stripe.apiVersion, timeout: .seconds(config.stripe.timeoutSeconds),
                 customers: PaymentCustomerStore(database: database, clock: clock), logger: logger)

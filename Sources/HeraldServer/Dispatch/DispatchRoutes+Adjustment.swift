@@ -50,7 +50,7 @@ extension DispatchRoutes {
                         events.map { event in
                             [
                                 "operation": .string(event.operation), "amount_minor": event.amountMinor.map { .number(Double($0)) } ?? .null,
-                                "outcome": .string(event.outcome), "error_code": event.errorCode.map(JSONValue.string) ?? .null,
+                                "outcome": .string(event.outcome.rawValue), "error_code": event.errorCode.map(JSONValue.string) ?? .null,
                                 "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
                             ]
                         }),

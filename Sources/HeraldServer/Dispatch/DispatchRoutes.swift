@@ -234,8 +234,8 @@ struct DispatchRoutes {
                     "events": .array(
                         events.map { event in
                             [
-                                "from_status": event.fromStatus.map(JSONValue.string) ?? .null, "to_status": .string(event.toStatus),
-                                "actor_id": event.actorID.map(JSONValue.string) ?? .null, "actor_role": .string(event.actorRole),
+                                "from_status": event.fromStatus.map { .string($0.rawValue) } ?? .null, "to_status": .string(event.toStatus.rawValue),
+                                "actor_id": event.actorID.map(JSONValue.string) ?? .null, "actor_role": .string(event.actorRole.rawValue),
                                 "reason": event.reason.map(JSONValue.string) ?? .null, "at": .string(Timestamp.string(epochMilliseconds: event.createdAt)),
                             ]
                         }),

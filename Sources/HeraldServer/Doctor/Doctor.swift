@@ -160,7 +160,7 @@ public enum Doctor {
                     findings.append(DoctorFinding(.failed, name, short(error)))
                     continue
                 }
-                let environment = provider == .apns ? APNsEnvironment(rawValue: app.apns?.environment ?? "") ?? .production : nil
+                let environment = provider == .apns ? app.apns?.environment ?? .production : nil
                 guard let sender = made.senders[PushRoute(provider: provider, app: PushApps.defaultID, environment: environment)] else { continue }
                 findings.append(
                     await probe(provider, sender: sender, push: only, vapidPublicKey: made.vapidPublicKeys[PushApps.defaultID], dryRun: dryRun, name: name))

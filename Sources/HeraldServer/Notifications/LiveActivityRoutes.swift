@@ -22,7 +22,7 @@ struct LiveActivityRoutes {
             let body = try await request.jsonObject(context: context)
             let channel = try await service.channel(userID: identity.userID, body: body)
             let json = LiveActivityService.json(
-                channel, attributesType: service.config.attributesType(channel.record.kind.rawValue), storage: service.config.channelStoragePolicy)
+                channel, attributesType: service.config.attributesType(channel.record.kind.rawValue), storage: service.config.channelStorage)
             return try Envelope.response(json, status: channel.created ? .created : .ok, context: context, clock: clock)
         }
         api.get("/live-activities") { _, context in

@@ -73,9 +73,11 @@ public struct NotificationModule: Sendable {
         return (senders, clients, vapidPublicKeys)
     }
 
-    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, clock: any HeraldClock, logger: Logger) async throws {
+    init(
+        config: HeraldConfig, database: any Database, realtime: RealtimeGateway, schemaReady: StartupGate, clock: any HeraldClock, logger: Logger
+    ) async throws {
         let hub = realtime.hub
-        let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
+        let ready: @Sendable () async -> Bool = { await schemaReady.wait() }
         var worker: DeliveryWorker?
         var liveActivityWorker: LiveActivityWorker?
         let logSender: LogPushSender
@@ -87,9 +89,7 @@ public struct NotificationModule: Sendable {
         // Last of what can fail: the HTTP clients made here must run (and shut down) as services.
         let providers = try await Self.providerSenders(config.push, clock: clock)
         let apps = Set(config.push.resolvedApps.keys)
-        var environments: [String: APNsEnvironment] = [:]
-        for (id, app) in config.push.resolvedApps { environments[id] = app.apns.flatMap { APNsEnvironment(rawValue: $0.environment) } }
-        let senders = PushSenders(providers.senders, environments: environments, fallback: logSender)
+        let senders = PushSenders(providers.senders, environments: config.push.apnsEnvironments, fallback: logSender)
         // Every node makes the channels its requests ask for, worker or not.
         let liveActivities = LiveActivityService(
             database: database, config: config.notifications.liveActivities, apps: apps, senders: senders, clock: clock, logger: logger)
@@ -104,6 +104,7 @@ public struct NotificationModule: Sendable {
         let service = NotificationService(
             database: database, hub: hub, presence: realtime.presence, config: config.notifications, clock: clock, logger: logger,
             handoff: worker?.handoff, pushQueued: { wakeWorker?.wake() })
+        realtime.hub.onAcknowledge(.delivery) { [weak service] deliveryID in await service?.acknowledged(deliveryID: deliveryID) }
         let inbox = NotificationInbox(service: service)
         NotificationSocketEvents(inbox: inbox, logger: logger).install(socketIO: realtime.socketIO, native: realtime.native)
         let sweepInterval = Duration.milliseconds(max(50, min(1000, config.notifications.ackTimeoutMs / 4)))

@@ -66,9 +66,9 @@ struct NotificationRoutes {
                         .object([
                             "notification": NotificationJSON.object(outcome.notification),
                             "deduplicated": .bool(outcome.deduplicated),
-                            "channel": .string(outcome.channel),
+                            "channel": .string(outcome.channel.rawValue),
                             "push_deliveries": .number(Double(outcome.pushDeliveries)),
-                            "push_suppressed": outcome.pushSuppressed.map(JSONValue.string) ?? .null,
+                            "push_suppressed": outcome.pushSuppressed.map { .string($0.rawValue) } ?? .null,
                         ])
                     }
                     let created = outcomes.contains { !$0.deduplicated }

@@ -30,12 +30,12 @@ public final class RealtimeGateway: Sendable {
 
     public init(
         config: RealtimeConfig, database: any Database, verifier: TokenVerifier?, clock: any HeraldClock, logger: Logger,
-        socketIOPath: String = "/socket.io"
+        schemaReady: StartupGate, socketIOPath: String = "/socket.io"
     ) {
         self.config = config
         self.logger = logger
         self.socketIOPath = socketIOPath
-        let hub = RealtimeHub(database: database, clock: clock, logger: logger, ready: false)
+        let hub = RealtimeHub(database: database, clock: clock, logger: logger, schemaReady: schemaReady)
         let nodeID = Identifier.make("node", length: 12)
         var services: [any Service] = []
         if let bus = ClusterBusFactory.attach(to: hub, database: database, nodeID: nodeID, logger: logger) { services.append(bus) }
@@ -125,16 +125,16 @@ public final class RealtimeGateway: Sendable {
             else { return nil }
             return .some(name)
         }
-        @Sendable func error(_ code: String, _ message: String) -> SocketValue {
-            .object(["status": .string("error"), "code": .string(code), "message": .string(message)])
+        @Sendable func error(_ code: ErrorCode, _ message: String) -> SocketValue {
+            SocketValue(SocketErrorReply.json(code, message))
         }
         socketIO.on("subscribe") { socket, arguments, ack in
             guard let identity = socket.identity else {
-                ack?(error("UNAUTHORIZED", "Connect with a token."))
+                ack?(error(.unauthorized, "Connect with a token."))
                 return
             }
             guard let requested = channel(arguments) else {
-                ack?(error("INVALID_CHANNEL", "A channel is a name like stop:200060."))
+                ack?(error(.invalidChannel, "A channel is a name like stop:200060."))
                 return
             }
             let userRoom = RoomName.user(identity.userID)
@@ -149,7 +149,7 @@ public final class RealtimeGateway: Sendable {
             }
             do {
                 guard try await policy.mayAccess(identity, channel: name) else {
-                    ack?(error("FORBIDDEN", "You may not subscribe to this channel."))
+                    ack?(error(.forbidden, "You may not subscribe to this channel."))
                     return
                 }
                 try await socket.join(name)
@@ -158,12 +158,12 @@ public final class RealtimeGateway: Sendable {
                 ack?(error(refusal.code, refusal.message))
             } catch {
                 logger.error("subscribing a socket failed", metadata: ["error": "\(String(reflecting: error))"])
-                ack?(.object(["status": .string("error"), "code": .string("INTERNAL_ERROR"), "message": .string("Try again later.")]))
+                ack?(SocketValue(SocketErrorReply.internalError))
             }
         }
         socketIO.on("unsubscribe") { socket, arguments, ack in
             guard case .some(.some(let name)) = channel(arguments), socket.rooms.contains(name), name != RoomName.user(socket.userID ?? "") else {
-                ack?(error("NOT_SUBSCRIBED", "You are not subscribed to this channel."))
+                ack?(error(.notSubscribed, "You are not subscribed to this channel."))
                 return
             }
             socket.leave(name)
@@ -242,7 +242,7 @@ public final class RealtimeGateway: Sendable {
             } catch let failure as AuthFailure {
                 throw APIError.unauthorized(failure.message)
             }
-            throw APIError(status: 426, code: "UPGRADE_REQUIRED", message: "This endpoint speaks WebSocket: send Upgrade: websocket.")
+            throw APIError(status: 426, code: .upgradeRequired, message: "This endpoint speaks WebSocket: send Upgrade: websocket.")
         }
     }
 
@@ -259,13 +259,13 @@ public final class RealtimeGateway: Sendable {
         let normalized = path.hasSuffix("/") ? path.dropLast() : path
         guard normalized == Self.nativePath else { return .refuse(.notFound) }
         guard let verifier, let token = query["token"] ?? Self.bearer(authorization) else {
-            return .refuse(.error(401, code: "UNAUTHORIZED", message: "Connect with ?token=<JWT> (or an Authorization header)."))
+            return .refuse(.error(401, code: .unauthorized, message: "Connect with ?token=<JWT> (or an Authorization header)."))
         }
         let identity: Identity
         do {
             identity = try await verifier.verify(token)
         } catch {
-            return .refuse(.error(401, code: "UNAUTHORIZED", message: error.message))
+            return .refuse(.error(401, code: .unauthorized, message: error.message))
         }
         let native = self.native
         let acks = DeliveryAcks.acknowledges(auth: nil, query: query)

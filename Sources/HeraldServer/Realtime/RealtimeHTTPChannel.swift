@@ -95,7 +95,7 @@ public struct RealtimeHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     static let originRefusal = WebSocketRefusal.error(
-        403, code: ErrorCode.originNotAllowed.rawValue, message: "Pages on this origin may not open Herald's WebSockets (cors.allowed_origins).")
+        403, code: .originNotAllowed, message: "Pages on this origin may not open Herald's WebSockets (cors.allowed_origins).")
 
     /// NIO looks for an upgrade only in a connection's first request. An upgrade asked for
     /// later on a kept-alive connection is sent back to the same URI on a new connection

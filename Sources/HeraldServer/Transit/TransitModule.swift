@@ -21,13 +21,15 @@ public struct TransitModule: Sendable {
     let clock: any HeraldClock
     let publicURL: String?
 
-    init(config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, clock: any HeraldClock, logger: Logger) {
+    init(
+        config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, schemaReady: StartupGate,
+        clock: any HeraldClock, logger: Logger
+    ) {
         let service = TransitService(
             config: config.transit, database: database, hub: realtime.hub, liveActivities: notifications.liveActivities, clock: clock, logger: logger)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .departures)
         let imports = TransitImportRunner(service: service)
-        let hub = realtime.hub
-        let ready: @Sendable () async -> Bool = { await hub.waitUntilReady() }
+        let ready: @Sendable () async -> Bool = { await schemaReady.wait() }
         var services: [any Service] = [service.fetcher, service.reloadLoop(ready: ready), imports]
         if let refresh = service.refreshLoop(ready: ready) { services.append(refresh) }
         services += service.pollLoops(ready: ready)
@@ -130,7 +132,7 @@ struct TransitChannels {
             let limit = service.config.maxFollowedItineraries
             if service.hub.localRoomCount(ofUser: identity.userID, prefix: ItineraryWatch.prefix, besides: channel) >= limit {
                 throw ChannelPolicy.Refusal(
-                    code: "TOO_MANY_CHANNELS",
+                    code: .tooManyChannels,
                     message: "A user follows at most \(limit) itineraries at once (transit.max_followed_itineraries): unsubscribe from some first.")
             }
             return true

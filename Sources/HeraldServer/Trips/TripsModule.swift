@@ -15,17 +15,16 @@ public struct TripsModule: Sendable {
 
     init(
         config: HeraldConfig, database: any Database, realtime: RealtimeGateway, notifications: NotificationModule, dispatch: DispatchModule,
-        clock: any HeraldClock, logger: Logger
+        schemaReady: StartupGate, clock: any HeraldClock, logger: Logger
     ) {
         let service = TripService(
             database: database, hub: realtime.hub, notifications: notifications.service, dispatch: dispatch.service, config: config.trips,
-            clock: clock, logger: logger, liveActivities: notifications.liveActivities)
+            clock: clock, logger: logger, liveActivities: notifications.liveActivities, schemaReady: schemaReady)
         dispatch.service.observeLocations(service)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .trip)
         TripSocketEvents(trips: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
-        let hub = realtime.hub
         self.service = service
-        self.services = [service.rideScheduler(ready: { await hub.waitUntilReady() }), service.writer]
+        self.services = [service.rideScheduler(ready: { await schemaReady.wait() }), service.writer]
         self.clock = clock
     }
 

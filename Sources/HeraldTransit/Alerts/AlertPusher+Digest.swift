@@ -9,7 +9,7 @@ import ServiceLifecycle
 extension AlertPusher {
     /// Sends due digests every 30 seconds; nil when quiet-hour pushes are dropped.
     public func digestLoop(ready: @escaping @Sendable () async -> Bool) -> (any Service)? {
-        guard config.quietHours == "digest" else { return nil }
+        guard config.quietHours == .digest else { return nil }
         return DuePoller("transit alert digests", interval: .seconds(30), wake: WakeSignal(), logger: logger, ready: ready) { [self] in
             try await sendDueDigests()
         }

@@ -298,7 +298,7 @@ public final class AlertPusher: Sendable {
             alert, users: users, line: target.line, routeID: target.routeID, stopIDs: target.stopIDs, delayMinutes: target.delayMinutes, sounds: sounds)
         let prepared = try await notifications.prepare(draft)
         let ids = prepared.notificationIDs
-        let digest = config.quietHours == "digest"
+        let digest = config.quietHours == .digest
         let written = try await db.unitOfWork { [pushes, digests, notifications] work -> NotificationService.WrittenSend in
             let db = work.db
             let fresh = try await pushes.record(
@@ -308,7 +308,7 @@ public final class AlertPusher: Sendable {
             if sounds {
                 // Held by quiet hours or the user's settings, the push never played: the next
                 // version inside the cooldown may still sound.
-                let unheard = written.channels.filter { $0.value == "inbox" }.map(\.key)
+                let unheard = written.channels.filter { $0.value == .inbox }.map(\.key)
                 if !unheard.isEmpty {
                     try await pushes.markQuiet(db, alertID: version.alertID, fingerprint: version.fingerprint, userIDs: unheard)
                 }

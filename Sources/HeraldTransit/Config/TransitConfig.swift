@@ -113,7 +113,7 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         public var push = true
         /// What happens to a push quiet hours held back: `digest` (one summary push when the
         /// quiet hours end, for the alerts still in force) or `drop` (the inbox keeps it).
-        public var quietHours = "digest"
+        public var quietHours = AlertQuietHours.digest
         /// The push's `deep_link`; `{alert_id}` is replaced.
         public var deepLink = "transitapp://alerts/{alert_id}"
         /// Send `title-loc-key`/`loc-key` (ALERT_TITLE_<EFFECT>) for the app's Localizable.strings.
@@ -139,7 +139,6 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
 
         func validationErrors() -> [FieldError] {
             var checks = ConfigChecks("transit.alerts")
-            checks.check(["digest", "drop"].contains(quietHours), "quiet_hours", "must be digest or drop")
             checks.check(!deepLink.isEmpty && deepLink.count <= 500, "deep_link", "must be 1 to 500 characters")
             checks.check((1...3600).contains(leaseSeconds), "lease_seconds", "must be between 1 and 3600")
             checks.check((1...5000).contains(batchSize), "batch_size", "must be between 1 and 5000")
@@ -236,4 +235,12 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         checks.add(planner.validationErrors())
         return checks.errors
     }
+}
+
+/// What happens to an alert push that quiet hours held back (`transit.alerts.quiet_hours`).
+public enum AlertQuietHours: String, ConfigChoice, Equatable {
+    /// One summary push when the quiet hours end, for the alerts still in force.
+    case digest
+    /// No push; the inbox keeps the alert.
+    case drop
 }

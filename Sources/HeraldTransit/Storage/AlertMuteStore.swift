@@ -51,11 +51,11 @@ public struct AlertMuteRecord: Sendable, Equatable, Codable {
     }
 }
 
-public struct AlertMuteStore: Sendable {
-    public init() {}
+struct AlertMuteStore: Sendable {
+    init() {}
 
     /// Sets the mute (a later end replaces an earlier one).
-    public func upsert(_ db: any SQLDatabase, _ m: AlertMuteRecord) async throws {
+    func upsert(_ db: any SQLDatabase, _ m: AlertMuteRecord) async throws {
         try await db.raw(
             """
             INSERT INTO transit_alert_mutes (user_id, kind, entity_id, until_at, alert_id, created_at)
@@ -66,13 +66,13 @@ public struct AlertMuteStore: Sendable {
     }
 
     /// The user's mutes still in force.
-    public func active(_ db: any SQLDatabase, userID: String, now: Int64) async throws -> [AlertMuteRecord] {
+    func active(_ db: any SQLDatabase, userID: String, now: Int64) async throws -> [AlertMuteRecord] {
         try await db.raw("SELECT * FROM transit_alert_mutes WHERE user_id = \(bind: userID) AND until_at > \(bind: now) ORDER BY kind, entity_id")
             .all(decoding: AlertMuteRecord.self)
     }
 
     /// The mutes in force of many users, read in IN-lists of 500.
-    public func active(_ db: any SQLDatabase, userIDs: [String], now: Int64) async throws -> [AlertMuteRecord] {
+    func active(_ db: any SQLDatabase, userIDs: [String], now: Int64) async throws -> [AlertMuteRecord] {
         var result: [AlertMuteRecord] = []
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString("SELECT * FROM transit_alert_mutes WHERE until_at > \(bind: now) AND user_id IN ")
@@ -83,7 +83,7 @@ public struct AlertMuteStore: Sendable {
     }
 
     /// Ends the user's mutes an alert set; returns how many.
-    public func delete(_ db: any SQLDatabase, userID: String, alertID: String) async throws -> Int {
+    func delete(_ db: any SQLDatabase, userID: String, alertID: String) async throws -> Int {
         try await db.raw("DELETE FROM transit_alert_mutes WHERE user_id = \(bind: userID) AND alert_id = \(bind: alertID) RETURNING entity_id").all().count
     }
 }

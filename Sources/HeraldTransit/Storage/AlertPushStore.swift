@@ -4,11 +4,11 @@ import SQLKit
 /// Which users each alert version was sent to (`transit_alert_pushes`): the row is written in
 /// the transaction that writes the user's notification, and its key (alert, version, user)
 /// lets the pair happen once across retries, crashes and nodes.
-public struct AlertPushStore: Sendable {
-    public init() {}
+struct AlertPushStore: Sendable {
+    init() {}
 
     /// Of `userIDs`, those already sent this version.
-    public func alreadySent(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws -> Set<String> {
+    func alreadySent(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws -> Set<String> {
         var sent: Set<String> = []
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString(
@@ -24,7 +24,7 @@ public struct AlertPushStore: Sendable {
     /// other on the key, and the later one gets nothing back.
     /// `sounded` says whether the push made a sound (the cooldown reads it back with the
     /// alert's `severity`).
-    public func record(
+    func record(
         _ db: any SQLDatabase, alertID: String, fingerprint: String, notifications: [(userID: String, notificationID: String)],
         sounded: Bool = true, severity: AlertSeverity? = nil, now: Int64
     ) async throws -> Set<String> {
@@ -58,7 +58,7 @@ public struct AlertPushStore: Sendable {
     /// Each user's pushes of the alert (any version) that sounded since `since` (ms), for
     /// the cooldown. A row from before the cooldown existed has no severity: it counts as
     /// the most severe, so nothing sounds twice because of the upgrade.
-    public func sounded(_ db: any SQLDatabase, alertID: String, userIDs: [String], since: Int64) async throws -> [String: [AlertCooldown.Sounded]] {
+    func sounded(_ db: any SQLDatabase, alertID: String, userIDs: [String], since: Int64) async throws -> [String: [AlertCooldown.Sounded]] {
         var result: [String: [AlertCooldown.Sounded]] = [:]
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString(
@@ -75,7 +75,7 @@ public struct AlertPushStore: Sendable {
     }
 
     /// Records that these users' pushes of the version did not sound after all.
-    public func markQuiet(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws {
+    func markQuiet(_ db: any SQLDatabase, alertID: String, fingerprint: String, userIDs: [String]) async throws {
         for chunk in userIDs.chunked(500) {
             var query = SQLQueryString(
                 "UPDATE transit_alert_pushes SET sounded = 0 WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint) AND user_id IN ")
@@ -85,7 +85,7 @@ public struct AlertPushStore: Sendable {
     }
 
     /// The notifications a user was sent about an alert (every version), newest first.
-    public func notifications(_ db: any SQLDatabase, alertID: String, userID: String) async throws -> [String] {
+    func notifications(_ db: any SQLDatabase, alertID: String, userID: String) async throws -> [String] {
         try await db.raw(
             """
             SELECT notification_id FROM transit_alert_pushes WHERE user_id = \(bind: userID) AND alert_id = \(bind: alertID)
@@ -96,7 +96,7 @@ public struct AlertPushStore: Sendable {
 
     /// Marks the user's pushes of an alert opened (the transit design's read receipt); false when
     /// the user was never sent it.
-    public func markOpened(_ db: any SQLDatabase, alertID: String, userID: String, now: Int64) async throws -> Bool {
+    func markOpened(_ db: any SQLDatabase, alertID: String, userID: String, now: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE transit_alert_pushes SET opened_at = COALESCE(opened_at, \(bind: now))

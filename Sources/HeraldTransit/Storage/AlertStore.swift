@@ -36,21 +36,21 @@ public struct PostedAlertRecord: Sendable, Equatable, Codable {
     public var stopIDs: [String] { (try? JSONDecoder().decode([String].self, from: Data(affectedStops.utf8))) ?? [] }
 }
 
-public struct AlertStore: Sendable {
-    public init() {}
+struct AlertStore: Sendable {
+    init() {}
 
     /// Alerts whose active period has not ended by `now` (a backend's alert stays until its end).
-    public func current(_ db: any SQLDatabase, now: Int64) async throws -> [PostedAlertRecord] {
+    func current(_ db: any SQLDatabase, now: Int64) async throws -> [PostedAlertRecord] {
         try await db.raw("SELECT * FROM transit_alerts WHERE active_end IS NULL OR active_end > \(bind: now) ORDER BY created_at, id")
             .all(decoding: PostedAlertRecord.self)
     }
 
-    public func find(_ db: any SQLDatabase, id: String) async throws -> PostedAlertRecord? {
+    func find(_ db: any SQLDatabase, id: String) async throws -> PostedAlertRecord? {
         try await db.raw("SELECT * FROM transit_alerts WHERE id = \(bind: id)").first(decoding: PostedAlertRecord.self)
     }
 
     /// Inserts, or replaces the alert with the same id (a backend re-posting an update).
-    public func upsert(_ db: any SQLDatabase, _ a: PostedAlertRecord) async throws -> PostedAlertRecord {
+    func upsert(_ db: any SQLDatabase, _ a: PostedAlertRecord) async throws -> PostedAlertRecord {
         try await db.raw(
             """
             INSERT INTO transit_alerts (id, severity, header, description, cause, effect, url, affected_routes, affected_stops, active_start,

@@ -54,11 +54,11 @@ public struct AlertVersionRecord: Sendable, Equatable, Codable {
     }
 }
 
-public struct AlertVersionStore: Sendable {
-    public init() {}
+struct AlertVersionStore: Sendable {
+    init() {}
 
     /// Records a version unless it is known: true when it is new.
-    public func insert(_ db: any SQLDatabase, _ v: AlertVersionRecord) async throws -> Bool {
+    func insert(_ db: any SQLDatabase, _ v: AlertVersionRecord) async throws -> Bool {
         try await db.raw(
             """
             INSERT INTO transit_alert_versions (alert_id, fingerprint, alert, status, due_at, attempts, created_at)
@@ -69,19 +69,19 @@ public struct AlertVersionStore: Sendable {
         ).first() != nil
     }
 
-    public func find(_ db: any SQLDatabase, alertID: String, fingerprint: String) async throws -> AlertVersionRecord? {
+    func find(_ db: any SQLDatabase, alertID: String, fingerprint: String) async throws -> AlertVersionRecord? {
         try await db.raw("SELECT * FROM transit_alert_versions WHERE alert_id = \(bind: alertID) AND fingerprint = \(bind: fingerprint)")
             .first(decoding: AlertVersionRecord.self)
     }
 
     /// The newest version of an alert (what `POST /alerts/{id}/mute` reads).
-    public func latest(_ db: any SQLDatabase, alertID: String) async throws -> AlertVersionRecord? {
+    func latest(_ db: any SQLDatabase, alertID: String) async throws -> AlertVersionRecord? {
         try await db.raw("SELECT * FROM transit_alert_versions WHERE alert_id = \(bind: alertID) ORDER BY created_at DESC, fingerprint LIMIT 1")
             .first(decoding: AlertVersionRecord.self)
     }
 
     /// Versions that may be claimed now: pending and due, or processing with a lapsed lease.
-    public func claimable(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [(alertID: String, fingerprint: String)] {
+    func claimable(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [(alertID: String, fingerprint: String)] {
         try await db.raw(
             """
             SELECT alert_id, fingerprint FROM transit_alert_versions
@@ -93,7 +93,7 @@ public struct AlertVersionStore: Sendable {
 
     /// Takes a version for `node` until `leaseUntil` when it is still claimable: one
     /// statement decides, so of several nodes exactly one gets it.
-    public func claim(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, now: Int64, leaseUntil: Int64) async throws
+    func claim(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, now: Int64, leaseUntil: Int64) async throws
         -> AlertVersionRecord?
     {
         try await db.raw(
@@ -107,7 +107,7 @@ public struct AlertVersionStore: Sendable {
     }
 
     /// Extends this node's lease; false when another node took the version meanwhile.
-    public func renew(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, leaseUntil: Int64) async throws -> Bool {
+    func renew(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, leaseUntil: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE transit_alert_versions SET lease_until = \(bind: leaseUntil)
@@ -118,7 +118,7 @@ public struct AlertVersionStore: Sendable {
     }
 
     /// Ends this node's processing of a version with `status`.
-    public func finish(
+    func finish(
         _ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, status: AlertVersionStatus, matched: Int?, queued: Int?, now: Int64
     ) async throws {
         try await db.raw(
@@ -131,7 +131,7 @@ public struct AlertVersionStore: Sendable {
     }
 
     /// Puts a claimed version back to wait until `dueAt` (an alert that comes into force later).
-    public func postpone(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, dueAt: Int64) async throws {
+    func postpone(_ db: any SQLDatabase, alertID: String, fingerprint: String, node: String, dueAt: Int64) async throws {
         try await db.raw(
             """
             UPDATE transit_alert_versions SET status = 'pending', due_at = \(bind: dueAt), claimed_by = NULL, lease_until = NULL
@@ -141,7 +141,7 @@ public struct AlertVersionStore: Sendable {
     }
 
     /// Whether a newer version of the alert came in after `createdAt`.
-    public func hasNewer(_ db: any SQLDatabase, alertID: String, fingerprint: String, createdAt: Int64) async throws -> Bool {
+    func hasNewer(_ db: any SQLDatabase, alertID: String, fingerprint: String, createdAt: Int64) async throws -> Bool {
         try await db.raw(
             """
             SELECT alert_id FROM transit_alert_versions

@@ -101,24 +101,24 @@ public struct FavoriteRecord: Sendable, Equatable, Codable {
     }
 }
 
-public struct FavoriteStore: Sendable {
-    public init() {}
+struct FavoriteStore: Sendable {
+    init() {}
 
-    public func list(_ db: any SQLDatabase, userID: String) async throws -> [FavoriteRecord] {
+    func list(_ db: any SQLDatabase, userID: String) async throws -> [FavoriteRecord] {
         try await db.raw("SELECT * FROM transit_favorites WHERE user_id = \(bind: userID) ORDER BY sort_order, created_at, id").all(
             decoding: FavoriteRecord.self)
     }
 
-    public func find(_ db: any SQLDatabase, id: String, userID: String) async throws -> FavoriteRecord? {
+    func find(_ db: any SQLDatabase, id: String, userID: String) async throws -> FavoriteRecord? {
         try await db.raw("SELECT * FROM transit_favorites WHERE id = \(bind: id) AND user_id = \(bind: userID)").first(decoding: FavoriteRecord.self)
     }
 
-    public func count(_ db: any SQLDatabase, userID: String) async throws -> Int {
+    func count(_ db: any SQLDatabase, userID: String) async throws -> Int {
         try await db.raw("SELECT COUNT(*) AS n FROM transit_favorites WHERE user_id = \(bind: userID)").first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
     /// Inserts unless the user already has the stop: nil then.
-    public func insert(_ db: any SQLDatabase, _ f: FavoriteRecord) async throws -> FavoriteRecord? {
+    func insert(_ db: any SQLDatabase, _ f: FavoriteRecord) async throws -> FavoriteRecord? {
         try await db.raw(
             """
             INSERT INTO transit_favorites (id, user_id, stop_id, route_id, route_ids, label, sort_order, notifications_enabled, created_at, updated_at)
@@ -131,7 +131,7 @@ public struct FavoriteStore: Sendable {
     }
 
     /// The user's favourite of this stop or route (as `record` names it).
-    public func findSame(_ db: any SQLDatabase, as record: FavoriteRecord) async throws -> FavoriteRecord? {
+    func findSame(_ db: any SQLDatabase, as record: FavoriteRecord) async throws -> FavoriteRecord? {
         try await db.raw(
             """
             SELECT * FROM transit_favorites
@@ -140,7 +140,7 @@ public struct FavoriteStore: Sendable {
         ).first(decoding: FavoriteRecord.self)
     }
 
-    public func update(_ db: any SQLDatabase, _ f: FavoriteRecord) async throws {
+    func update(_ db: any SQLDatabase, _ f: FavoriteRecord) async throws {
         try await db.raw(
             """
             UPDATE transit_favorites SET label = \(bind: f.label), sort_order = \(bind: f.sortOrder), route_ids = \(bind: f.routeIDs.map(FavoriteRecord.encodeRoutes)),
@@ -150,7 +150,7 @@ public struct FavoriteStore: Sendable {
         ).run()
     }
 
-    public func setOrder(_ db: any SQLDatabase, id: String, userID: String, sortOrder: Int, now: Int64) async throws {
+    func setOrder(_ db: any SQLDatabase, id: String, userID: String, sortOrder: Int, now: Int64) async throws {
         try await db.raw(
             "UPDATE transit_favorites SET sort_order = \(bind: sortOrder), updated_at = \(bind: now) WHERE id = \(bind: id) AND user_id = \(bind: userID)"
         ).run()
@@ -158,12 +158,12 @@ public struct FavoriteStore: Sendable {
 
     /// Every favourite at one of `stopIDs` (the alert matcher's reverse lookup, on the
     /// `(stop_id)` index), read in IN-lists of 500.
-    public func atStops(_ db: any SQLDatabase, stopIDs: [String]) async throws -> [AlertAudience.Favorite] {
+    func atStops(_ db: any SQLDatabase, stopIDs: [String]) async throws -> [AlertAudience.Favorite] {
         try await audience(db, column: "stop_id", ids: stopIDs)
     }
 
     /// Every favourite of one of `routeIDs` (on the `(route_id)` index).
-    public func ofRoutes(_ db: any SQLDatabase, routeIDs: [String]) async throws -> [AlertAudience.Favorite] {
+    func ofRoutes(_ db: any SQLDatabase, routeIDs: [String]) async throws -> [AlertAudience.Favorite] {
         try await audience(db, column: "route_id", ids: routeIDs.filter { !$0.isEmpty })
     }
 
@@ -186,7 +186,7 @@ public struct FavoriteStore: Sendable {
         return result
     }
 
-    public func delete(_ db: any SQLDatabase, id: String, userID: String) async throws -> Bool {
+    func delete(_ db: any SQLDatabase, id: String, userID: String) async throws -> Bool {
         try await db.raw("DELETE FROM transit_favorites WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id").first() != nil
     }
 }

@@ -4,24 +4,24 @@ import HeraldStorage
 import SQLKit
 
 /// Feeds, their versions, their stored zips and imports.
-public struct FeedStore: Sendable {
-    public init() {}
+struct FeedStore: Sendable {
+    init() {}
 
     /// Bytes of one stored chunk of a feed's zip.
     static let chunkBytes = 4 << 20
 
     // MARK: Feeds
 
-    public func feed(_ db: any SQLDatabase, name: String) async throws -> FeedStateRecord? {
+    func feed(_ db: any SQLDatabase, name: String) async throws -> FeedStateRecord? {
         try await db.raw("SELECT * FROM transit_feeds WHERE name = \(bind: name)").first(decoding: FeedStateRecord.self)
     }
 
-    public func feeds(_ db: any SQLDatabase) async throws -> [FeedStateRecord] {
+    func feeds(_ db: any SQLDatabase) async throws -> [FeedStateRecord] {
         try await db.raw("SELECT * FROM transit_feeds ORDER BY name").all(decoding: FeedStateRecord.self)
     }
 
     /// Makes sure the feed has a row (configured feeds, first imports).
-    public func ensure(_ db: any SQLDatabase, name: String, sourceURL: String?, now: Int64) async throws {
+    func ensure(_ db: any SQLDatabase, name: String, sourceURL: String?, now: Int64) async throws {
         try await db.raw(
             """
             INSERT INTO transit_feeds (name, source_url, next_check_at, updated_at) VALUES (\(bind: name), \(bind: sourceURL), 0, \(bind: now))
@@ -37,7 +37,7 @@ public struct FeedStore: Sendable {
 
     /// Takes the feed's import lease for `importID` until `until`, unless another import
     /// holds an unexpired one: false then.
-    public func leaseImport(_ db: any SQLDatabase, name: String, importID: String, now: Int64, until: Int64) async throws -> Bool {
+    func leaseImport(_ db: any SQLDatabase, name: String, importID: String, now: Int64, until: Int64) async throws -> Bool {
         let row = try await db.raw(
             """
             UPDATE transit_feeds SET import_lease_until = \(bind: until), import_id = \(bind: importID), updated_at = \(bind: now)
@@ -48,13 +48,13 @@ public struct FeedStore: Sendable {
         return row != nil
     }
 
-    public func releaseImport(_ db: any SQLDatabase, name: String, importID: String) async throws {
+    func releaseImport(_ db: any SQLDatabase, name: String, importID: String) async throws {
         try await db.raw("UPDATE transit_feeds SET import_lease_until = NULL, import_id = NULL WHERE name = \(bind: name) AND import_id = \(bind: importID)")
             .run()
     }
 
     /// Claims the feed's scheduled check if it is due: exactly one node gets true.
-    public func claimCheck(_ db: any SQLDatabase, name: String, now: Int64, next: Int64) async throws -> Bool {
+    func claimCheck(_ db: any SQLDatabase, name: String, now: Int64, next: Int64) async throws -> Bool {
         let row = try await db.raw(
             """
             UPDATE transit_feeds SET next_check_at = \(bind: next), checked_at = \(bind: now), updated_at = \(bind: now)
@@ -66,11 +66,11 @@ public struct FeedStore: Sendable {
     }
 
     /// Moves the next check (a failed fetch is tried again sooner than the refresh interval).
-    public func reschedule(_ db: any SQLDatabase, name: String, at: Int64) async throws {
+    func reschedule(_ db: any SQLDatabase, name: String, at: Int64) async throws {
         try await db.raw("UPDATE transit_feeds SET next_check_at = \(bind: at) WHERE name = \(bind: name) AND next_check_at > \(bind: at)").run()
     }
 
-    public func recordCheck(_ db: any SQLDatabase, name: String, etag: String?, lastModified: String?, error: String?, now: Int64) async throws {
+    func recordCheck(_ db: any SQLDatabase, name: String, etag: String?, lastModified: String?, error: String?, now: Int64) async throws {
         try await db.raw(
             """
             UPDATE transit_feeds SET etag = COALESCE(\(bind: etag), etag), last_modified = COALESCE(\(bind: lastModified), last_modified),
@@ -82,11 +82,11 @@ public struct FeedStore: Sendable {
 
     // MARK: Versions
 
-    public func version(_ db: any SQLDatabase, id: String) async throws -> FeedVersionRecord? {
+    func version(_ db: any SQLDatabase, id: String) async throws -> FeedVersionRecord? {
         try await db.raw("SELECT * FROM transit_feed_versions WHERE id = \(bind: id)").first(decoding: FeedVersionRecord.self)
     }
 
-    public func insert(_ db: any SQLDatabase, _ v: FeedVersionRecord) async throws {
+    func insert(_ db: any SQLDatabase, _ v: FeedVersionRecord) async throws {
         try await db.raw(
             """
             INSERT INTO transit_feed_versions (id, feed_name, version, sha256, size_bytes, status, source, row_count, stop_time_count, report,
@@ -99,7 +99,7 @@ public struct FeedStore: Sendable {
 
     /// Makes `versionID` the feed's serving version in one statement each (inside the
     /// caller's transaction): the old one is retired. Returns the version it replaced.
-    public func activate(_ db: any SQLDatabase, feed: String, versionID: String, now: Int64) async throws -> String? {
+    func activate(_ db: any SQLDatabase, feed: String, versionID: String, now: Int64) async throws -> String? {
         let previous = try await self.feed(db, name: feed)?.activeVersion
         try await db.raw("UPDATE transit_feed_versions SET status = 'ready', activated_at = \(bind: now) WHERE id = \(bind: versionID)").run()
         try await db.raw("UPDATE transit_feeds SET active_version = \(bind: versionID), updated_at = \(bind: now) WHERE name = \(bind: feed)").run()
@@ -111,7 +111,7 @@ public struct FeedStore: Sendable {
 
     /// Versions whose rows can go: retired ones, and loads abandoned before `staleBefore`
     /// (a node died while writing).
-    public func deletable(_ db: any SQLDatabase, staleBefore: Int64) async throws -> [String] {
+    func deletable(_ db: any SQLDatabase, staleBefore: Int64) async throws -> [String] {
         try await db.raw(
             """
             SELECT id FROM transit_feed_versions
@@ -129,7 +129,7 @@ public struct FeedStore: Sendable {
     ]
 
     /// Deletes a version's rows and zip (its `transit_feed_versions` row stays as history).
-    public func deleteRows(_ database: any Database, versionID: String) async throws {
+    func deleteRows(_ database: any Database, versionID: String) async throws {
         for table in Self.versionTables + ["transit_feed_files", "transit_offline_files"] {
             try await database.withConnection { db in
                 var query = SQLQueryString("DELETE FROM ")
@@ -148,7 +148,7 @@ public struct FeedStore: Sendable {
 
     /// Stores a version's offline database (in chunks, as the zip) and records its size and
     /// sha256 on the version.
-    public func writeOfflineFile(_ database: any Database, versionID: String, bytes: Data, sha256: String) async throws {
+    func writeOfflineFile(_ database: any Database, versionID: String, bytes: Data, sha256: String) async throws {
         try await writeChunks(database, table: "transit_offline_files", versionID: versionID, bytes: bytes)
         try await database.withConnection { db in
             try await db.raw(
@@ -157,15 +157,15 @@ public struct FeedStore: Sendable {
         }
     }
 
-    public func readOfflineFile(_ database: any Database, versionID: String) async throws -> Data? {
+    func readOfflineFile(_ database: any Database, versionID: String) async throws -> Data? {
         try await readChunks(database, table: "transit_offline_files", versionID: versionID)
     }
 
-    public func writeFile(_ database: any Database, versionID: String, zip: Data) async throws {
+    func writeFile(_ database: any Database, versionID: String, zip: Data) async throws {
         try await writeChunks(database, table: "transit_feed_files", versionID: versionID, bytes: zip)
     }
 
-    public func readFile(_ database: any Database, versionID: String) async throws -> Data? {
+    func readFile(_ database: any Database, versionID: String) async throws -> Data? {
         try await readChunks(database, table: "transit_feed_files", versionID: versionID)
     }
 
@@ -221,7 +221,7 @@ public struct FeedStore: Sendable {
 
     // MARK: Imports
 
-    public func insert(_ db: any SQLDatabase, _ i: ImportRecord) async throws {
+    func insert(_ db: any SQLDatabase, _ i: ImportRecord) async throws {
         try await db.raw(
             """
             INSERT INTO transit_imports (id, feed_name, status, source, version_id, report, error, requested_by, created_at, finished_at)
@@ -231,7 +231,7 @@ public struct FeedStore: Sendable {
         ).run()
     }
 
-    public func finish(_ db: any SQLDatabase, _ i: ImportRecord) async throws {
+    func finish(_ db: any SQLDatabase, _ i: ImportRecord) async throws {
         try await db.raw(
             """
             UPDATE transit_imports SET status = \(bind: i.status.rawValue), version_id = \(bind: i.versionID), report = \(bind: i.report),
@@ -241,7 +241,7 @@ public struct FeedStore: Sendable {
         ).run()
     }
 
-    public func importRecord(_ db: any SQLDatabase, id: String) async throws -> ImportRecord? {
+    func importRecord(_ db: any SQLDatabase, id: String) async throws -> ImportRecord? {
         try await db.raw("SELECT * FROM transit_imports WHERE id = \(bind: id)").first(decoding: ImportRecord.self)
     }
 }

@@ -29,10 +29,10 @@ public struct RealtimeSourceRecord: Sendable, Equatable, Codable {
     }
 }
 
-public struct RealtimeFeedStore: Sendable {
-    public init() {}
+struct RealtimeFeedStore: Sendable {
+    init() {}
 
-    public func ensure(_ db: any SQLDatabase, source: String, feed: String, now: Int64) async throws {
+    func ensure(_ db: any SQLDatabase, source: String, feed: String, now: Int64) async throws {
         try await db.raw(
             """
             INSERT INTO transit_realtime_feeds (source, feed_name, next_poll_at, updated_at) VALUES (\(bind: source), \(bind: feed), 0, \(bind: now))
@@ -41,12 +41,12 @@ public struct RealtimeFeedStore: Sendable {
         ).run()
     }
 
-    public func all(_ db: any SQLDatabase) async throws -> [RealtimeSourceRecord] {
+    func all(_ db: any SQLDatabase) async throws -> [RealtimeSourceRecord] {
         try await db.raw("SELECT * FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all(decoding: RealtimeSourceRecord.self)
     }
 
     /// Which sources have a message and since when (no payloads: a cheap check for changes).
-    public func heads(_ db: any SQLDatabase) async throws -> [(source: String, feed: String, receivedAt: Int64?)] {
+    func heads(_ db: any SQLDatabase) async throws -> [(source: String, feed: String, receivedAt: Int64?)] {
         try await db.raw("SELECT source, feed_name, received_at FROM transit_realtime_feeds WHERE payload IS NOT NULL ORDER BY source").all().map {
             (
                 try $0.decode(column: "source", as: String.self), try $0.decode(column: "feed_name", as: String.self),
@@ -55,12 +55,12 @@ public struct RealtimeFeedStore: Sendable {
         }
     }
 
-    public func find(_ db: any SQLDatabase, source: String) async throws -> RealtimeSourceRecord? {
+    func find(_ db: any SQLDatabase, source: String) async throws -> RealtimeSourceRecord? {
         try await db.raw("SELECT * FROM transit_realtime_feeds WHERE source = \(bind: source)").first(decoding: RealtimeSourceRecord.self)
     }
 
     /// Claims the source's poll when it is due: one node polls each source each interval.
-    public func claimPoll(_ db: any SQLDatabase, source: String, now: Int64, next: Int64) async throws -> Bool {
+    func claimPoll(_ db: any SQLDatabase, source: String, now: Int64, next: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE transit_realtime_feeds SET next_poll_at = \(bind: next), updated_at = \(bind: now)
@@ -71,7 +71,7 @@ public struct RealtimeFeedStore: Sendable {
     }
 
     /// Keeps a good message (and the validators it came with).
-    public func store(
+    func store(
         _ db: any SQLDatabase, source: String, feed: String, payload: Data, feedTimestamp: Int64?, etag: String?, lastModified: String?, now: Int64
     ) async throws {
         try await db.raw(
@@ -87,7 +87,7 @@ public struct RealtimeFeedStore: Sendable {
     }
 
     /// A poll that found nothing new (304) or failed: the stored message stays.
-    public func recordPoll(_ db: any SQLDatabase, source: String, error: String?, now: Int64) async throws {
+    func recordPoll(_ db: any SQLDatabase, source: String, error: String?, now: Int64) async throws {
         try await db.raw("UPDATE transit_realtime_feeds SET last_error = \(bind: error), updated_at = \(bind: now) WHERE source = \(bind: source)").run()
     }
 }

@@ -1,3 +1,5 @@
+import HeraldDispatch
+
 /// A ride request offered to one driver: one row of `ride_offers`. Times are epoch ms.
 public struct RideOfferRecord: Sendable, Equatable, Codable {
     public var requestID: String
@@ -7,7 +9,7 @@ public struct RideOfferRecord: Sendable, Equatable, Codable {
     public var distanceM: Int64?
     public var offeredAt: Int64
     /// nil while undecided; `won` for the driver who took it, else why the others lost it.
-    public var outcome: String?
+    public var outcome: OfferOutcome?
 
     enum CodingKeys: String, CodingKey {
         case round, outcome

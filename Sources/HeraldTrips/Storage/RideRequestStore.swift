@@ -1,12 +1,13 @@
+import HeraldDispatch
 import HeraldStorage
 import SQLKit
 
 /// Ride requests and their offers. Every state change is one conditional UPDATE on `state`,
 /// so an accept, a cancel and an expiry racing each other have exactly one winner.
-public struct RideRequestStore: Sendable {
-    public init() {}
+struct RideRequestStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, _ r: RideRequestRecord) async throws {
+    func insert(_ db: any SQLDatabase, _ r: RideRequestRecord) async throws {
         try await db.raw(
             """
             INSERT INTO ride_requests (id, rider_id, state, pickup_latitude, pickup_longitude, pickup_address, pickup_place_id,
@@ -24,7 +25,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// A page of a rider's requests (nil: everyone's), newest first, with the total.
-    public func history(_ db: any SQLDatabase, riderID: String?, offset: Int, limit: Int) async throws -> (requests: [RideRequestRecord], total: Int) {
+    func history(_ db: any SQLDatabase, riderID: String?, offset: Int, limit: Int) async throws -> (requests: [RideRequestRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         if let riderID {
             filter.appendInterpolation(unsafeRaw: " AND rider_id = ")
@@ -35,12 +36,12 @@ public struct RideRequestStore: Sendable {
         return (rows, total)
     }
 
-    public func find(_ db: any SQLDatabase, id: String) async throws -> RideRequestRecord? {
+    func find(_ db: any SQLDatabase, id: String) async throws -> RideRequestRecord? {
         try await db.raw("SELECT * FROM ride_requests WHERE id = \(bind: id)").first(decoding: RideRequestRecord.self)
     }
 
     /// Open requests whose pickup is in `cell` (the surge's demand).
-    public func openCount(_ db: any SQLDatabase, cell: String, now: Int64) async throws -> Int {
+    func openCount(_ db: any SQLDatabase, cell: String, now: Int64) async throws -> Int {
         let row = try await db.raw(
             "SELECT COUNT(*) AS n FROM ride_requests WHERE surge_cell = \(bind: cell) AND state = 'SEARCHING' AND expires_at > \(bind: now)"
         ).first()
@@ -48,7 +49,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// The accept: SEARCHING → MATCHED for the first driver; nil for everyone after.
-    public func match(_ db: any SQLDatabase, id: String, driverID: String, tripID: String, now: Int64) async throws -> RideRequestRecord? {
+    func match(_ db: any SQLDatabase, id: String, driverID: String, tripID: String, now: Int64) async throws -> RideRequestRecord? {
         try await db.raw(
             """
             UPDATE ride_requests SET state = 'MATCHED', driver_id = \(bind: driverID), trip_id = \(bind: tripID), next_round_at = NULL,
@@ -60,7 +61,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// SEARCHING → `to` (CANCELLED or EXPIRED); nil when it was no longer searching.
-    public func close(_ db: any SQLDatabase, id: String, to state: RideRequestState, now: Int64, onlyIfExpired: Bool) async throws -> RideRequestRecord? {
+    func close(_ db: any SQLDatabase, id: String, to state: RideRequestState, now: Int64, onlyIfExpired: Bool) async throws -> RideRequestRecord? {
         var query = SQLQueryString(
             "UPDATE ride_requests SET state = \(bind: state.rawValue), next_round_at = NULL, updated_at = \(bind: now) WHERE id = \(bind: id) AND state = 'SEARCHING'"
         )
@@ -73,7 +74,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// Starts offer round `round` unless another node did (the conditional update on the round).
-    public func startRound(_ db: any SQLDatabase, id: String, round: Int, radius: Int64, nextRoundAt: Int64, now: Int64) async throws -> Bool {
+    func startRound(_ db: any SQLDatabase, id: String, round: Int, radius: Int64, nextRoundAt: Int64, now: Int64) async throws -> Bool {
         try await db.raw(
             """
             UPDATE ride_requests SET offer_round = \(bind: round), search_radius_m = \(bind: radius), next_round_at = \(bind: nextRoundAt),
@@ -85,7 +86,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// Searching requests whose round or life ended.
-    public func due(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [RideRequestRecord] {
+    func due(_ db: any SQLDatabase, now: Int64, limit: Int) async throws -> [RideRequestRecord] {
         try await db.raw(
             """
             SELECT * FROM ride_requests WHERE state = 'SEARCHING' AND next_round_at <= \(bind: now)
@@ -94,7 +95,7 @@ public struct RideRequestStore: Sendable {
         ).all(decoding: RideRequestRecord.self)
     }
 
-    public func insertOffers(_ db: any SQLDatabase, requestID: String, round: Int, offers: [(driverID: String, distance: Double)], now: Int64) async throws {
+    func insertOffers(_ db: any SQLDatabase, requestID: String, round: Int, offers: [(driverID: String, distance: Double)], now: Int64) async throws {
         for chunk in stride(from: 0, to: offers.count, by: 200).map({ Array(offers[$0..<min($0 + 200, offers.count)]) }) {
             var query = SQLQueryString("INSERT INTO ride_offers (request_id, driver_id, round, distance_m, offered_at) VALUES ")
             for (index, offer) in chunk.enumerated() {
@@ -108,7 +109,7 @@ public struct RideRequestStore: Sendable {
     }
 
     /// The offer of a request made to a driver (nil: never offered to them).
-    public func offer(_ db: any SQLDatabase, requestID: String, driverID: String) async throws -> RideOfferRecord? {
+    func offer(_ db: any SQLDatabase, requestID: String, driverID: String) async throws -> RideOfferRecord? {
         try await db.raw(
             """
             SELECT request_id, driver_id, round, distance_m, offered_at, outcome FROM ride_offers
@@ -119,7 +120,7 @@ public struct RideRequestStore: Sendable {
 
     /// The requests offered to a driver that are still open to them: undecided, still
     /// searching, not expired. Newest first.
-    public func openOffers(_ db: any SQLDatabase, driverID: String, now: Int64, limit: Int) async throws -> [(RideRequestRecord, RideOfferRecord)] {
+    func openOffers(_ db: any SQLDatabase, driverID: String, now: Int64, limit: Int) async throws -> [(RideRequestRecord, RideOfferRecord)] {
         let offers = try await db.raw(
             """
             SELECT o.request_id, o.driver_id, o.round, o.distance_m, o.offered_at, o.outcome FROM ride_offers o
@@ -136,16 +137,16 @@ public struct RideRequestStore: Sendable {
         return result
     }
 
-    public func offeredDrivers(_ db: any SQLDatabase, requestID: String) async throws -> [String] {
+    func offeredDrivers(_ db: any SQLDatabase, requestID: String) async throws -> [String] {
         try await db.raw("SELECT driver_id FROM ride_offers WHERE request_id = \(bind: requestID)").all().map {
             try $0.decode(column: "driver_id", as: String.self)
         }
     }
 
-    public func decideOffers(_ db: any SQLDatabase, requestID: String, winner: String?, outcome: String) async throws {
+    func decideOffers(_ db: any SQLDatabase, requestID: String, winner: String?, outcome: OfferOutcome) async throws {
         try await db.raw(
             """
-            UPDATE ride_offers SET outcome = CASE WHEN driver_id = \(bind: winner ?? "") THEN 'won' ELSE \(bind: outcome) END
+            UPDATE ride_offers SET outcome = CASE WHEN driver_id = \(bind: winner ?? "") THEN \(bind: OfferOutcome.won.rawValue) ELSE \(bind: outcome.rawValue) END
             WHERE request_id = \(bind: requestID) AND outcome IS NULL
             """
         ).run()

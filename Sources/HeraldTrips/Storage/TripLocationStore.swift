@@ -35,10 +35,10 @@ public struct TripLocationRow: Sendable, Equatable, Codable {
 }
 
 /// The audit trail of every trip: appended in batches, read by the trip's parties.
-public struct TripLocationStore: Sendable {
-    public init() {}
+struct TripLocationStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, _ rows: [TripLocationRow]) async throws {
+    func insert(_ db: any SQLDatabase, _ rows: [TripLocationRow]) async throws {
         for chunk in stride(from: 0, to: rows.count, by: 200).map({ Array(rows[$0..<min($0 + 200, rows.count)]) }) {
             var query = SQLQueryString(
                 "INSERT INTO trip_locations (trip_id, received_at, ordinal, sequence, latitude, longitude, accuracy_m, heading, speed_mps, altitude_m, battery_percent, is_charging, client_at, shared, warning) VALUES "
@@ -57,7 +57,7 @@ public struct TripLocationStore: Sendable {
         }
     }
 
-    public func list(_ db: any SQLDatabase, tripID: String, afterOrdinal: Int64, limit: Int) async throws -> [TripLocationRow] {
+    func list(_ db: any SQLDatabase, tripID: String, afterOrdinal: Int64, limit: Int) async throws -> [TripLocationRow] {
         try await db.raw(
             """
             SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND ordinal > \(bind: afterOrdinal)
@@ -68,7 +68,7 @@ public struct TripLocationStore: Sendable {
 
     /// The newest sample the rider was shown (state_sync's `latest_driver_location`): one
     /// step down the primary key, and there even when the event history was trimmed.
-    public func latestShared(_ db: any SQLDatabase, tripID: String) async throws -> TripLocationRow? {
+    func latestShared(_ db: any SQLDatabase, tripID: String) async throws -> TripLocationRow? {
         try await db.raw(
             "SELECT * FROM trip_locations WHERE trip_id = \(bind: tripID) AND shared = 1 ORDER BY ordinal DESC LIMIT 1"
         ).first(decoding: TripLocationRow.self)

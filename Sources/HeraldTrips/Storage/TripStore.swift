@@ -4,10 +4,10 @@ import HeraldStorage
 import SQLKit
 
 /// Trips, their state history and the last known driver location.
-public struct TripStore: Sendable {
-    public init() {}
+struct TripStore: Sendable {
+    init() {}
 
-    public func insert(_ db: any SQLDatabase, _ t: TripRecord) async throws {
+    func insert(_ db: any SQLDatabase, _ t: TripRecord) async throws {
         try await db.raw(
             """
             INSERT INTO trips (id, request_id, rider_id, driver_id, state, version, pickup_latitude, pickup_longitude, pickup_address,
@@ -23,26 +23,26 @@ public struct TripStore: Sendable {
         ).run()
     }
 
-    public func find(_ db: any SQLDatabase, id: String) async throws -> TripRecord? {
+    func find(_ db: any SQLDatabase, id: String) async throws -> TripRecord? {
         try await db.raw("SELECT * FROM trips WHERE id = \(bind: id)").first(decoding: TripRecord.self)
     }
 
     /// The trip the driver is committed to now, if any.
-    public func activeTrip(_ db: any SQLDatabase, driverID: String) async throws -> TripRecord? {
+    func activeTrip(_ db: any SQLDatabase, driverID: String) async throws -> TripRecord? {
         try await db.raw(
             "SELECT * FROM trips WHERE driver_id = \(bind: driverID) AND state IN ('ACCEPTED', 'ARRIVED', 'IN_PROGRESS')"
         ).first(decoding: TripRecord.self)
     }
 
     /// Whose trips a history page lists.
-    public enum Party: Sendable {
+    enum Party: Sendable {
         case rider(String)
         case driver(String)
         case anyone
     }
 
     /// A page of trips, newest first, with the total.
-    public func history(_ db: any SQLDatabase, of party: Party, state: TripState?, offset: Int, limit: Int) async throws -> (trips: [TripRecord], total: Int) {
+    func history(_ db: any SQLDatabase, of party: Party, state: TripState?, offset: Int, limit: Int) async throws -> (trips: [TripRecord], total: Int) {
         var filter = SQLQueryString(" WHERE 1 = 1")
         switch party {
         case .rider(let id):
@@ -62,7 +62,7 @@ public struct TripStore: Sendable {
     }
 
     /// Trips not over that the user rides or drives.
-    public func activeTripIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
+    func activeTripIDs(_ db: any SQLDatabase, userID: String) async throws -> [String] {
         try await db.raw(
             """
             SELECT id FROM trips WHERE (rider_id = \(bind: userID) OR driver_id = \(bind: userID))
@@ -76,7 +76,7 @@ public struct TripStore: Sendable {
     ]
 
     /// `from` → `to` in one conditional update; nil when the trip was no longer in `from`.
-    public func transition(
+    func transition(
         _ db: any SQLDatabase, id: String, from: TripState, to: TripState, now: Int64, cancelledBy: String?, reason: String?
     ) async throws -> TripRecord? {
         var query = SQLQueryString("UPDATE trips SET state = \(bind: to.rawValue), version = version + 1, updated_at = \(bind: now)")
@@ -95,7 +95,7 @@ public struct TripStore: Sendable {
     }
 
     /// Stores the fare of a trip that just completed.
-    public func setFinalFare(_ db: any SQLDatabase, id: String, _ fare: FinalFare) async throws -> TripRecord? {
+    func setFinalFare(_ db: any SQLDatabase, id: String, _ fare: FinalFare) async throws -> TripRecord? {
         try await db.raw(
             """
             UPDATE trips SET final_fare_minor = \(bind: fare.amountMinor), travelled_distance_m = \(bind: fare.distanceMeters),
@@ -107,7 +107,7 @@ public struct TripStore: Sendable {
 
     /// Records one side's rating of the other on a completed trip; nil when the trip is not
     /// completed or that side already rated.
-    public func rate(_ db: any SQLDatabase, id: String, byRider: Bool, rating: Int, comment: String?, now: Int64) async throws -> TripRecord? {
+    func rate(_ db: any SQLDatabase, id: String, byRider: Bool, rating: Int, comment: String?, now: Int64) async throws -> TripRecord? {
         let (ratingColumn, commentColumn) = byRider ? ("rider_rating", "rider_comment") : ("driver_rating", "driver_comment")
         var query = SQLQueryString("UPDATE trips SET ")
         query.appendInterpolation(unsafeRaw: "\(ratingColumn) = ")
@@ -120,7 +120,7 @@ public struct TripStore: Sendable {
     }
 
     /// Adds a driver's rating of `riderID` to the rider's average.
-    public func addRiderRating(_ db: any SQLDatabase, riderID: String, rating: Int) async throws {
+    func addRiderRating(_ db: any SQLDatabase, riderID: String, rating: Int) async throws {
         try await db.raw(
             """
             INSERT INTO rider_ratings (user_id, rating_total, rating_count) VALUES (\(bind: riderID), \(bind: rating), 1)
@@ -131,7 +131,7 @@ public struct TripStore: Sendable {
     }
 
     /// A rider's average rating (one decimal), nil before the first.
-    public func riderRating(_ db: any SQLDatabase, riderID: String) async throws -> Double? {
+    func riderRating(_ db: any SQLDatabase, riderID: String) async throws -> Double? {
         struct Row: Decodable {
             var ratingTotal: Int64
             var ratingCount: Int64
@@ -144,7 +144,7 @@ public struct TripStore: Sendable {
         return row.flatMap { DriverRecord.averageRating(total: $0.ratingTotal, count: $0.ratingCount) }
     }
 
-    public func recordEvent(
+    func recordEvent(
         _ db: any SQLDatabase, tripID: String, from: TripState, to: TripState, by actor: TripActor, actorID: String?, context: String, now: Int64
     ) async throws {
         try await db.raw(
@@ -157,7 +157,7 @@ public struct TripStore: Sendable {
     }
 
     /// A fraud warning: counted on the trip for operators.
-    public func flag(_ db: any SQLDatabase, id: String, code: String, now: Int64) async throws {
+    func flag(_ db: any SQLDatabase, id: String, code: String, now: Int64) async throws {
         try await db.raw(
             "UPDATE trips SET flags = flags + 1, last_flag = \(bind: code), version = version + 1, updated_at = \(bind: now) WHERE id = \(bind: id)"
         ).run()

@@ -1,14 +1,14 @@
 import HeraldStorage
 import SQLKit
 
-public struct VehicleStore: Sendable {
-    public init() {}
+struct VehicleStore: Sendable {
+    init() {}
 
-    public func find(_ db: any SQLDatabase, driverID: String) async throws -> VehicleRecord? {
+    func find(_ db: any SQLDatabase, driverID: String) async throws -> VehicleRecord? {
         try await db.raw("SELECT * FROM vehicles WHERE driver_id = \(bind: driverID)").first(decoding: VehicleRecord.self)
     }
 
-    public func upsert(_ db: any SQLDatabase, _ v: VehicleRecord) async throws -> VehicleRecord {
+    func upsert(_ db: any SQLDatabase, _ v: VehicleRecord) async throws -> VehicleRecord {
         try await db.raw(
             """
             INSERT INTO vehicles (driver_id, make, model, color, license_plate, capacity, ride_types, created_at, updated_at)
@@ -24,7 +24,7 @@ public struct VehicleStore: Sendable {
 
     /// Of `driverIDs`, those whose car serves `rideType` for `passengers` and who are not
     /// driving a trip now.
-    public func eligible(_ db: any SQLDatabase, driverIDs: [String], rideType: String, passengers: Int) async throws -> Set<String> {
+    func eligible(_ db: any SQLDatabase, driverIDs: [String], rideType: String, passengers: Int) async throws -> Set<String> {
         guard !driverIDs.isEmpty else { return [] }
         var found = Set<String>()
         for chunk in stride(from: 0, to: driverIDs.count, by: 500).map({ Array(driverIDs[$0..<min($0 + 500, driverIDs.count)]) }) {

@@ -30,7 +30,11 @@ public final class TripLocationWriter: Service, Sendable {
     /// The most samples written per commit.
     let maxBatch = 2_000
 
-    public init(hub: RealtimeHub, database: any Database, logger: Logger) {
+    /// Opens when the trail's table exists: `run` waits for it.
+    let schemaReady: StartupGate
+
+    public init(hub: RealtimeHub, database: any Database, logger: Logger, schemaReady: StartupGate = StartupGate(open: true)) {
+        self.schemaReady = schemaReady
         self.hub = hub
         self.database = database
         self.logger = logger
@@ -68,7 +72,7 @@ public final class TripLocationWriter: Service, Sendable {
     public var queued: Int { pending.withLock { $0.rows.count + $0.events.count } }
 
     public func run() async throws {
-        guard await hub.waitUntilReady() else { return }
+        guard await schemaReady.wait() else { return }
         await PeriodicLoop.run(
             every: .milliseconds(500), start: .afterInterval, wake: wake, cancellingRound: false, logger: logger, failure: "location flush failed"
         ) { while await self.flushOnce() > 0 && !Task.isCancelled {} }

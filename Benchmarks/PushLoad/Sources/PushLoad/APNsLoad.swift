@@ -26,7 +26,7 @@ struct APNsLoad: AsyncParsableCommand {
         let keyPath = try writeAPNsKey(pem: P256.Signing.PrivateKey().pemRepresentation)
         defer { try? FileManager.default.removeItem(atPath: keyPath) }
         let config = APNsConfig(
-            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", environment: "production",
+            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyFile: keyPath, topic: "com.example.herald", environment: .production,
             baseURL: url, connections: connections, caFile: ca)
         let client = try APNsSender.makeClient(config)
         let sender = try await APNsSender(config: config, client: client, clock: SystemClock())

@@ -2,7 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import HeraldCore
-import HeraldNotifications
+@_spi(Storage) import HeraldNotifications
 import HeraldPush
 import HeraldStorage
 import Logging

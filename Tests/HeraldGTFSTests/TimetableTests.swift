@@ -1,7 +1,5 @@
 import Foundation
-import HeraldCore
-import HeraldTransit
-import Synchronization
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldGTFS
@@ -9,30 +7,12 @@ import Testing
 /// Departures from the in-memory index, checked against answers worked out by hand from
 /// the feeds' text (see each test).
 @Suite struct TimetableTests {
-    /// Timetables by path, built once per test run (Halifax takes seconds in a debug build).
-    /// A test asking for a feed being built awaits the same task; the build runs on a
-    /// Dispatch thread, so it never holds the cooperative pool the other tests need.
-    static let cache = Mutex<[String: Task<Timetable, any Error>]>([:])
-
-    static func timetable(_ path: String) async throws -> Timetable {
-        let task = cache.withLock { cache in
-            if let task = cache[path] { return task }
-            let task = Task { try await BlockingWork.run { try build(path) } }
-            cache[path] = task
-            return task
-        }
-        return try await task.value
-    }
-
-    static func build(_ path: String) throws -> Timetable {
-        let (feed, report) = try TransitTestData.parse(path)
-        guard let feed else { throw TransitTestData.Missing(description: "\(path) did not parse: \(report.sorted.prefix(3))") }
-        return try Timetable(feed: feed)
-    }
+    /// The timetable of the feed at `path`, built once per test process (`GTFSFixtures`).
+    static func timetable(_ path: String) async throws -> Timetable { try await GTFSFixtures.timetable(path) }
 
     /// Epoch seconds of a wall time in the timetable's zone.
     static func local(_ t: Timetable, _ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Int64 {
-        t.zone.instant(localSeconds: Int64(ServiceDate.days(year: y, month: m, day: d)!) * 86_400 + Int64(h * 3600 + min * 60 + s))
+        GTFSFixtures.local(t, y, m, d, h, min, s)
     }
 
     static func board(_ t: Timetable, stop: String, at: Int64, limit: Int = 10, route: String? = nil, direction: Int8? = nil) -> [DepartureBoard.Row] {
@@ -45,7 +25,7 @@ import Testing
     }
 
     @Test func frequencyTripsExpandIntoRuns() async throws {
-        let t = try await Self.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await Self.timetable(try GTFSTestData.sampleFeedPath())
         // Tuesday 2007-06-05 (FULLW runs). At STAGECOACH: STBA every 30 min from 06:00 and
         // CITY1 every 10 min from 08:00 to 09:59:59 (CITY2 ends there: not a departure).
         let rows = Self.board(t, stop: "STAGECOACH", at: Self.local(t, 2007, 6, 5, 8, 55), limit: 6)
@@ -63,7 +43,7 @@ import Testing
     }
 
     @Test func calendarDatesRemoveAServiceDay() async throws {
-        let t = try await Self.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await Self.timetable(try GTFSTestData.sampleFeedPath())
         // calendar_dates.txt removes FULLW on Monday 2007-06-04; WE does not run on Mondays:
         // the first departure after 00:00 is Tuesday's AB1 (STBA and AB2 end at the airport).
         let rows = Self.board(t, stop: "BEATTY_AIRPORT", at: Self.local(t, 2007, 6, 4, 0, 0), limit: 1)
@@ -74,10 +54,10 @@ import Testing
     }
 
     @Test func calendarDatesAddAServiceDayAndTripsRunPastMidnight() throws {
-        var files = TransitTestData.minimalFiles
+        var files = GTFSTestData.minimalFiles
         files["calendar.txt"] = "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nWK,1,1,1,1,1,0,0,20260101,20261231\n"
         files["calendar_dates.txt"] = "service_id,date,exception_type\nWK,20260307,1\nWK,20260309,2\n"
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(files))
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(files))
         let t = try Timetable(feed: try #require(feed, "\(report.sorted)"))
         // Saturday 2026-03-07 is added: T1a leaves Central platform 1 at 08:00 (AEDT, +11:00).
         let added = Self.board(t, stop: "CEN", at: Self.local(t, 2026, 3, 7, 7, 0), limit: 1)
@@ -103,11 +83,11 @@ import Testing
     }
 
     @Test func theDSTChangeDayCountsFromNoonMinusTwelveHours() throws {
-        var files = TransitTestData.minimalFiles
+        var files = GTFSTestData.minimalFiles
         // Australia/Sydney falls back from 03:00 AEDT to 02:00 AEST on Sunday 2026-04-05.
         files["stop_times.txt"] =
             "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1a,00:30:00,00:30:00,TH,1\nT1a,04:00:00,04:00:00,WY,2\nT1b,12:00:00,12:00:00,TH,1\nT1b,12:10:00,12:10:00,WY,2\n"
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(files))
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(files))
         let t = try Timetable(feed: try #require(feed, "\(report.sorted)"))
         let rows = Self.board(t, stop: "TH", at: Self.local(t, 2026, 4, 4, 23, 0), limit: 2)
         // The service day 2026-04-05 starts at noon AEST − 12 h = 14:00 UTC on the 4th =

@@ -1,4 +1,3 @@
-import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS

@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func aDestinationAFootpathAwayIsAWalkAlone() throws {
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(JourneyPlannerTests.smallFeed), scope: .full)
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(JourneyPlannerTests.smallFeed), scope: .full)
         let t = try Timetable(feed: try #require(feed, "\(report.sorted.prefix(3))"))
         let planner = JourneyPlannerTests.planner(t)
         let leave = t.zone.instant(localSeconds: Int64(ServiceDate.days(year: 2025, month: 3, day: 10)!) * 86_400 + 12 * 3600)

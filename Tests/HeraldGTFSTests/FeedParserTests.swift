@@ -1,12 +1,11 @@
 import Foundation
-import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
 
 @Suite struct FeedParserTests {
     @Test func readsTheSampleFeed() throws {
-        let (feed, report) = try TransitTestData.parse(try TransitTestData.sampleFeedPath())
+        let (feed, report) = try GTFSTestData.parse(try GTFSTestData.sampleFeedPath())
         let sample = try #require(feed, "\(report.sorted)")
         #expect(!report.hasErrors)
         #expect(sample.agencies.map(\.timezone) == ["America/Los_Angeles"])
@@ -35,7 +34,7 @@ import Testing
     }
 
     @Test func readsAFolderAndItsZipTheSame() throws {
-        let folder = try TransitTestData.sampleFeedPath()
+        let folder = try GTFSTestData.sampleFeedPath()
         let packed = try FeedArchive(folder: folder)
         let again = try FeedArchive(zip: packed.zipBytes)
         #expect(FeedParser.parse(packed).feed == FeedParser.parse(again).feed)
@@ -44,7 +43,7 @@ import Testing
     }
 
     @Test func interpolatesTimesLeftEmpty() throws {
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(TransitTestData.minimalFiles))
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(GTFSTestData.minimalFiles))
         let parsed = try #require(feed, "\(report.sorted)")
         let trip = try #require(parsed.trips.firstIndex { $0.id == "T1b" })
         let range = parsed.stopTimes.range(trip: Int32(trip))
@@ -63,9 +62,9 @@ import Testing
 
     /// Parses the minimal feed with `changes` applied (nil removes a file).
     func report(_ changes: [String: String?]) throws -> FeedReport {
-        var files = TransitTestData.minimalFiles
+        var files = GTFSTestData.minimalFiles
         for (name, contents) in changes { files[name] = contents }
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(files))
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(files))
         #expect((feed == nil) == report.hasErrors)
         return report
     }
@@ -91,7 +90,7 @@ import Testing
     }
 
     @Test func aRowThatDoesNotParseNamesFileLineColumnAndValue() throws {
-        var stopTimes = TransitTestData.minimalFiles["stop_times.txt"]!
+        var stopTimes = GTFSTestData.minimalFiles["stop_times.txt"]!
         stopTimes = stopTimes.replacingOccurrences(of: "T1a,08:04:00,08:05:00", with: "T1a,08:04:00,8h05")
         let report = try report(["stop_times.txt": stopTimes])
         let found = try #require(sample(report, "invalid_time"))
@@ -106,7 +105,7 @@ import Testing
     }
 
     @Test func aDanglingReferenceIsFatal() throws {
-        var stopTimes = TransitTestData.minimalFiles["stop_times.txt"]!
+        var stopTimes = GTFSTestData.minimalFiles["stop_times.txt"]!
         stopTimes = stopTimes.replacingOccurrences(of: "T1a,08:09:00,08:09:00,WY,3", with: "T1a,08:09:00,08:09:00,NOWHERE,3")
         let report = try report(["stop_times.txt": stopTimes])
         let found = try #require(sample(report, "foreign_key_violation"))
@@ -124,16 +123,16 @@ import Testing
         #expect(found.file == "routes.txt")
         #expect(found.line == 3)
         #expect(found.value == "T1")
-        var stopTimes = TransitTestData.minimalFiles["stop_times.txt"]!
+        var stopTimes = GTFSTestData.minimalFiles["stop_times.txt"]!
         stopTimes += "T1a,08:10:00,08:10:00,WY,3\n"
         #expect(sample(try self.report(["stop_times.txt": stopTimes]), "duplicate_key")?.field == "trip_id, stop_sequence")
     }
 
     @Test func timesThatRunBackwardsAreFatal() throws {
-        var stopTimes = TransitTestData.minimalFiles["stop_times.txt"]!
+        var stopTimes = GTFSTestData.minimalFiles["stop_times.txt"]!
         stopTimes = stopTimes.replacingOccurrences(of: "T1a,08:09:00,08:09:00", with: "T1a,08:01:00,08:01:00")
         #expect(try report(["stop_times.txt": stopTimes]).count("stop_time_with_arrival_before_previous_departure_time") == 1)
-        var edge = TransitTestData.minimalFiles["stop_times.txt"]!
+        var edge = GTFSTestData.minimalFiles["stop_times.txt"]!
         edge = edge.replacingOccurrences(of: "T1b,25:20:00,25:20:00", with: "T1b,,")
         #expect(try report(["stop_times.txt": edge]).count("missing_trip_edge") == 1)
     }

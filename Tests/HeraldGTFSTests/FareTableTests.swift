@@ -10,7 +10,7 @@ import Testing
         var files = JourneyPlannerTests.smallFeed
         files["fare_attributes.txt"] = "fare_id,price,currency_type,payment_method,transfers,transfer_duration\n" + attributes
         files["fare_rules.txt"] = "fare_id,route_id,origin_id,destination_id,contains_id\n" + rules
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(files), scope: .serving)
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(files), scope: .serving)
         return FareTable(feed: try #require(feed, "\(report.sorted.prefix(3))"))
     }
 
@@ -46,14 +46,14 @@ import Testing
             """
         files["fare_attributes.txt"] = "fare_id,price,currency_type,payment_method,transfers\ninner,1.50,EUR,0,\ncross,3.00,EUR,0,\n"
         files["fare_rules.txt"] = "fare_id,route_id,origin_id,destination_id,contains_id\ninner,,1,1,\ninner,,2,2,\ncross,,1,2,\ncross,,2,1,\n"
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(files), scope: .serving)
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(files), scope: .serving)
         let fares = FareTable(feed: try #require(feed, "\(report.sorted.prefix(3))"))
         let inner = FareTable.Ride(routeID: "R1", originZone: "1", destinationZone: "1", zones: ["1"], departure: 0)
         let across = FareTable.Ride(routeID: "R3", originZone: "1", destinationZone: "2", zones: ["1", "2"], departure: 0)
         #expect(fares.fare([inner])?.minor == 150)
         #expect(fares.fare([across])?.minor == 300)
         #expect(FareTable().fare([inner]) == nil)
-        let (plain, _) = FeedParser.parse(try TransitTestData.archive(JourneyPlannerTests.smallFeed), scope: .serving)
+        let (plain, _) = FeedParser.parse(try GTFSTestData.archive(JourneyPlannerTests.smallFeed), scope: .serving)
         #expect(FareTable(feed: try #require(plain)).isEmpty)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldTransit
 import SwiftProtobuf
 import Testing
 
@@ -92,7 +91,7 @@ import Testing
     }
 
     @Test func delaysPropagateAndLateRunsStayOnTheBoard() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await TimetableTests.timetable(try GTFSTestData.sampleFeedPath())
         let nine = TimetableTests.local(t, 2007, 6, 5, 8, 55)
         // AB1 (08:00 at the airport, 08:15 at Bullfrog) runs 7 minutes late from its first stop.
         let data = Self.message([Self.update("e1", trip: "AB1", date: "20070605", [Self.stop(1, delay: 420)])])
@@ -112,7 +111,7 @@ import Testing
     }
 
     @Test func skippedStopsAndCancelledTripsShowAsCancelled() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await TimetableTests.timetable(try GTFSTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 7, 0)
         let data = Self.message([
             Self.update("e1", trip: "BFC1", date: "20070605", relationship: .canceled, []),
@@ -129,7 +128,7 @@ import Testing
     }
 
     @Test func absoluteTimesBecomeDelaysAndRunsWithoutADateAreTodays() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await TimetableTests.timetable(try GTFSTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 11, 50)
         // AB2 leaves Bullfrog at 12:05; the feed says 12:09 as an absolute time and no date.
         let announced = TimetableTests.local(t, 2007, 6, 5, 12, 9)
@@ -142,7 +141,7 @@ import Testing
     }
 
     @Test func addedTripsAppear() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await TimetableTests.timetable(try GTFSTestData.sampleFeedPath())
         let now = TimetableTests.local(t, 2007, 6, 5, 9, 0)
         var entity = Self.update(
             "extra", trip: "EXTRA1", relationship: .new,
@@ -160,7 +159,7 @@ import Testing
     }
 
     @Test func unknownTripsAreCountedNotMatched() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.sampleFeedPath())
+        let t = try await TimetableTests.timetable(try GTFSTestData.sampleFeedPath())
         let data = Self.message([Self.update("x", trip: "NO_SUCH_TRIP", [Self.stop(1, delay: 60)])])
         let overlay = try Self.overlay(data, t, now: TimetableTests.local(t, 2007, 6, 5, 9, 0))
         #expect(overlay.predictions.isEmpty)
@@ -176,7 +175,7 @@ import Testing
     }
 
     @Test func decodesTheRealTripUpdatesFile() async throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: try TransitTestData.realFeedPath("tripUpdates.pb")))
+        let data = try Data(contentsOf: URL(fileURLWithPath: try GTFSTestData.realFeedPath("tripUpdates.pb")))
         // Seconds in a debug build: decoded off the cooperative pool the other tests share.
         let feed = try await BlockingWork.run { try RealtimeFeedDecoder.decode(data) }
         #expect(feed.timestamp == 1_417_387_583)
@@ -184,7 +183,7 @@ import Testing
         #expect(feed.vehicles.isEmpty && feed.alerts.isEmpty)
         #expect(feed.tripUpdates.allSatisfy { $0.trip.tripID != nil })
         // It names trips of none of our feeds: laid over Halifax nothing matches, nothing breaks.
-        let halifax = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+        let halifax = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("halifax.zip"))
         let overlay = try await BlockingWork.run { RealtimeOverlay(feeds: [feed], timetable: halifax, now: 1_772_600_000) }
         #expect(overlay.predictions.isEmpty)
         #expect(overlay.unmatched == 2847)

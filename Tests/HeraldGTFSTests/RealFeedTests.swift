@@ -1,5 +1,4 @@
 import Foundation
-import HeraldTransit
 import Testing
 
 @testable import HeraldGTFS
@@ -8,7 +7,7 @@ import Testing
 /// text (Python's csv module, independently of Herald and of the peers).
 @Suite struct RealFeedTests {
     @Test func halifaxNextTenAfterEightOnAWednesday() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+        let t = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("halifax.zip"))
         #expect(t.feed.stops.count == 2381)
         #expect(t.feed.stopTimes.count == 327_575)
         #expect(t.feed.trips.count == 9253)
@@ -28,7 +27,7 @@ import Testing
     }
 
     @Test func halifaxAcrossTheSpringForward() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("halifax.zip"))
+        let t = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("halifax.zip"))
         // Saturday 2026-03-07's trips past 24:00 run into the night of the change (02:00 AST →
         // 03:00 ADT); the 03-08 service day then starts at noon ADT − 12 h = 03:00 UTC.
         let night = TimetableTests.board(t, stop: "6121", at: TimetableTests.local(t, 2026, 3, 8, 0, 0), limit: 12)
@@ -45,7 +44,7 @@ import Testing
     }
 
     @Test func cairnsAfterMidnightLeavesOutDropOffOnlyStops() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("cairns.zip"))
+        let t = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("cairns.zip"))
         #expect(t.zone.identifier == "Australia/Brisbane")
         // Saturday 2014-05-31 at James Cook University (750047) after 23:30: 13 stop times, of
         // which the 110N runs (pickup_type 1, drop-off only) are not departures.
@@ -63,7 +62,7 @@ import Testing
     }
 
     @Test func barrieRunsOnCalendarDatesAlone() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("barrie.zip"))
+        let t = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("barrie.zip"))
         #expect(t.feed.calendars.isEmpty)
         #expect(t.feed.serviceIDs.count == 4)
         let terminal = "935fa928-c730-4461-be27-c006ff2a43b6"
@@ -75,7 +74,7 @@ import Testing
     }
 
     @Test func nycSubwayStationsAndTransfers() async throws {
-        let t = try await TimetableTests.timetable(try TransitTestData.realFeedPath("nyc_subway.zip"))
+        let t = try await TimetableTests.timetable(try GTFSTestData.realFeedPath("nyc_subway.zip"))
         #expect(t.feed.transfers.count == 87)
         let stations = t.feed.stops.indices.filter { t.feed.stops[$0].locationType == .station }
         #expect(!stations.isEmpty)

@@ -19,7 +19,7 @@ import ZIPFoundation
     }
 
     static func minimal(replacing replaced: [String: String] = [:]) -> [(String, Data)] {
-        TransitTestData.minimalFiles.merging(replaced) { $1 }.sorted { $0.key < $1.key }.map { ($0.key, Data($0.value.utf8)) }
+        GTFSTestData.minimalFiles.merging(replaced) { $1 }.sorted { $0.key < $1.key }.map { ($0.key, Data($0.value.utf8)) }
     }
 
     @Test func aZipBombIsRefusedFromItsHeader() throws {
@@ -55,9 +55,9 @@ import ZIPFoundation
         let zip = try Self.zip(Self.minimal() + hostile.map { ($0, Data("boom".utf8)) })
         let archive = try FeedArchive(zip: zip)
         #expect(Set(archive.droppedNames) == Set(hostile))
-        #expect(archive.fileNames == TransitTestData.minimalFiles.keys.sorted())
+        #expect(archive.fileNames == GTFSTestData.minimalFiles.keys.sorted())
         let kept = try Archive(data: archive.zipBytes, accessMode: .read)
-        #expect(kept.map(\.path).sorted() == TransitTestData.minimalFiles.keys.sorted())
+        #expect(kept.map(\.path).sorted() == GTFSTestData.minimalFiles.keys.sorted())
         let (feed, report) = FeedParser.parse(archive, scope: .full)
         #expect(feed != nil)
         #expect(report.notices.contains { $0.code == "unsafe_file_name" })
@@ -67,12 +67,12 @@ import ZIPFoundation
     @Test func aValueLongerThanSixteenKibibytesRefusesTheFile() throws {
         let long = String(repeating: "n", count: 17 * 1024)
         let stops = "stop_id,stop_name,stop_lat,stop_lon\nCEN1,\(long),-33.88,151.20\nTH,Town Hall,-33.87,151.20\nWY,Wynyard,-33.86,151.20\n"
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(TransitTestData.minimalFiles.merging(["stops.txt": stops]) { $1 }), scope: .full)
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(GTFSTestData.minimalFiles.merging(["stops.txt": stops]) { $1 }), scope: .full)
         #expect(feed == nil)
         #expect(report.notices.contains { $0.code == "field_too_long" })
         // 16 KiB is still a value.
         let fits = stops.replacingOccurrences(of: long, with: String(repeating: "n", count: 16 * 1024))
-        #expect(FeedParser.parse(try TransitTestData.archive(TransitTestData.minimalFiles.merging(["stops.txt": fits]) { $1 }), scope: .full).0 != nil)
+        #expect(FeedParser.parse(try GTFSTestData.archive(GTFSTestData.minimalFiles.merging(["stops.txt": fits]) { $1 }), scope: .full).0 != nil)
     }
 
     /// The attack's calendar: 302 services to 9999-12-31. The version keeps ten years from a
@@ -81,7 +81,7 @@ import ZIPFoundation
         var calendar = "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n"
         for index in 0..<302 { calendar += "S\(index),1,1,1,1,1,1,1,20260101,99991231\n" }
         calendar += "WK,1,1,1,1,1,1,1,20260101,20261231\n"
-        let (parsed, _) = FeedParser.parse(try TransitTestData.archive(TransitTestData.minimalFiles.merging(["calendar.txt": calendar]) { $1 }), scope: .full)
+        let (parsed, _) = FeedParser.parse(try GTFSTestData.archive(GTFSTestData.minimalFiles.merging(["calendar.txt": calendar]) { $1 }), scope: .full)
         var feed = try #require(parsed)
         let today = try #require(ServiceDate.days(year: 2026, month: 11, day: 29))
         let bounded = feed.boundServiceDays(maxDays: 3_660, today: today)
@@ -92,7 +92,7 @@ import ZIPFoundation
         #expect(timetable.calendar.days == kept)
         #expect(timetable.calendar.hasService(day: today))
         // A feed within the span is left as it is.
-        var small = try #require(FeedParser.parse(try TransitTestData.archive(TransitTestData.minimalFiles), scope: .full).0)
+        var small = try #require(FeedParser.parse(try GTFSTestData.archive(GTFSTestData.minimalFiles), scope: .full).0)
         #expect(small.boundServiceDays(maxDays: 3_660, today: today) == nil)
         // A feed long past keeps its own first years, not today's.
         var old = feed

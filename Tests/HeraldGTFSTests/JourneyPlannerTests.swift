@@ -95,7 +95,7 @@ import Testing
     ]
 
     @Test func aFootpathATripAfterMidnightAndWheelchairOnly() throws {
-        let (feed, report) = FeedParser.parse(try TransitTestData.archive(Self.smallFeed), scope: .full)
+        let (feed, report) = FeedParser.parse(try GTFSTestData.archive(Self.smallFeed), scope: .full)
         let t = try Timetable(feed: try #require(feed, "\(report.sorted.prefix(3))"))
         let planner = Self.planner(t)
         let leave = t.zone.instant(localSeconds: Int64(ServiceDate.days(year: 2025, month: 3, day: 10)!) * 86_400 + 23 * 3600 + 45 * 60)

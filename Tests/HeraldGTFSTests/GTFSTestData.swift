@@ -1,31 +1,20 @@
-import Foundation
 import HeraldGTFS
 import HeraldTestSupport
-import HeraldTransit
 
-/// Where the tests find their feeds: the public sample feed in `shared/data`, and the real
-/// feeds `scripts/transit-data` fetches from PyPI (scripts/test sets HERALD_TEST_TRANSIT_DATA).
-enum TransitTestData {
-    typealias Missing = TransitFixtures.Missing
-
+/// Where the GTFS tests find their feeds: the public sample feed in `Tests/Fixtures`, the real
+/// feeds `scripts/transit-data` fetches from PyPI (scripts/test sets HERALD_TEST_TRANSIT_DATA),
+/// and feeds written as text (HeraldTestSupport's `TransitFixtures` and `GTFSFixtures`, which
+/// the transit tests share).
+enum GTFSTestData {
     static func sampleFeedPath() throws -> String { try TransitFixtures.sampleFeedPath() }
     static func realFeedPath(_ name: String) throws -> String { try TransitFixtures.realFeedPath(name) }
 
     static func parse(_ path: String, scope: FeedParser.Scope = .full) throws -> (TransitFeed?, FeedReport) {
-        let archive = try FeedArchive(path: path)
-        return FeedParser.parse(archive, scope: scope)
+        try GTFSFixtures.parse(path, scope: scope)
     }
 
     /// A feed from files given as text (name → contents), zipped in memory.
-    static func archive(_ files: [String: String]) throws -> FeedArchive {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        for (name, contents) in files {
-            try contents.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
-        }
-        return try FeedArchive(folder: folder)
-    }
+    static func archive(_ files: [String: String]) throws -> FeedArchive { try GTFSFixtures.archive(files) }
 
     /// A minimal valid feed as files; tests replace or drop files to break it.
     static let minimalFiles: [String: String] = [

@@ -31,7 +31,7 @@ import Testing
         var all = JourneyPlannerTests.smallFeed
         for (name, text) in base { all[name] = text }
         for (name, text) in files { all[name] = text }
-        return FeedParser.parse(try TransitTestData.archive(all), scope: scope)
+        return FeedParser.parse(try GTFSTestData.archive(all), scope: scope)
     }
 
     static func fares(_ files: [String: String]) throws -> (fares: FaresV2, timetable: Timetable) {
@@ -266,7 +266,7 @@ import Testing
     }
 
     @Test func aFeedWithoutFaresV2() throws {
-        let (feed, _) = FeedParser.parse(try TransitTestData.archive(JourneyPlannerTests.smallFeed), scope: .serving)
+        let (feed, _) = FeedParser.parse(try GTFSTestData.archive(JourneyPlannerTests.smallFeed), scope: .serving)
         let timetable = try Timetable(feed: try #require(feed))
         let fares = FaresV2(timetable: timetable)
         #expect(fares.isEmpty)
