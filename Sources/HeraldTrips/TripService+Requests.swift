@@ -103,11 +103,13 @@ extension TripService {
     /// Whatever is due for a searching request: the next, wider round, or the end.
     public func runRound(_ request: RideRequestRecord) async {
         do {
-            let radii = config.searchRadiiMeters
-            if request.offerRound >= radii.count || now >= request.expiresAt {
-                if now >= request.expiresAt { try await expire(request) } else { try await waitForExpiry(request) }
-            } else {
-                try await offer(request, round: request.offerRound + 1, radius: radii[request.offerRound])
+            switch offerRounds(request).next(afterRound: request.offerRound, now: now) {
+            case .offer(let round, let radius, let nextRoundAt):
+                try await offer(request, round: round, radius: radius, nextRoundAt: nextRoundAt)
+            case .waitUntil:
+                try await waitForExpiry(request)
+            case .expire:
+                try await expire(request)
             }
         } catch {
             logger.error("a ride offer round failed", metadata: ["request_id": "\(request.id)", "error": "\(String(reflecting: error))"])
@@ -125,15 +127,21 @@ extension TripService {
         scheduleChanged.signal()
     }
 
-    func offer(_ request: RideRequestRecord, round: Int, radius: Double) async throws {
+    /// A request's rounds: `trips.search_radii_meters`, sharing `request_timeout_seconds`
+    /// equally, and its `expires_at`.
+    func offerRounds(_ request: RideRequestRecord) -> OfferRounds {
+        let radii = config.searchRadiiMeters
+        return OfferRounds(
+            radiiMeters: radii, roundMilliseconds: Int64(config.requestTimeoutSeconds) * 1000 / Int64(radii.count), deadline: request.expiresAt)
+    }
+
+    func offer(_ request: RideRequestRecord, round: Int, radius: Double, nextRoundAt: Int64) async throws {
         let now = self.now
         let pickup = GeoPoint(latitude: request.pickupLatitude, longitude: request.pickupLongitude)
         let already = Set(try await database.withConnection { db in try await self.requests.offeredDrivers(db, requestID: request.id) })
-        let matches = Array(
-            try await candidates(
-                near: pickup, radius: radius, rideType: request.rideType, passengers: request.passengerCount, excluding: already.union([request.riderID])
-            )
-            .prefix(notifications.maxRecipients))
+        let nearby = try await candidates(
+            near: pickup, radius: radius, rideType: request.rideType, passengers: request.passengerCount, excluding: already.union([request.riderID]))
+        let matches = OfferRounds.select(nearby, offeredBefore: already, requester: request.riderID, limit: notifications.maxRecipients)
         let remaining = max(1, Int((request.expiresAt - now) / 1000))
         let prepared =
             matches.isEmpty
@@ -144,9 +152,6 @@ extension TripService {
                     body:
                         "\(request.pickupAddress ?? "Pickup nearby") - \(DisplayFormat.money(request.fareMinMinor, currency: request.currency))–\(DisplayFormat.money(request.fareMaxMinor, currency: request.currency))",
                     data: ["request_id": .string(request.id), "type": "ride:new"], collapseKey: "ride-\(request.id)", ttlSeconds: remaining))
-        let rounds = config.searchRadiiMeters.count
-        let roundLength = Int64(config.requestTimeoutSeconds) * 1000 / Int64(rounds)
-        let nextRoundAt = min(request.expiresAt, now + roundLength)
         var offered = request
         offered.offerRound = round
         offered.searchRadiusM = Int64(radius)

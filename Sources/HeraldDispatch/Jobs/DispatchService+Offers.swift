@@ -10,20 +10,26 @@ extension DispatchService {
     /// try at once; the conditional update on `offer_round` lets one of them act.
     public func runRound(_ job: JobRecord) async {
         do {
-            let radii = config.roundRadiiMeters
-            if job.offerRound >= radii.count {
+            switch offerRounds.next(afterRound: job.offerRound, now: now) {
+            case .offer(let round, let radius, let nextRoundAt):
+                try await offer(job, round: round, radius: radius, nextRoundAt: nextRoundAt)
+            case .waitUntil, .expire:  // a job has no deadline of its own: it expires after the last round
                 try await expire(job)
-            } else {
-                try await offer(job, round: job.offerRound + 1, radius: radii[job.offerRound])
             }
         } catch {
             logger.error("an offer round failed", metadata: ["job_id": "\(job.id)", "error": "\(String(reflecting: error))"])
         }
     }
 
+    /// A job's rounds: from `dispatch.radius_km` widening by `radius_step_km` to `max_radius_km`, each lasting
+    /// `offer_timeout_seconds`.
+    var offerRounds: OfferRounds {
+        OfferRounds(radiiMeters: config.roundRadiiMeters, roundMilliseconds: Int64(config.offerTimeoutSeconds) * 1000)
+    }
+
     /// Offers the job to matchable drivers within `radius` who have not been offered it yet.
     /// A job without a position goes to every online approved driver (as the dispatch design does).
-    func offer(_ job: JobRecord, round: Int, radius: Double) async throws {
+    func offer(_ job: JobRecord, round: Int, radius: Double, nextRoundAt: Int64) async throws {
         let now = self.now
         let center = job.point
         let (already, online) = try await database.withConnection { db in
@@ -37,8 +43,7 @@ extension DispatchService {
             // whether or not the app has sent a position yet.
             candidates = online.map { DriverMatch(driverID: $0.userID, distanceMeters: 0) }.sorted { $0.driverID < $1.driverID }
         }
-        // Never the customer themself (a test account may be both), never twice; nearest first, bounded.
-        let matches = Array(candidates.filter { !already.contains($0.driverID) && $0.driverID != job.customerID }.prefix(notifications.maxRecipients))
+        let matches = OfferRounds.select(candidates, offeredBefore: already, requester: job.customerID, limit: notifications.maxRecipients)
         let distances = Dictionary(matches.map { ($0.driverID, $0.distanceMeters) }, uniquingKeysWith: { first, _ in first })
         let prepared =
             matches.isEmpty
@@ -48,7 +53,6 @@ extension DispatchService {
                     userIDs: matches.map(\.driverID), type: "job_new", title: "New Job Nearby",
                     body: "\(job.address) - \(Self.money(job.priceMinor, job.currency))",
                     data: ["job_id": .string(job.id), "type": "job:new"], collapseKey: "job-\(job.id)", ttlSeconds: config.offerTimeoutSeconds))
-        let nextRoundAt = now + Int64(config.offerTimeoutSeconds) * 1000
         var next = job
         next.offerRound = round
         next.offerRadiusM = center == nil ? nil : Int64(radius)
