@@ -329,7 +329,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "HeraldRealtimeTests", dependencies: ["HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HeraldRealtimeTests",
+            dependencies: [
+                "HeraldRealtime", "HeraldStorage", "HeraldTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",
             dependencies: [

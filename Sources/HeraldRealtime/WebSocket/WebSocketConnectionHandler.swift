@@ -24,12 +24,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var queue: OutboundQueue?
     private var consumer: (any OutboundQueueConsumer)?
     private var context: ChannelHandlerContext?
-    /// A message arriving in fragments: its opcode and what came so far.
-    private var fragments: (opcode: UInt8, data: ByteBuffer)?
+    /// Fragments, limits and the protocol's rules: what each frame read leads to.
+    private var inbound: WebSocketInbound
     private let reader = WebSocketFrameReader()
     private let limits: WebSocketLimits
-    /// The receiver said the peer authenticated: the full message size applies from now on.
-    private var trusted = false
     /// The deadline of the message being received, while one is unfinished.
     private var unfinishedTimer: Scheduled<Void>?
     /// Received bytes that do not make a whole frame yet.
@@ -45,6 +43,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     init(writer: WebSocketFrameWriter, limits: WebSocketLimits) {
         self.writer = writer
         self.limits = limits
+        self.inbound = WebSocketInbound(limits: limits)
     }
 
     /// Called once the pipeline is complete: the protocol layer takes over.
@@ -64,19 +63,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         releaseUnfinished()
     }
 
-    /// The largest message the peer may send now. Until it authenticated the small limit
-    /// applies; the receiver is asked again only when something is larger than that.
-    private var messageLimit: Int { trusted ? limits.maxMessageBytes : limits.unauthenticatedMaxMessageBytes }
-
-    /// True when a larger message is allowed after asking the receiver again.
-    private func becameTrusted() -> Bool {
-        guard !trusted, receiver?.isAuthenticated == true else { return false }
-        trusted = true
-        return true
-    }
-
     private func releaseUnfinished() {
-        fragments = nil
+        inbound.releaseUnfinished()
         partial = nil
         unfinishedTimer?.cancel()
         unfinishedTimer = nil
@@ -93,7 +81,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
         do {
             while !closeSent, let frame = try nextFrame(from: &bytes) {
-                received(frame)
+                perform(inbound.received(frame) { self.receiver?.isAuthenticated == true })
             }
         } catch {
             return protocolError(error.closeCode)
@@ -109,16 +97,16 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     private func nextFrame(from bytes: inout ByteBuffer) throws(WebSocketFrameReader.Failure) -> WebSocketFrameReader.Frame? {
         do {
-            return try reader.next(from: &bytes, maxPayload: messageLimit)
-        } catch .tooLarge where becameTrusted() {
-            return try reader.next(from: &bytes, maxPayload: messageLimit)
+            return try reader.next(from: &bytes, maxPayload: inbound.messageLimit)
+        } catch .tooLarge where inbound.becameTrusted({ receiver?.isAuthenticated == true }) {
+            return try reader.next(from: &bytes, maxPayload: inbound.messageLimit)
         }
     }
 
     /// Starts the deadline when a message is left unfinished, stops it when none is. The
     /// deadline runs from the message's first bytes: trickling more does not extend it.
     private func watchUnfinished(_ context: ChannelHandlerContext) {
-        let unfinished = (partial != nil || fragments != nil) && !closeSent
+        let unfinished = (partial != nil || inbound.isUnfinished) && !closeSent
         if !unfinished {
             unfinishedTimer?.cancel()
             unfinishedTimer = nil
@@ -130,52 +118,23 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     private func unfinishedTooLong() {
         unfinishedTimer = nil
-        guard partial != nil || fragments != nil else { return }
+        guard partial != nil || inbound.isUnfinished else { return }
         releaseUnfinished()
         closeWebSocket(code: 1008)
     }
 
-    private func received(_ frame: WebSocketFrameReader.Frame) {
-        switch frame.opcode {
-        case WebSocketWire.text, WebSocketWire.binary:
-            guard fragments == nil else { return protocolError(1002) }
-            if frame.fin {
-                deliver(frame.opcode, frame.payload)
-            } else {
-                fragments = (frame.opcode, frame.payload)
-            }
-        case WebSocketWire.continuation:
-            guard case (let opcode, var data)? = fragments else { return protocolError(1002) }
-            fragments = nil
-            var more = frame.payload
-            let size = data.readableBytes + more.readableBytes
-            guard size <= messageLimit || (becameTrusted() && size <= messageLimit) else { return protocolError(1009) }
-            data.writeBuffer(&more)
-            if frame.fin {
-                deliver(opcode, data)
-            } else {
-                fragments = (opcode, data)
-            }
-        case WebSocketWire.ping:
-            var buffer = Self.allocator.buffer(capacity: 2 + frame.payload.readableBytes)
-            WebSocketWire.write(control: WebSocketWire.pong, payload: frame.payload, to: &buffer)
+    private func perform(_ action: WebSocketInbound.Action) {
+        switch action {
+        case .deliver(let message):
+            receiver?.received(message)
+        case .pong(let payload):
+            var buffer = Self.allocator.buffer(capacity: 2 + payload.readableBytes)
+            WebSocketWire.write(control: WebSocketWire.pong, payload: payload, to: &buffer)
             writer.writeAndFlush(buffer)
-        case WebSocketWire.close:
-            // Answer with the client's code (RFC 6455 §5.5.1), then close.
-            var data = frame.payload
-            let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) ?? 1000 : 1000
-            closeWebSocket(code: code)
-        default:
-            break  // pong
-        }
-    }
-
-    private func deliver(_ opcode: UInt8, _ data: ByteBuffer) {
-        if opcode == WebSocketWire.text {
-            guard let text = String(validating: data.readableBytesView, as: UTF8.self) else { return protocolError(1007) }
-            receiver?.received(.text(text))
-        } else {
-            receiver?.received(.binary(Array(data.readableBytesView)))
+        case .close(let code):
+            protocolError(code)
+        case .none:
+            break
         }
     }
 
