@@ -20,38 +20,27 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = Never
     typealias OutboundOut = HTTP2Frame
 
-    struct Pending {
-        var promise: EventLoopPromise<PushHTTP.Response>
-        var deadline: NIODeadline
-        var status: Int?
-        var headers: HTTPHeaders = [:]
-        var body: ByteBuffer?
-    }
-
-    /// Largest error body kept (APNs's are well under 100 bytes).
-    static let maxBody = 16 * 1024
     /// Connection-level window credit returned once this much response data has arrived.
     static let windowUpdateThreshold = 32 * 1024
-    /// The last client stream id HTTP/2 allows is 2^31 − 1; a connection this close to it takes
-    /// no new requests and closes when its last one is answered.
-    static let lastStreamID = Int(Int32.max) - 2
 
     private let authority: String
     private let sweepInterval: TimeAmount
     private let onUnusable: @Sendable () -> Void
     private var context: ChannelHandlerContext?
-    private var pending: [HTTP2StreamID: Pending] = [:]
-    private var nextStreamID = 1
+    /// The requests waiting on this connection and the rules for their answers.
+    private var streams: APNsStreams<EventLoopPromise<PushHTTP.Response>>
     private var flushScheduled = false
     private var unconsumedBytes = 0
     private var sweep: Scheduled<Void>?
-    /// Set after GOAWAY, a close, or stream-id exhaustion: no new requests here.
-    private var usable = true
 
-    init(authority: String, sweepInterval: TimeAmount = .milliseconds(100), onUnusable: @escaping @Sendable () -> Void) {
+    /// - Parameter firstStreamID: 1 for a new connection (tests start near the last id).
+    init(
+        authority: String, sweepInterval: TimeAmount = .milliseconds(100), firstStreamID: Int = 1, onUnusable: @escaping @Sendable () -> Void
+    ) {
         self.authority = authority
         self.sweepInterval = sweepInterval
         self.onUnusable = onUnusable
+        streams = APNsStreams(firstStreamID: firstStreamID)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -70,7 +59,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         sweep?.cancel()
         sweep = nil
-        failAll(APNsTransportError.connectionClosed(processed: nil))
+        fail(streams.closed())
         self.context = nil
     }
 
@@ -79,17 +68,16 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     func submit(
         method: String = "POST", path: String, headers: HPACKHeaders, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<PushHTTP.Response>
     ) {
-        guard usable, let context, context.channel.isActive else {
+        guard let context, context.channel.isActive else {
             promise.fail(APNsTransportError.connectionClosed(processed: false))
             return
         }
-        guard nextStreamID <= Self.lastStreamID else {
-            markUnusable()
+        let opened = streams.open(promise, deadline: deadline)
+        if opened.becameUnusable { onUnusable() }
+        guard let streamID = opened.stream else {
             promise.fail(APNsTransportError.connectionClosed(processed: false))
             return
         }
-        let streamID = HTTP2StreamID(nextStreamID)
-        nextStreamID += 2
         var block = HPACKHeaders()
         block.reserveCapacity(headers.count + 4)
         block.add(name: ":method", value: method)
@@ -97,7 +85,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         block.add(name: ":authority", value: authority)
         block.add(name: ":path", value: path, indexing: .nonIndexable)  // one device's token: rarely repeats
         block.add(contentsOf: headers)
-        pending[streamID] = Pending(promise: promise, deadline: deadline)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: block, endStream: body == nil)))), promise: nil)
         if let body {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
@@ -121,80 +108,36 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         switch frame.payload {
         case .headers(let headers):
-            received(headers: headers.headers, endStream: headers.endStream, on: frame.streamID)
+            perform(streams.headers(headers.headers, endStream: headers.endStream, on: frame.streamID), context: context)
         case .data(let payload):
             countConsumed(payload.data.readableBytes + (payload.paddingBytes ?? 0), context: context)
-            received(data: payload.data, endStream: payload.endStream, on: frame.streamID, context: context)
+            guard case .byteBuffer(let bytes) = payload.data else { return }
+            perform(streams.data(bytes, endStream: payload.endStream, on: frame.streamID), context: context)
         case .rstStream(let code):
-            // REFUSED_STREAM means APNs did nothing with it (RFC 9113 §8.7): safe to send elsewhere.
-            if let entry = pending.removeValue(forKey: frame.streamID) {
-                entry.promise.fail(APNsTransportError.streamReset(code: "\(code)", processed: code == .refusedStream ? false : nil))
-            }
-            closeIfDrained(context)
+            perform(streams.reset(code, on: frame.streamID), context: context)
         case .goAway(let lastStreamID, _, _):
-            markUnusable()
-            // Streams above the last one APNs processed were never acted on.
-            for streamID in pending.keys where streamID > lastStreamID {
-                pending.removeValue(forKey: streamID)?.promise.fail(APNsTransportError.connectionClosed(processed: false))
-            }
+            let (failed, becameUnusable) = streams.goAway(lastStreamID: lastStreamID)
+            if becameUnusable { onUnusable() }
+            for waiter in failed { waiter.fail(APNsTransportError.connectionClosed(processed: false)) }
             closeIfDrained(context)
         default:
             break
         }
     }
 
-    private func received(headers: HPACKHeaders, endStream: Bool, on streamID: HTTP2StreamID) {
-        guard var entry = pending[streamID] else { return }
-        for (name, value, _) in headers {
-            if name == ":status" {
-                entry.status = Int(value)
-            } else if !name.hasPrefix(":") {
-                entry.headers.add(name: name, value: value)
-            }
-        }
-        // A 1xx answer is informational; the final one follows.
-        if let status = entry.status, status < 200, !endStream {
-            entry.status = nil
-        }
-        if endStream {
-            pending.removeValue(forKey: streamID)
-            complete(entry)
-            if let context { closeIfDrained(context) }
-        } else {
-            pending[streamID] = entry
-        }
-    }
-
-    private func received(data: IOData, endStream: Bool, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard var entry = pending[streamID], case .byteBuffer(var bytes) = data else { return }
-        if (entry.body?.readableBytes ?? 0) + bytes.readableBytes > Self.maxBody {
-            pending.removeValue(forKey: streamID)
-            entry.promise.fail(APNsTransportError.responseTooLarge)
+    private func perform(_ answer: APNsStreams<EventLoopPromise<PushHTTP.Response>>.Answer, context: ChannelHandlerContext) {
+        switch answer {
+        case .none:
+            break
+        case .succeed(let promise, let response):
+            promise.succeed(response)
+        case .fail(let promise, let error):
+            promise.fail(error)
+        case .failAndReset(let promise, let error, let streamID):
+            promise.fail(error)
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
-            closeIfDrained(context)
-            return
         }
-        if entry.body == nil {
-            entry.body = bytes
-        } else {
-            entry.body!.writeBuffer(&bytes)
-        }
-        if endStream {
-            pending.removeValue(forKey: streamID)
-            complete(entry)
-            closeIfDrained(context)
-        } else {
-            pending[streamID] = entry
-        }
-    }
-
-    private func complete(_ entry: Pending) {
-        guard let status = entry.status else {
-            entry.promise.fail(APNsTransportError.malformedResponse)
-            return
-        }
-        let body = entry.body.map { Array($0.readableBytesView) } ?? []
-        entry.promise.succeed(PushHTTP.Response(status: status, headers: entry.headers, bytes: body))
+        closeIfDrained(context)
     }
 
     /// Without NIO's multiplexer nobody else returns connection-level flow-control credit.
@@ -208,51 +151,42 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     }
 
     private func expire() {
-        guard let context, !pending.isEmpty else { return }
-        let now = NIODeadline.now()
-        var reset = false
-        for (streamID, entry) in pending where entry.deadline <= now {
-            pending.removeValue(forKey: streamID)
-            entry.promise.fail(APNsTransportError.timeout)
+        guard let context, streams.pendingCount > 0 else { return }
+        let expired = streams.expire(now: .now())
+        for (promise, streamID) in expired {
+            promise.fail(APNsTransportError.timeout)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
-            reset = true
         }
-        if reset { scheduleFlush(context) }
+        if !expired.isEmpty { scheduleFlush(context) }
         closeIfDrained(context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        markUnusable()
-        failAll(APNsTransportError.connectionClosed(processed: nil))
+        fail(streams.closed())
         context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .handshakeCompleted(let negotiated)? = event as? TLSUserEvent, negotiated != "h2" {
             // APNs speaks only HTTP/2; anything else would read our preface as garbage.
-            markUnusable()
-            failAll(APNsTransportError.noHTTP2)
+            fail(streams.closed(), with: .noHTTP2)
             context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func markUnusable() {
-        guard usable else { return }
-        usable = false
-        onUnusable()
+    private func fail(
+        _ closed: (failed: [EventLoopPromise<PushHTTP.Response>], becameUnusable: Bool),
+        with error: APNsTransportError = .connectionClosed(processed: nil)
+    ) {
+        if closed.becameUnusable { onUnusable() }
+        for promise in closed.failed { promise.fail(error) }
     }
 
     private func closeIfDrained(_ context: ChannelHandlerContext) {
-        if !usable && pending.isEmpty && context.channel.isActive {
+        if streams.shouldClose && context.channel.isActive {
             context.close(promise: nil)
         }
-    }
-
-    private func failAll(_ error: APNsTransportError) {
-        let entries = pending
-        pending.removeAll()
-        for entry in entries.values { entry.promise.fail(error) }
     }
 }
 
@@ -284,7 +218,7 @@ public enum APNsTransportError: Error, Equatable, CustomStringConvertible {
         case .timeout: "no answer before the deadline"
         case .connectionClosed: "the connection closed"
         case .streamReset(let code, _): "the stream was reset (\(code))"
-        case .responseTooLarge: "the answer was larger than \(APNsConnectionHandler.maxBody) bytes"
+        case .responseTooLarge: "the answer was larger than \(APNsStreamLimits.maxBody) bytes"
         case .malformedResponse: "the answer had no status"
         case .noHTTP2: "the server did not negotiate HTTP/2"
         case .connectFailed(let why): "could not connect: \(why)"
