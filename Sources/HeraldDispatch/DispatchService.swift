@@ -21,9 +21,10 @@ import Synchronization
 public final class DispatchService: Sendable {
     public let database: any Database
     public let config: DispatchConfig
-    public let tracker: DriverTracker
+    /// Drivers' profiles, approval, availability and positions (their own owner).
+    public let drivers: DriverDirectory
     /// Offers, claims and the location stream of this node, for `/metrics`.
-    public let statistics = DispatchStatistics()
+    public let statistics: DispatchStatistics
     let hub: RealtimeHub
     let notifications: NotificationService
     /// Starts, updates and ends customers' job Live Activities (nil: none are kept).
@@ -32,7 +33,6 @@ public final class DispatchService: Sendable {
     let logger: Logger
     let pricing: PricingEngine
     let jobs = JobStore()
-    let drivers = DriverStore()
     let offers = OfferStore()
     let adjustments = AdjustmentStore()
     let holds = HoldStore()
@@ -43,7 +43,6 @@ public final class DispatchService: Sendable {
     let scheduleChanged: WakeSignal
     /// Wakes the adjustment scheduler (a deadline or a payment retry is due sooner).
     let adjustmentsChanged = WakeSignal()
-    private let locationObserver = Mutex<(any LocationObserver)?>(nil)
 
     public init(
         database: any Database, hub: RealtimeHub, notifications: NotificationService, config: DispatchConfig, clock: any HeraldClock,
@@ -61,17 +60,13 @@ public final class DispatchService: Sendable {
         self.config = config
         self.clock = clock
         self.logger = logger
-        self.tracker = tracker
+        let statistics = DispatchStatistics()
+        self.statistics = statistics
+        self.drivers = DriverDirectory(database: database, config: config, tracker: tracker, statistics: statistics, clock: clock)
         self.pricing = PricingEngine(config: config.pricing)
         self.scheduleChanged = WakeSignal()
     }
 
-    /// Installs the observer of position reports (the trips module).
-    public func observeLocations(_ observer: any LocationObserver) {
-        locationObserver.withLock { $0 = observer }
-    }
-
-    var currentLocationObserver: (any LocationObserver)? { locationObserver.withLock { $0 } }
     public static func driverRoom(_ driverID: String) -> String { "driver:\(driverID)" }
 
     var now: Int64 { clock.now().epochMilliseconds }

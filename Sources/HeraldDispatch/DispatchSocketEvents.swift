@@ -68,7 +68,7 @@ public struct DispatchSocketEvents: Sendable {
         guard identity.role == .driver else { return SocketErrorReply.json(.forbidden, "Only drivers report locations.") }
         do {
             let update = try LocationUpdate.parse(object, sequenceOverride: sequence)
-            switch try await dispatch.reportLocation(identity.userID, update) {
+            switch try await dispatch.drivers.reportLocation(identity.userID, update) {
             case .accepted:
                 return ["status": "ok", "accepted": true]
             case .stale(let last):

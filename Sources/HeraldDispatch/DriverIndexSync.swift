@@ -26,7 +26,7 @@ public struct DriverIndexSync: Service {
         guard await ready() else { return }
         let rebuiltAt = dispatch.now
         do {
-            let loaded = try await cancelWhenGracefulShutdown { try await dispatch.rebuildIndex() }
+            let loaded = try await cancelWhenGracefulShutdown { try await dispatch.drivers.rebuildIndex() }
             dispatch.logger.info("driver index rebuilt", metadata: ["drivers": "\(loaded)"])
         } catch {
             dispatch.logger.error("rebuilding the driver index failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -49,7 +49,7 @@ public struct DriverIndexSync: Service {
     /// Writes the positions received since the last flush; returns how many.
     @discardableResult
     public func flush() async -> Int {
-        let writes = dispatch.tracker.takeDirty()
+        let writes = dispatch.drivers.tracker.takeDirty()
         guard !writes.isEmpty else { return 0 }
         do {
             let store = DriverStore()
@@ -58,7 +58,7 @@ public struct DriverIndexSync: Service {
             }
             return writes.count
         } catch {
-            dispatch.tracker.restoreDirty(writes)
+            dispatch.drivers.tracker.restoreDirty(writes)
             dispatch.logger.warning(
                 "writing driver locations failed; will retry", metadata: ["count": "\(writes.count)", "error": "\(String(reflecting: error))"])
             return 0
@@ -73,7 +73,7 @@ public struct DriverIndexSync: Service {
                 try await store.changed(db, since: watermark - 5_000, limit: 100_000)
             }
             for record in changed {
-                dispatch.tracker.load(record)
+                dispatch.drivers.tracker.load(record)
                 newest = max(newest, record.updatedAt)
             }
         } catch {

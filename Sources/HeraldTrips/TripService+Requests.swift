@@ -28,7 +28,7 @@ extension TripService {
 
     /// Free drivers near `point` whose car serves the request, nearest first.
     func candidates(near point: GeoPoint, radius: Double, rideType: String, passengers: Int, excluding: Set<String>) async throws -> [DriverMatch] {
-        let near = dispatch.nearbyDrivers(point, radiusMeters: radius, limit: 500).filter { !excluding.contains($0.driverID) }
+        let near = dispatch.drivers.nearby(point, radiusMeters: radius, limit: 500).filter { !excluding.contains($0.driverID) }
         guard !near.isEmpty else { return [] }
         let eligible = try await database.withConnection { db in
             try await self.vehicles.eligible(db, driverIDs: near.map(\.driverID), rideType: rideType, passengers: passengers)
@@ -45,7 +45,7 @@ extension TripService {
             near: input.pickup.point, radius: config.surge.cellSizeMeters * 1.5, rideType: input.rideType, passengers: input.passengerCount,
             excluding: [riderID])
         let inCell = nearby.filter { match in
-            guard let position = dispatch.tracker.index.position(of: match.driverID)?.point else { return false }
+            guard let position = dispatch.drivers.tracker.index.position(of: match.driverID)?.point else { return false }
             return surge.cell(latitude: position.latitude, longitude: position.longitude) == cell
         }
         let multiplier = surge.multiplier(openRequests: open + 1, freeDrivers: inCell.count)

@@ -15,7 +15,7 @@ extension TripService {
     /// else 409 `RIDE_ALREADY_ACCEPTED`. A driver already on a trip cannot take a second one
     /// (409 `DRIVER_BUSY`, also enforced by a unique index).
     public func accept(_ requestID: String, driverID: String) async throws -> TripRecord {
-        guard let driver = try await dispatch.profile(driverID) else {
+        guard let driver = try await dispatch.drivers.profile(driverID) else {
             throw APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first (PUT /api/v1/drivers/me).")
         }
         guard driver.approval == .approved else {
@@ -154,7 +154,7 @@ extension TripService {
         if to == .arrived && actor == .driver {
             // The rideshare design's LOCATION_REQUIRED: an arrival is confirmed by where the driver is.
             let maxAge = Int64(dispatch.config.locationMaxAgeSeconds) * 1000
-            guard let position = dispatch.tracker.index.position(of: trip.driverID), now - position.time <= maxAge else {
+            guard let position = dispatch.drivers.tracker.index.position(of: trip.driverID), now - position.time <= maxAge else {
                 throw TripError.locationRequired
             }
             let pickup = GeoPoint(latitude: trip.pickupLatitude, longitude: trip.pickupLongitude)
@@ -193,7 +193,7 @@ extension TripService {
             let changed = TripJSON.stateChanged(updated, previous: current, by: actor, context: .object(eventContext), at: now)
             if let activities = self.liveActivities,
                 try await activities.publish(
-                    TripActivity.change(updated, driverName: to == .arrived ? try await self.dispatch.driver(db, userID: updated.driverID)?.name : nil),
+                    TripActivity.change(updated, driverName: to == .arrived ? try await self.dispatch.drivers.record(db, userID: updated.driverID)?.name : nil),
                     in: db) > 0
             {
                 work.afterCommit { activities.wake() }
@@ -259,7 +259,7 @@ extension TripService {
         let rated = try await database.transaction { db -> TripRecord? in
             guard let updated = try await self.trips.rate(db, id: tripID, byRider: byRider, rating: rating, comment: comment, now: now) else { return nil }
             if byRider {
-                try await self.dispatch.addRating(db, driverID: trip.driverID, rating: rating)
+                try await self.dispatch.drivers.addRating(db, driverID: trip.driverID, rating: rating)
             } else {
                 try await self.trips.addRiderRating(db, riderID: trip.riderID, rating: rating)
             }

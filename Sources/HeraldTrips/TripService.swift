@@ -122,7 +122,7 @@ public final class TripService: Sendable {
     }
 
     public func saveVehicle(_ driverID: String, _ input: VehicleInput) async throws -> VehicleRecord {
-        guard try await dispatch.profile(driverID) != nil else {
+        guard try await dispatch.drivers.profile(driverID) != nil else {
             throw APIError(status: 404, code: .driverNotFound, message: "Create your driver profile first (PUT /api/v1/drivers/me).")
         }
         let now = self.now
@@ -152,7 +152,7 @@ public final class TripService: Sendable {
         let (user, riderRating, driver, vehicle) = try await database.withConnection { db in
             (
                 try await UserDirectory.find(db, id: trip.riderID), try await self.trips.riderRating(db, riderID: trip.riderID),
-                try await self.dispatch.driver(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID)
+                try await self.dispatch.drivers.record(db, userID: trip.driverID), try await self.vehicles.find(db, driverID: trip.driverID)
             )
         }
         return TripJSON.trip(

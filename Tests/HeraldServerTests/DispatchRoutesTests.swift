@@ -228,7 +228,7 @@ import Testing
         clock.advance(by: 125)
         try await Self.withApp(config, clock) { s in
             // The index is rebuilt from the database before the round runs.
-            _ = try await s.runtime.dispatch.service.rebuildIndex()
+            _ = try await s.runtime.dispatch.service.drivers.rebuildIndex()
             try await s.runtime.dispatch.service.runDueRounds()
             let offers = try await Self.offers(s, jobID)
             #expect(Set(offers.keys) == ["a", "b"] && offers["b"]?["round"] == 2)

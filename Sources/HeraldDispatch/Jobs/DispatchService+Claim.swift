@@ -13,7 +13,7 @@ extension DispatchService {
     /// approved, 404 for an unknown job. The customer's notification commits with the claim;
     /// the socket events follow it.
     public func accept(_ jobID: String, driverID: String) async throws -> (job: JobRecord, driver: DriverRecord) {
-        let driver = try await requireProfile(driverID)
+        let driver = try await drivers.requireProfile(driverID)
         guard driver.approval == .approved else { throw DispatchError.notApproved(driver.approval) }
         guard let before = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else {
             throw DispatchError.jobNotFound

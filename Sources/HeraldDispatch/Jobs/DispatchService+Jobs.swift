@@ -75,7 +75,7 @@ extension DispatchService {
     public func job(_ id: String, for identity: Identity) async throws -> (job: JobRecord, driver: DriverRecord?) {
         let found = try await database.withConnection { db -> (JobRecord, DriverRecord?, Bool)? in
             guard let job = try await self.jobs.find(db, id: id) else { return nil }
-            let driver = try await job.driverID.asyncMap { try await self.drivers.find(db, userID: $0) } ?? nil
+            let driver = try await job.driverID.asyncMap { try await self.drivers.record(db, userID: $0) } ?? nil
             let offered =
                 identity.role == .driver && job.driverID != identity.userID
                 ? try await self.offers.wasOffered(db, jobID: id, driverID: identity.userID) : false
@@ -261,12 +261,14 @@ extension DispatchService {
             let stored = try await database.withConnection { db in try await self.drivers.approvedPositions(db, latitudeBand: band) }
             var audience = Set<String>()
             for candidate in stored {
-                guard let position = tracker.index.position(of: candidate.userID)?.point ?? candidate.point else { continue }
+                guard let position = drivers.tracker.index.position(of: candidate.userID)?.point ?? candidate.point else { continue }
                 if let center, Haversine.distanceMeters(center, position) > radius { continue }
                 audience.insert(candidate.userID)
             }
             if let center {
-                for match in tracker.index.nearest(to: center, radiusMeters: radius, limit: Int.max, freshSince: 0) { audience.insert(match.driverID) }
+                for match in self.drivers.tracker.index.nearest(to: center, radiusMeters: radius, limit: Int.max, freshSince: 0) {
+                    audience.insert(match.driverID)
+                }
             }
             return audience
         } catch {

@@ -37,7 +37,7 @@ extension DispatchService {
         }
         let candidates: [DriverMatch]
         if let center {
-            candidates = nearbyDrivers(center, radiusMeters: radius, limit: Int.max)
+            candidates = drivers.nearby(center, radiusMeters: radius, limit: Int.max)
         } else {
             // As the dispatch design does: with no site to measure from, every online approved driver,
             // whether or not the app has sent a position yet.

@@ -59,7 +59,7 @@ struct JobActivitySource: LiveActivitySource {
     func snapshot(subjectID: String, userID: String) async throws -> LiveActivitySnapshot? {
         let found = try await service.database.withConnection { db -> (JobRecord, String?)? in
             guard let job = try await service.jobs.find(db, id: subjectID), job.customerID == userID || job.driverID == userID else { return nil }
-            let driver = try await job.driverID.asyncMap { try await service.drivers.find(db, userID: $0) } ?? nil
+            let driver = try await job.driverID.asyncMap { try await service.drivers.record(db, userID: $0) } ?? nil
             return (job, driver?.name)
         }
         guard let (job, name) = found else { return nil }

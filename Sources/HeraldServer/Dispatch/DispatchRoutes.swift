@@ -26,7 +26,7 @@ struct DispatchRoutes {
     func addDriverRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/drivers/me") { _, context in
             let identity = try context.require(.driver)
-            guard let driver = try await dispatch.profile(identity.userID) else {
+            guard let driver = try await dispatch.drivers.profile(identity.userID) else {
                 throw APIError(status: 404, code: .driverNotFound, message: "No driver profile yet (PUT /api/v1/drivers/me).")
             }
             return try respond(DispatchJSON.driver(driver), context)
@@ -34,8 +34,8 @@ struct DispatchRoutes {
         api.put("/drivers/me") { request, context in
             let identity = try context.require(.driver)
             let profile = try DriverProfile.parse(try await request.jsonObject(context: context))
-            let existed = try await dispatch.profile(identity.userID) != nil
-            let driver = try await dispatch.saveProfile(identity.userID, profile)
+            let existed = try await dispatch.drivers.profile(identity.userID) != nil
+            let driver = try await dispatch.drivers.saveProfile(identity.userID, profile)
             return try respond(DispatchJSON.driver(driver), status: existed ? .ok : .created, context)
         }
         api.post("/drivers/online") { request, context in
@@ -46,12 +46,12 @@ struct DispatchRoutes {
             let online = body["online"]?.boolValue
             v.check(online != nil, "online", "is required: true or false")
             try v.validate()
-            return try respond(DispatchJSON.driver(try await dispatch.setOnline(identity.userID, online!)), context)
+            return try respond(DispatchJSON.driver(try await dispatch.drivers.setOnline(identity.userID, online!)), context)
         }
         api.post("/drivers/location") { request, context in
             let identity = try context.require(.driver)
             let update = try LocationUpdate.parse(try await request.jsonObject(context: context))
-            switch try await dispatch.reportLocation(identity.userID, update) {
+            switch try await dispatch.drivers.reportLocation(identity.userID, update) {
             case .accepted:
                 return try respond(["accepted": true, "sequence": update.sequence.map { .number(Double($0)) } ?? .null], context)
             case .stale(let last):
@@ -201,12 +201,12 @@ struct DispatchRoutes {
             }
             try v.validate()
             let (offset, limit) = try Self.offsetLimit(request)
-            let page = try await dispatch.listDrivers(approval: approval, online: online, offset: offset, limit: limit)
+            let page = try await dispatch.drivers.list(approval: approval, online: online, offset: offset, limit: limit)
             return try respond(["drivers": .array(page.drivers.map(DispatchJSON.driver)), "total": .number(Double(page.total))], context)
         }
         api.get("/operators/drivers/{id}") { _, context in
             _ = try context.require(.operator, .service)
-            guard let driver = try await dispatch.profile(try context.parameters.require("id")) else {
+            guard let driver = try await dispatch.drivers.profile(try context.parameters.require("id")) else {
                 throw APIError(status: 404, code: .driverNotFound, message: "No such driver.")
             }
             return try respond(DispatchJSON.driver(driver), context)
@@ -220,7 +220,7 @@ struct DispatchRoutes {
             v.check(status != nil, "status", "must be pending, approved, rejected or suspended")
             let reason = v.reason(body)
             try v.validate()
-            let driver = try await dispatch.setApproval(try context.parameters.require("id"), status!, reason: reason, by: identity.userID)
+            let driver = try await dispatch.drivers.setApproval(try context.parameters.require("id"), status!, reason: reason, by: identity.userID)
             return try respond(DispatchJSON.driver(driver), context)
         }
         api.get("/operators/jobs/{id}/offers") { _, context in

@@ -20,7 +20,7 @@ public struct TripsModule: Sendable {
         let service = TripService(
             database: database, hub: realtime.hub, notifications: notifications.service, dispatch: dispatch.service, config: config.trips,
             clock: clock, logger: logger, liveActivities: notifications.liveActivities, schemaReady: schemaReady)
-        dispatch.service.observeLocations(service)
+        dispatch.service.drivers.observeLocations(service)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .trip)
         TripSocketEvents(trips: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         self.service = service

@@ -9,7 +9,7 @@ struct TripActivitySource: LiveActivitySource {
     func snapshot(subjectID: String, userID: String) async throws -> LiveActivitySnapshot? {
         let found = try await service.database.withConnection { db -> (TripRecord, String?, VehicleRecord?)? in
             guard let trip = try await service.trips.find(db, id: subjectID), trip.riderID == userID || trip.driverID == userID else { return nil }
-            let driver = try await service.dispatch.driver(db, userID: trip.driverID)
+            let driver = try await service.dispatch.drivers.record(db, userID: trip.driverID)
             return (trip, driver?.name, try await service.vehicles.find(db, driverID: trip.driverID))
         }
         guard let (trip, name, vehicle) = found else { return nil }
