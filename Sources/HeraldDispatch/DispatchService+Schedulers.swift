@@ -2,10 +2,10 @@ import HeraldCore
 
 extension DispatchService {
     /// Makes offer rounds and expiries happen on time, on any node: a round's
-    /// end is `jobs.next_round_at`; the conditional update in `runRound` lets one node do each.
+    /// end is `jobs.next_round_at`; the conditional update in `JobOfferRounds.run` lets one node do each.
     public func offerScheduler(interval: Duration = .milliseconds(500), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
         DuePoller("offer scheduler", interval: interval, wake: scheduleChanged, logger: logger, ready: ready) {
-            while try await self.runDueRounds(limit: 100) == 100 {}
+            while try await self.offers.runDue(limit: 100) == 100 {}
         }
     }
 
@@ -13,8 +13,8 @@ extension DispatchService {
     /// payment calls still owed (after a provider outage or a restart).
     public func adjustmentScheduler(interval: Duration = .seconds(1), ready: @escaping @Sendable () async -> Bool) -> DuePoller {
         DuePoller("adjustment scheduler", interval: interval, wake: adjustmentsChanged, logger: logger, ready: ready) {
-            while try await self.expireDueProposals(limit: 100) == 100 {}
-            while try await self.runDuePayments(limit: 50) == 50 {}
+            while try await self.adjustmentEndings.expireDueProposals(limit: 100) == 100 {}
+            while try await self.transitions.runDuePayments(limit: 50) == 50 {}
         }
     }
 }

@@ -26,7 +26,7 @@ public struct DispatchSocketEvents: Sendable {
             guard let identity = socket.identity, socket.namespace == "/", !socket.recovered else { return }
             do {
                 if identity.role == .driver { try await socket.join(DispatchService.driverRoom(identity.userID)) }
-                for jobID in try await dispatch.activeJobIDs(identity.userID) { try await socket.join(RoomName.job(jobID)) }
+                for jobID in try await dispatch.jobs.activeJobIDs(identity.userID) { try await socket.join(RoomName.job(jobID)) }
             } catch {
                 dispatch.logger.error("joining dispatch rooms failed", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -60,7 +60,7 @@ public struct DispatchSocketEvents: Sendable {
         }
         channels.allow(prefix: "job") { identity, channel in
             let jobID = String(channel.dropFirst(4))
-            return try await dispatch.isParticipant(identity.userID, jobID: jobID)
+            return try await dispatch.jobs.isParticipant(identity.userID, jobID: jobID)
         }
     }
 
@@ -88,18 +88,5 @@ public struct DispatchSocketEvents: Sendable {
             dispatch.logger.error("location report failed", metadata: ["error": "\(String(reflecting: error))"])
             return SocketErrorReply.internalError
         }
-    }
-}
-
-extension DispatchService {
-    /// Jobs not over that `userID` booked or drives.
-    public func activeJobIDs(_ userID: String) async throws -> [String] {
-        try await database.withConnection { db in try await self.jobs.activeJobIDs(db, userID: userID) }
-    }
-
-    /// Whether the user is the job's customer or its driver.
-    public func isParticipant(_ userID: String, jobID: String) async throws -> Bool {
-        guard let job = try await database.withConnection({ db in try await self.jobs.find(db, id: jobID) }) else { return false }
-        return job.customerID == userID || job.driverID == userID
     }
 }

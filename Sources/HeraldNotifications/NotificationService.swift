@@ -54,10 +54,8 @@ public final class NotificationService: Sendable {
         sends = GroupCommit(maxBatch: config.sendsPerTransaction) { members in
             guard let service = this.value else { return members.map { _ in .failure(CancellationError()) } }
             // In a task of its own, awaited at once: the request writing the group may be
-            // cancelled (its client went away), which must not fail the others' sends. (The
-            // task inherits the writer's task-local idempotency recorder; nothing in the write
-            // reads it: each member's recorder is called explicitly. Clearing it with
-            // `withValue(nil)` here crashed release builds in `swift_task_localValuePush`.)
+            // cancelled (its client went away), which must not fail the others' sends. Each
+            // member carries its own answer slot, so no task-local of the writer matters here.
             return await Task { await service.writeGrouped(members) }.value
         }
         acks = GroupCommit(maxBatch: 200) { [database, clock] deliveryIDs in
@@ -90,19 +88,18 @@ public final class NotificationService: Sendable {
     /// answer is still recorded with its own rows (`TransactionAnswer`), and a send that
     /// makes the shared transaction fail is written again alone, so it fails (or not) on its
     /// own and never takes the others with it.
-    public func send(_ draft: NotificationDraft) async throws -> [SendOutcome] {
+    public func send(_ draft: NotificationDraft, answer: TransactionAnswer? = nil) async throws -> [SendOutcome] {
         // Checked before joining a group: a bad draft is answered without touching the others.
         try draft.validate(catalog: catalog, maxRecipients: config.maxRecipients)
-        let written = try await sends.submit(GroupedSend(draft: draft, recorder: TransactionAnswer.recorder)).get()
+        let written = try await sends.submit(GroupedSend(draft: draft, answer: answer)).get()
         await deliver(written)
         return written.outcomes
     }
 
-    /// One send waiting for its group's transaction, with the idempotency recorder of its
-    /// request (a task-local of the caller's task, which the writing task does not see).
+    /// One send waiting for its group's transaction, with its request's answer slot.
     struct GroupedSend: Sendable {
         var draft: NotificationDraft
-        var recorder: TransactionAnswer.Recorder?
+        var answer: TransactionAnswer?
     }
 
     /// Writes `members` in one transaction; when it fails, each member alone.
@@ -133,7 +130,7 @@ public final class NotificationService: Sendable {
         let prepared = try await prepare(members.map(\.draft), db)
         let written = try await write(prepared, db)
         for (member, written) in zip(members, written) {
-            if let recorder = member.recorder { try await recorder(written.outcomes, db) }
+            try await member.answer?.record(written.outcomes, in: db)
         }
         return written
     }

@@ -1,24 +1,28 @@
 import SQLKit
 
-/// Lets whoever called a piece of domain code keep a record of its result in the same
-/// transaction that commits the work.
+/// A slot for a request's answer, filled inside the transaction that commits its work.
 ///
 /// Why: a request retried with an `Idempotency-Key` must get its first answer, also when the
 /// node died between the commit and storing that answer. If the answer is written by the
-/// work's own transaction, there is no such moment: either both exist or neither. Domain code
-/// calls `record(_:in:)` with its result just before its transaction ends; the caller (the
-/// server's idempotency layer) installs a recorder for the result type it knows how to
-/// answer. Without a recorder the call does nothing. A recorder that throws rolls the work
-/// back (the key was taken over by another node's retry, which answers instead).
-public enum TransactionAnswer {
+/// work's own transaction, there is no such moment: either both exist or neither.
+///
+/// Why a value handed down and not a task-local: the route that knows how to store an
+/// answer (the server's idempotency layer) passes the slot to the one service call that
+/// commits the work, and that call fills it just before its transaction ends. The wiring is
+/// visible in both signatures; nothing in storage calls back into code it cannot see. A
+/// slot whose recorder throws rolls the work back (the key was taken over by another node's
+/// retry, which answers instead). Without a slot (`nil`) there is nothing to record.
+public struct TransactionAnswer: Sendable {
     public typealias Recorder = @Sendable (any Sendable, any SQLDatabase) async throws -> Void
 
-    @TaskLocal public static var recorder: Recorder?
+    let recorder: Recorder
 
-    /// Hands `result` to the current recorder inside the transaction `db` belongs to. The
-    /// result is only built when a recorder listens (most transactions have none).
-    public static func record(_ result: @autoclosure () -> some Sendable, in db: any SQLDatabase) async throws {
-        guard let recorder else { return }
-        try await recorder(result(), db)
+    public init(_ recorder: @escaping Recorder) {
+        self.recorder = recorder
+    }
+
+    /// Hands `result` to the slot's owner inside the transaction `db` belongs to.
+    public func record(_ result: some Sendable, in db: any SQLDatabase) async throws {
+        try await recorder(result, db)
     }
 }

@@ -36,7 +36,7 @@ public struct LoadedFeed: Sendable {
 /// from another, a backend posting alerts). Judged by the newest of them, a dead source
 /// hid behind a live one and its old predictions kept being applied; now each source is
 /// judged by its own data time, a stale one's predictions are left out of the overlay
-/// (`TransitService.rebuildOverlays`), and the feed counts as stale while any source is.
+/// (`ServedFeeds.rebuildOverlays`), and the feed counts as stale while any source is.
 public struct RealtimeFreshness: Sendable, Equatable {
     /// Whether realtime is expected (a source is configured or has posted).
     public var expected: Bool

@@ -57,7 +57,7 @@ import Testing
 
     @Test func asksForAStopsBroadcastChannelAndReadsItsTypes() async throws {
         try await HeraldClientTests.withServer { url, s in
-            _ = try await s.runtime.transit.service.importFeed("default", source: .path(try TransitFixtures.sampleFeedPath()), requestedBy: "test")
+            _ = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(try TransitFixtures.sampleFeedPath()), requestedBy: "test")
             let client = HeraldClient(baseURL: url, tokenProvider: HeraldClientTests.Tokens([try await s.token("rita")]))
             let channel = try await client.departuresChannel(stopID: "BEATTY_AIRPORT")
             #expect(!channel.channelID.isEmpty && channel.environment == "production")

@@ -30,11 +30,11 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for user in users {
                     group.addTask {
-                        let recorder: TransactionAnswer.Recorder = { result, _ in
+                        let answer = TransactionAnswer { result, _ in
                             let outcomes = try #require(result as? [SendOutcome])
                             recorded.add(user, outcomes.map(\.notification.userID))
                         }
-                        let outcomes = try await TransactionAnswer.$recorder.withValue(recorder) { try await h.service.send(h.draft([user])) }
+                        let outcomes = try await h.service.send(h.draft([user]), answer: answer)
                         #expect(outcomes.map(\.notification.userID) == [user])
                     }
                 }
@@ -63,9 +63,9 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, user) in users.enumerated() {
                     group.addTask {
-                        let recorder: TransactionAnswer.Recorder = { _, _ in if index % 10 == 7 { throw RecorderFailure() } }
+                        let answer = TransactionAnswer { _, _ in if index % 10 == 7 { throw RecorderFailure() } }
                         do {
-                            _ = try await TransactionAnswer.$recorder.withValue(recorder) { try await h.service.send(h.draft([user])) }
+                            _ = try await h.service.send(h.draft([user]), answer: answer)
                         } catch is RecorderFailure {
                             failed.add("failed", [user])
                         }

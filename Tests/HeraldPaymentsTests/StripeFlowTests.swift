@@ -198,7 +198,7 @@ struct StripeFlowTests {
             clock.advance(by: 4 * 86_400)
             var statuses: [String?] = []
             try await waitUntil("the due payments were taken", every: .milliseconds(50)) {
-                _ = try await s.runtime.dispatch.service.runDuePayments()
+                _ = try await s.runtime.dispatch.service.transitions.runDuePayments()
                 statuses = [
                     try await s.runtime.dispatch.service.payments.hold(ids[0])?.status.rawValue,
                     try await s.request(.get, "/api/v1/jobs/\(ids[1])", token: try await s.token("bob")).data?["status"]?.stringValue,

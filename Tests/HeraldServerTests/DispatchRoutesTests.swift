@@ -173,49 +173,6 @@ import Testing
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func unclaimedJobsAreOfferedWiderThenExpireOnTheInjectedClock(engine: TestEngine) async throws {
-        let clock = ManualClock(Date())
-        try await TestServer.run(engine, clock: clock) { s in
-            try await Self.driver(s, "a", kilometersNorth: 5)
-            try await Self.driver(s, "b", kilometersNorth: 40)
-            try await Self.driver(s, "c", kilometersNorth: 55)
-            try await Self.driver(s, "d", kilometersNorth: 80)
-            let (id, _) = try await Self.book(s)
-            #expect(Set(try await Self.offers(s, id).keys) == ["a"])
-            // Not yet due: nothing changes.
-            clock.advance(by: 60)
-            try await s.runtime.dispatch.service.runDueRounds()
-            #expect(Set(try await Self.offers(s, id).keys) == ["a"])
-            // Drivers keep reporting (positions older than location_max_age_seconds drop out of matching).
-            for (name, km) in [("a", 5.0), ("b", 40), ("c", 55), ("d", 80)] {
-                _ = try await s.request(
-                    .post, "/api/v1/drivers/location", token: try await s.token(name, .driver),
-                    json: ["lat": .number(Self.job.lat + km / 111.2), "lng": .number(Self.job.lng), "sequence": 2])
-            }
-            clock.advance(by: 61)
-            try await s.runtime.dispatch.service.runDueRounds()
-            var offers = try await Self.offers(s, id)
-            #expect(Set(offers.keys) == ["a", "b"] && offers["b"]?["round"] == 2)
-            clock.advance(by: 121)
-            try await s.runtime.dispatch.service.runDueRounds()
-            offers = try await Self.offers(s, id)
-            #expect(Set(offers.keys) == ["a", "b", "c"] && offers["c"]?["round"] == 3)
-            clock.advance(by: 121)
-            try await s.runtime.dispatch.service.runDueRounds()
-            let job = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust"))
-            #expect(job.data?["status"] == "expired")
-            #expect(Set(try await Self.offers(s, id).values.compactMap { $0["outcome"]?.stringValue }) == ["expired"])
-            let told = try await s.request(.get, "/api/v1/notifications", token: try await s.token("cust"))
-            #expect(told.data?["notifications"]?[0]?["title"] == "No driver available")
-            // Feeds and the job's room hear that it expired.
-            #expect(try await Self.statusEvents(s, room: "driver:a", jobID: id).last?["status"] == "expired")
-            #expect(try await Self.statusEvents(s, room: "job:\(id)", jobID: id).last?["status"] == "expired")
-            let late = try await s.request(.post, "/api/v1/drivers/jobs/\(id)/accept", token: try await s.token("a", .driver))
-            #expect(late.status == 409 && late.errorCode == "JOB_NOT_AVAILABLE")
-        }
-    }
-
     @Test func offerRoundsSurviveARestart() async throws {
         let config = try await TestServer.config(.sqlite)
         let clock = ManualClock(Date())
@@ -229,7 +186,7 @@ import Testing
         try await Self.withApp(config, clock) { s in
             // The index is rebuilt from the database before the round runs.
             _ = try await s.runtime.dispatch.service.drivers.rebuildIndex()
-            try await s.runtime.dispatch.service.runDueRounds()
+            try await s.runtime.dispatch.service.offers.runDue()
             let offers = try await Self.offers(s, jobID)
             #expect(Set(offers.keys) == ["a", "b"] && offers["b"]?["round"] == 2)
         }

@@ -61,7 +61,7 @@ import Testing
         let folder = try Self.sampleWithFaresV2()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await TestServer.run(config: config, clock: ManualClock(sampleMorning)) { s in
-            let outcome = try await s.runtime.transit.service.importFeed("default", source: .path(folder), requestedBy: "test")
+            let outcome = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(folder), requestedBy: "test")
             #expect(outcome.record.status == .succeeded)
             let versionID = try #require(outcome.version?.id)
             let counts = try await s.runtime.database.withConnection { db in

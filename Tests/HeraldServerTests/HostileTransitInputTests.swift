@@ -112,7 +112,7 @@ import Testing
                 let late = FeedMessages.message([FeedMessages.tripUpdate("e1", trip: "AB1", date: "20070605", stops: [(1, 300, false)])], timestamp: now)
                 #expect(try await s.postProtobuf("/api/v1/transit/realtime", late, token: try await s.token("backend", .service)).status == 200)
                 clock.advance(by: 120)
-                try await s.runtime.transit.service.reload()
+                try await s.runtime.transit.service.loader.reload()
                 #expect(try await s.request(.get, "/api/v1/stops/BEATTY_AIRPORT/departures?limit=1").status == 200)
             }
         }
@@ -143,7 +143,7 @@ import Testing
             let before = try await s.request(.get, board).data?["departures"]?.arrayValue?.count ?? 0
             #expect(before > 0)
             let empty = try Self.sampleCopy { $0["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n" }
-            let refused = try await s.runtime.transit.service.importFeed("default", source: .path(empty), requestedBy: "test")
+            let refused = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(empty), requestedBy: "test")
             #expect(refused.record.status == .failed)
             #expect(refused.record.error?.contains("serves no trips") == true)
             #expect(try await s.request(.get, board).data?["departures"]?.arrayValue?.count == before)
@@ -153,11 +153,11 @@ import Testing
                 files["stop_times.txt"] =
                     ([lines[0]] + lines.dropFirst().filter { $0.hasPrefix("AB1,") || $0.hasPrefix("AB2,") }).joined(separator: "\n") + "\n"
             }
-            let partial = try await s.runtime.transit.service.importFeed("default", source: .path(halved), requestedBy: "test")
+            let partial = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(halved), requestedBy: "test")
             #expect(partial.record.status == .failed)
             #expect(partial.record.error?.contains("less than half") == true)
             // Forced, it replaces the version in service.
-            let forced = try await s.runtime.transit.service.importFeed("default", source: .path(halved), requestedBy: "test", force: true)
+            let forced = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(halved), requestedBy: "test", force: true)
             #expect(forced.record.status == .succeeded)
             #expect(try await s.request(.get, board).data?["departures"]?.arrayValue?.count == 0)
         }

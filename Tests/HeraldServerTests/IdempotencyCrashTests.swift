@@ -26,11 +26,11 @@ final class DyingBookings: Sendable {
                     value += 1
                     return value
                 }
-                let work: @Sendable () async throws -> String = {
+                let work: @Sendable (TransactionAnswer?) async throws -> String = { answer in
                     let id = "bk-\(run)"
                     try await database.transaction { db in
                         try await db.raw("INSERT INTO test_bookings (id, user_id) VALUES (\(bind: id), \(bind: identity.userID))").run()
-                        if answerWithWork { try await TransactionAnswer.record(id, in: db) }
+                        if answerWithWork { try await answer?.record(id, in: db) }
                     }
                     if run == 1 { await withCheckedContinuation { continuation in self.released.withLock { $0 = continuation } } }
                     return id
@@ -127,10 +127,10 @@ final class DyingBookings: Sendable {
             let claim = IdempotencyClaim(scope: "user:backend", key: "k", lockedAt: now)
             await #expect(throws: IdempotencyKeyTakenOver.self) {
                 _ = try await IdempotencyClaim.$current.withValue(claim) {
-                    try await IdempotentAnswer.answer(String.self, respond: { _ in Response(status: .created) }) {
+                    try await IdempotentAnswer.answer(String.self, respond: { _ in Response(status: .created) }) { answer in
                         try await database.transaction { db in
                             try await db.raw("INSERT INTO stale_work (id) VALUES ('w')").run()
-                            try await TransactionAnswer.record("done", in: db)
+                            try await answer?.record("done", in: db)
                             return "done"
                         }
                     }

@@ -65,7 +65,7 @@ import Testing
             #expect(try await s.request(.post, "/api/v1/live-activities", token: try await s.token("rider0"), json: device).status == 201)
 
             // Nothing changed yet: nothing is sent.
-            try await s.runtime.transit.service.reload()
+            try await s.runtime.transit.service.loader.reload()
             try await LiveActivityTripTests.settled(s)
             #expect(Self.broadcasts(pushLog).isEmpty)
 

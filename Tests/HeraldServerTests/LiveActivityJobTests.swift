@@ -69,7 +69,7 @@ import Testing
             // No driver takes it: the rounds run out and the job expires.
             for _ in 0..<5 {
                 clock.advance(by: 121)
-                try await s.runtime.dispatch.service.runDueRounds()
+                try await s.runtime.dispatch.service.offers.runDue()
             }
             #expect(try await s.request(.get, "/api/v1/jobs/\(id)", token: cust).data?["status"] == "expired")
             try await LiveActivityTripTests.settled(s)

@@ -27,7 +27,7 @@ import Testing
         var payment: JSONValue?
         // (Not thrown: the caller's expectations name the payment there was.)
         try? await waitUntil("the job's payment", every: .milliseconds(50)) {
-            _ = try await s.runtime.dispatch.service.runDuePayments()
+            _ = try await s.runtime.dispatch.service.transitions.runDuePayments()
             payment = try await s.request(.get, "/api/v1/jobs/\(id)", token: try await s.token("cust")).data?["payment"]
             return until(payment)
         }
@@ -49,7 +49,7 @@ import Testing
 
             // A second before its time the scheduler leaves it alone; at its time it takes it.
             clock.advance(by: 4 * Self.day - 1)
-            #expect(try await s.runtime.dispatch.service.runDuePayments() == 0)
+            #expect(try await s.runtime.dispatch.service.transitions.runDuePayments() == 0)
             #expect(try await Self.payment(s, id)?["status"] == "scheduled")
             clock.advance(by: 1)
             let taken = try await Self.payment(s, id) { $0?["status"] == "authorized" }

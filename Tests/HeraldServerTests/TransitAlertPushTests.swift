@@ -407,10 +407,10 @@ import Testing
             try await Self.run(s)
             #expect(try await Self.pushDeliveries(s) == ["ann": 1, "bob": 1, "cat": 2, "dan": 2])
             // At 07:00 Ann gets one digest of what quiet hours held back, once.
-            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 0)
+            #expect(try await s.runtime.transit.alerts.digest.sendDue() == 0)
             clock.set(Date(timeIntervalSince1970: Double(at + 7 * 3600 + 55 * 60)))
-            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 1)
-            #expect(try await s.runtime.transit.alerts.sendDueDigests() == 0)
+            #expect(try await s.runtime.transit.alerts.digest.sendDue() == 1)
+            #expect(try await s.runtime.transit.alerts.digest.sendDue() == 0)
             let digest = try #require(try await Self.sent(s).first { $0.json["digest"] == true })
             #expect(digest.userID == "ann" && digest.json["digest"] == true && digest.json["alert_ids"] == ["delay"])
             #expect(digest.pushSuppressed == nil)
@@ -538,7 +538,7 @@ import Testing
             }
             let version = try #require(claimed)
             let alert = try #require(ServiceAlert(json: try JSONDecoder().decode(JSONValue.self, from: Data(version.alert.utf8))))
-            let target = try await dying.audience(alert, now: now)
+            let target = try await dying.matcher.audience(alert, now: now)
             #expect(target.users.count == 10)
             // Its first batch commits; then it is gone.
             #expect(try await dying.send(alert, version: version, users: Array(target.users.keys.sorted().prefix(4)), target: target, now: now) == 4)

@@ -163,7 +163,7 @@ import Testing
         try await TestServer.run(engine, clock: ManualClock(sampleMorning)) { s in
             let first = try await s.importSample()
             let versionID = try #require(first.version?.id)
-            let broken = try await s.runtime.transit.service.importFeed("default", source: .path(try Self.brokenSampleFolder()), requestedBy: "test")
+            let broken = try await s.runtime.transit.service.feeds.importFeed("default", source: .path(try Self.brokenSampleFolder()), requestedBy: "test")
             #expect(broken.record.status == .failed)
             let notice = try #require(broken.report?.notices.first { $0.code == "foreign_key_violation" })
             #expect(notice.samples.first?.file == "stop_times.txt")
@@ -490,7 +490,7 @@ import Testing
         try await TestServer.run(engine, clock: ManualClock(Date(timeIntervalSince1970: 1_772_625_600))) { s in
             let service = s.runtime.transit.service
             for (name, file) in [("halifax", "halifax.zip"), ("cairns", "cairns.zip"), ("barrie", "barrie.zip"), ("nyc", "nyc_subway.zip")] {
-                let outcome = try await service.importFeed(name, source: .path(try TransitFixtures.realFeedPath(file)), requestedBy: "test")
+                let outcome = try await service.feeds.importFeed(name, source: .path(try TransitFixtures.realFeedPath(file)), requestedBy: "test")
                 #expect(outcome.record.status == .succeeded, "\(name): \(outcome.record.error ?? "") \(outcome.record.report ?? "")")
             }
             let halifax = try await s.request(.get, "/api/v1/stops/6121/departures?at=2026-03-04T08:00:00-04:00")

@@ -79,7 +79,7 @@ enum FeedMessages {
 extension TestSession {
     /// Imports the sample feed as `default` and waits for nothing (the import swaps at once).
     func importSample(_ name: String = "default") async throws -> FeedImporter.Outcome {
-        try await runtime.transit.service.importFeed(name, source: .path(try TransitFixtures.sampleFeedPath()), requestedBy: "test")
+        try await runtime.transit.service.feeds.importFeed(name, source: .path(try TransitFixtures.sampleFeedPath()), requestedBy: "test")
     }
 
     /// POSTs a protobuf body.

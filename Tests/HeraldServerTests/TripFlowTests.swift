@@ -344,13 +344,13 @@ import Testing
             // Half-way the search widens to the second radius, and the rider is told (the app
             // animates the search).
             Self.advance(s, 151)
-            _ = try await s.runtime.trips.service.runDue()
+            _ = try await s.runtime.trips.service.rounds.runDue()
             let widened = try await eventually("the widened search event") {
                 try await Self.events(s, "user:lonely").last { $0.name == "ride_request_updated" }?.payload
             }
             #expect(widened["state"] == "SEARCHING" && widened["search_radius_meters"] == 5_000 && widened["offer_round"] == 2, "\(widened)")
             Self.advance(s, 150)
-            _ = try await s.runtime.trips.service.runDue()
+            _ = try await s.runtime.trips.service.rounds.runDue()
             let expired = try await s.request(.get, "/api/v1/ride-requests/\(lonely)", token: try await s.token("lonely"))
             #expect(expired.data?["state"] == "EXPIRED")
             // The scheduler may have expired it first; its event follows its commit.

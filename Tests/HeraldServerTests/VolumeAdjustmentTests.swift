@@ -203,14 +203,14 @@ import Testing
             let early = try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/cancel-with-trip-fee", token: job.driver)
             #expect(early.status == 409 && early.errorCode == "ADJUSTMENT_NOT_EXPIRED")
             clock.advance(by: 299)
-            _ = try await s.runtime.dispatch.service.expireDueProposals()
+            _ = try await s.runtime.dispatch.service.adjustmentEndings.expireDueProposals()
             #expect(try await Self.notification(s, job.driver, title: "No answer from the customer") == nil)
             return job
         }
         // Restarted: the deadline is in the database.
         clock.advance(by: 2)
         try await DispatchRoutesTests.withApp(config, clock) { s in
-            _ = try await s.runtime.dispatch.service.expireDueProposals()
+            _ = try await s.runtime.dispatch.service.adjustmentEndings.expireDueProposals()
             let told = try await Self.notifications(s, job.driver)
             #expect(told.contains { $0["title"] == "No answer from the customer" })
             let expired = try await Self.events(s, "driver:d1", "volume:expired")
@@ -218,7 +218,7 @@ import Testing
             let view = try await s.request(.get, "/api/v1/jobs/\(job.id)", token: job.customer)
             #expect(view.data?["adjustment"]?["expired"] == true && view.data?["adjustment"]?["status"] == "pending")
             // Told once.
-            _ = try await s.runtime.dispatch.service.expireDueProposals()
+            _ = try await s.runtime.dispatch.service.adjustmentEndings.expireDueProposals()
             #expect(try await Self.notifications(s, job.driver).count == told.count)
             #expect(try await Self.events(s, "driver:d1", "volume:expired").count == 1)
             // Two extensions, each five more minutes and a reminder to the customer; then no more.
@@ -233,7 +233,7 @@ import Testing
                 let proposed = try await Self.events(s, "user:cust", "volume:proposed")
                 #expect(proposed.count == round + 1 && proposed.last?["job_id"]?.stringValue == job.id)
                 clock.advance(by: 301)
-                _ = try await s.runtime.dispatch.service.expireDueProposals()
+                _ = try await s.runtime.dispatch.service.adjustmentEndings.expireDueProposals()
             }
             let limit = try await s.request(.post, "/api/v1/drivers/jobs/\(job.id)/volume/extend", token: job.driver)
             #expect(limit.status == 409 && limit.errorCode == "EXTENSION_LIMIT_REACHED")

@@ -73,7 +73,7 @@ public enum TestServer {
         return try await application.test(setup) { client in
             // The node listens before its transit feeds are loaded (the reload loop loads
             // them): tests start once it is ready, however slow the machine.
-            try await waitUntil("the transit feeds loaded", every: .milliseconds(5)) { runtime.transit.service.isStarted }
+            try await waitUntil("the transit feeds loaded", every: .milliseconds(5)) { runtime.transit.service.loader.isStarted }
             return try await body(TestSession(client: client, runtime: runtime, issuer: issuer))
         }
     }

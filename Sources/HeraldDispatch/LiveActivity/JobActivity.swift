@@ -54,12 +54,12 @@ public enum JobActivity {
 /// The dispatch module's answer to an activity registration: the job's customer and its
 /// assigned driver may follow it.
 struct JobActivitySource: LiveActivitySource {
-    let service: DispatchService
+    let book: JobBook
 
     func snapshot(subjectID: String, userID: String) async throws -> LiveActivitySnapshot? {
-        let found = try await service.database.withConnection { db -> (JobRecord, String?)? in
-            guard let job = try await service.jobs.find(db, id: subjectID), job.customerID == userID || job.driverID == userID else { return nil }
-            let driver = try await job.driverID.asyncMap { try await service.drivers.record(db, userID: $0) } ?? nil
+        let found = try await book.database.withConnection { db -> (JobRecord, String?)? in
+            guard let job = try await book.store.find(db, id: subjectID), job.customerID == userID || job.driverID == userID else { return nil }
+            let driver = try await job.driverID.asyncMap { try await book.drivers.record(db, userID: $0) } ?? nil
             return (job, driver?.name)
         }
         guard let (job, name) = found else { return nil }
@@ -69,11 +69,5 @@ struct JobActivitySource: LiveActivitySource {
 
 extension DispatchService {
     /// The dispatch module's source of job activities (registered in the composition root).
-    public var liveActivitySource: any LiveActivitySource { JobActivitySource(service: self) }
-
-    /// Applies a job's change to its activities inside `work`; wakes the sender after the commit.
-    func publishActivity(_ change: LiveActivityChange, in work: UnitOfWork) async throws {
-        guard let activities = liveActivities, try await activities.publish(change, in: work.db) > 0 else { return }
-        work.afterCommit { activities.wake() }
-    }
+    public var liveActivitySource: any LiveActivitySource { JobActivitySource(book: jobs) }
 }

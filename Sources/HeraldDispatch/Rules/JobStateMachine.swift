@@ -34,7 +34,7 @@ public enum JobStateMachine {
             return [.cancelled]
         case .system:
             // Unclaimed in time; or unpaid: a job booked ahead whose hold the card refused
-            // is cancelled before the work starts (`DispatchService.cancelUnpaid`).
+            // is cancelled before the work starts (`JobTransitions.cancelUnpaid`).
             switch status {
             case .pending: return [.expired, .cancelled]
             case .accepted, .enRoute, .arrived: return [.cancelled]

@@ -27,7 +27,7 @@ struct ConsoleModule {
     /// Everything the console draws, as this node sees it.
     func snapshot() async throws -> JSONValue {
         let now = clock.now().epochMilliseconds
-        let (drivers, jobs) = try await dispatch.service.operationsView()
+        let (drivers, jobs) = try await dispatch.service.jobs.operationsView()
         let active = try await trips.service.operationsView()
         let (deliveries, queueDepth, failures) = try await notifications.service.operationsView(now: now)
         let nodes = try await realtime.presence.connectionsPerNode()

@@ -10,30 +10,36 @@ extension DispatchRoutes {
         api.post("/drivers/jobs/{id}/volume") { request, context in
             let identity = try context.require(.driver)
             let hundredths = try Self.actualVolume(try await request.jsonObject(context: context), maxYards: dispatch.config.pricing.maxVolumeYards)
-            let outcome = try await dispatch.proposeVolume(try context.parameters.require("id"), driverID: identity.userID, actualHundredths: hundredths)
+            let outcome = try await dispatch.adjustments.proposeVolume(
+                try context.parameters.require("id"), driverID: identity.userID, actualHundredths: hundredths)
             return try respond(adjustmentResponse(outcome), status: .created, context)
         }
         api.post("/drivers/jobs/{id}/volume/extend") { request, context in
             let identity = try context.require(.driver)
             try await Self.emptyBody(request, context)
-            return try respond(adjustmentResponse(try await dispatch.extendProposal(try context.parameters.require("id"), driverID: identity.userID)), context)
+            return try respond(
+                adjustmentResponse(try await dispatch.adjustmentEndings.extendProposal(try context.parameters.require("id"), driverID: identity.userID)),
+                context)
         }
         api.post("/drivers/jobs/{id}/cancel-with-trip-fee") { request, context in
             let identity = try context.require(.driver)
             try await Self.emptyBody(request, context)
             return try respond(
-                adjustmentResponse(try await dispatch.cancelWithTripFee(try context.parameters.require("id"), driverID: identity.userID)), context)
+                adjustmentResponse(try await dispatch.adjustmentEndings.cancelWithTripFee(try context.parameters.require("id"), driverID: identity.userID)),
+                context)
         }
         api.post("/jobs/{id}/volume/approve") { request, context in
             let identity = try context.require(.customer)
             try await Self.emptyBody(request, context)
-            return try respond(adjustmentResponse(try await dispatch.approveVolume(try context.parameters.require("id"), customerID: identity.userID)), context)
+            return try respond(
+                adjustmentResponse(try await dispatch.adjustments.approveVolume(try context.parameters.require("id"), customerID: identity.userID)), context)
         }
         api.post("/jobs/{id}/volume/decline") { request, context in
             let identity = try context.require(.customer)
             let proceed = try Self.declineChoice(try await Self.optionalBody(request, context))
             return try respond(
-                adjustmentResponse(try await dispatch.declineVolume(try context.parameters.require("id"), customerID: identity.userID, proceed: proceed)),
+                adjustmentResponse(
+                    try await dispatch.adjustmentEndings.declineVolume(try context.parameters.require("id"), customerID: identity.userID, proceed: proceed)),
                 context)
         }
         api.get("/operators/jobs/{id}/payment") { _, context in
@@ -58,7 +64,7 @@ extension DispatchRoutes {
         }
     }
 
-    func adjustmentResponse(_ outcome: DispatchService.AdjustmentOutcome) -> JSONValue {
+    func adjustmentResponse(_ outcome: AdjustmentOutcome) -> JSONValue {
         [
             "job": DispatchJSON.job(outcome.job), "adjustment": DispatchJSON.adjustment(outcome.adjustment, now: clock.now().epochMilliseconds),
             "payment": outcome.hold.map(DispatchJSON.payment) ?? .null,

@@ -68,13 +68,13 @@ struct DispatchRoutes {
         }
         api.get("/drivers/jobs/available") { _, context in
             let identity = try context.require(.driver)
-            let jobs = try await dispatch.availableJobs(for: identity.userID)
+            let jobs = try await dispatch.jobs.availableJobs(for: identity.userID)
             return try respond(
                 ["jobs": .array(jobs.map { DispatchJSON.job($0.job, distanceMeters: $0.distance) }), "count": .number(Double(jobs.count))], context)
         }
         api.post("/drivers/jobs/{id}/accept") { _, context in
             let identity = try context.require(.driver)
-            let (job, driver) = try await dispatch.accept(try context.parameters.require("id"), driverID: identity.userID)
+            let (job, driver) = try await dispatch.claims.accept(try context.parameters.require("id"), driverID: identity.userID)
             return try respond(["success": true, "job": DispatchJSON.job(job, driver: driver)], context)
         }
         api.post("/drivers/jobs/{id}/status") { request, context in
@@ -85,7 +85,7 @@ struct DispatchRoutes {
             let status = body["status"]?.stringValue
             v.check(status != nil, "status", "is required: en_route, arrived, started or completed")
             try v.validate()
-            let job = try await dispatch.advanceJob(try context.parameters.require("id"), driverID: identity.userID, to: status!)
+            let job = try await dispatch.steps.advance(try context.parameters.require("id"), driverID: identity.userID, to: status!)
             return try respond(DispatchJSON.job(job), context)
         }
     }
@@ -103,14 +103,14 @@ struct DispatchRoutes {
                 respond: { job in
                     try respond(DispatchJSON.job(job), status: .created, context)
                 }
-            ) {
-                try await dispatch.createJob(customerID: identity.userID, draft)
+            ) { answer in
+                try await dispatch.booking.create(customerID: identity.userID, draft, answer: answer)
             }
         }
         api.get("/jobs") { request, context in
             let identity = try context.requireIdentity()
             let (offset, limit, status) = try Self.page(request)
-            let page = try await dispatch.listJobs(for: identity, status: status, offset: offset, limit: limit)
+            let page = try await dispatch.jobs.list(for: identity, status: status, offset: offset, limit: limit)
             return try respond(
                 [
                     "jobs": .array(page.jobs.map { DispatchJSON.job($0) }), "total": .number(Double(page.total)), "offset": .number(Double(offset)),
@@ -120,17 +120,17 @@ struct DispatchRoutes {
         }
         api.get("/jobs/{id}") { _, context in
             let identity = try context.requireIdentity()
-            let (job, driver) = try await dispatch.job(try context.parameters.require("id"), for: identity)
+            let (job, driver) = try await dispatch.jobs.job(try context.parameters.require("id"), for: identity)
             guard case .object(var object) = DispatchJSON.job(job, driver: driver) else { return try respond(DispatchJSON.job(job, driver: driver), context) }
             // The parties of an assigned job see its price adjustment and its payment hold.
-            let (adjustment, hold) = try await dispatch.adjustmentAndHold(job.id)
+            let (adjustment, hold) = try await dispatch.adjustments.adjustmentAndHold(job.id)
             if job.driverID != nil || identity.role == .operator || identity.role == .service {
                 object["adjustment"] = adjustment.map { DispatchJSON.adjustment($0, now: clock.now().epochMilliseconds) } ?? .null
             }
             if identity.role != .driver {
                 object["payment"] = hold.map(DispatchJSON.payment) ?? .null
             }
-            if let contact = try await dispatch.customerContact(job, for: identity) { object["customer"] = contact }
+            if let contact = try await dispatch.jobs.customerContact(job, for: identity) { object["customer"] = contact }
             return try respond(.object(object), context)
         }
         api.post("/jobs/{id}/cancel") { request, context in
@@ -140,7 +140,7 @@ struct DispatchRoutes {
             for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
             let reason = v.reason(body)
             try v.validate()
-            let job = try await dispatch.cancelJob(try context.parameters.require("id"), by: identity, reason: reason)
+            let job = try await dispatch.steps.cancel(try context.parameters.require("id"), by: identity, reason: reason)
             return try respond(DispatchJSON.job(job), context)
         }
     }
@@ -226,8 +226,8 @@ struct DispatchRoutes {
         api.get("/operators/jobs/{id}/offers") { _, context in
             _ = try context.require(.operator, .service)
             let id = try context.parameters.require("id")
-            let offers = try await dispatch.offerRecords(id)
-            let events = try await dispatch.jobEvents(id)
+            let offers = try await dispatch.offers.records(id)
+            let events = try await dispatch.jobs.events(id)
             return try respond(
                 [
                     "job_id": .string(id), "offers": .array(offers.map(DispatchJSON.offer)),

@@ -42,7 +42,7 @@ public enum Doctor {
         do {
             let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
             let (checked, problems) = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
-                try await TransitService.storedDataProblems(database: database, config: config.transit)
+                try await TransitLoader.storedDataProblems(database: database, config: config.transit)
             }
             guard !problems.isEmpty else { return DoctorFinding(.ok, "transit", "\(checked) stored feed version(s) and realtime message(s) load") }
             let named = problems.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.message)" }.joined(separator: "; ")

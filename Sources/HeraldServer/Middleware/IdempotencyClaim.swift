@@ -37,16 +37,17 @@ struct IdempotencyKeyTakenOver: Error {}
 /// Runs a route's work so that, when the request holds an `Idempotency-Key`, the answer is
 /// stored by the same transaction that commits the work.
 enum IdempotentAnswer {
-    /// `work` must hand its result of type `R` to `TransactionAnswer.record(_:in:)` inside
-    /// its transaction; `respond` builds the route's response from that result (called inside
-    /// the transaction, so it must not do I/O). Without a key this is `respond(work())`.
+    /// `work` gets the answer's slot (nil without a key) and must hand it to the service call
+    /// that commits the work, which fills it with its result of type `R` inside its
+    /// transaction; `respond` builds the route's response from that result (called inside
+    /// the transaction, so it must not do I/O). Without a key this is `respond(work(nil))`.
     static func answer<R: Sendable>(
-        _ type: R.Type, respond: @escaping @Sendable (R) throws -> Response, work: () async throws -> R
+        _ type: R.Type, respond: @escaping @Sendable (R) throws -> Response, work: (TransactionAnswer?) async throws -> R
     ) async throws -> Response {
-        guard let claim = IdempotencyClaim.current else { return try respond(try await work()) }
+        guard let claim = IdempotencyClaim.current else { return try respond(try await work(nil)) }
         let recorded = Mutex<Response?>(nil)
         let store = IdempotencyStore()
-        let recorder: TransactionAnswer.Recorder = { result, db in
+        let slot = TransactionAnswer { result, db in
             guard let result = result as? R else { return }
             let (response, stored) = try await IdempotencyMiddleware.collect(try respond(result))
             guard try await store.complete(db, scope: claim.scope, key: claim.key, lockedAt: claim.lockedAt, response: stored) else {
@@ -54,7 +55,7 @@ enum IdempotentAnswer {
             }
             recorded.withLock { $0 = response }
         }
-        let result = try await TransactionAnswer.$recorder.withValue(recorder) { try await work() }
+        let result = try await work(slot)
         guard let response = recorded.withLock({ $0 }) else { return try respond(result) }
         claim.markAnswered()
         return response

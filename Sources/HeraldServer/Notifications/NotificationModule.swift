@@ -104,7 +104,7 @@ public struct NotificationModule: Sendable {
         let service = NotificationService(
             database: database, hub: hub, presence: realtime.presence, config: config.notifications, clock: clock, logger: logger,
             handoff: worker?.handoff, pushQueued: { wakeWorker?.wake() })
-        realtime.hub.onAcknowledge(.delivery) { [weak service] deliveryID in await service?.acknowledged(deliveryID: deliveryID) }
+        hub.onAcknowledge(.delivery) { [weak service] deliveryID in await service?.acknowledged(deliveryID: deliveryID) }
         let inbox = NotificationInbox(service: service)
         NotificationSocketEvents(inbox: inbox, logger: logger).install(socketIO: realtime.socketIO, native: realtime.native)
         let sweepInterval = Duration.milliseconds(max(50, min(1000, config.notifications.ackTimeoutMs / 4)))

@@ -75,8 +75,8 @@ struct NotificationRoutes {
                     return try Envelope.response(
                         JSONValue.object(["results": .array(results)]), status: created ? .created : .ok, context: context, clock: clock)
                 }
-            ) {
-                try await service.send(draft)
+            ) { answer in
+                try await service.send(draft, answer: answer)
             }
         }
         api.get("/notifications") { request, context in

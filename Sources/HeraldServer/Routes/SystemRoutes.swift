@@ -24,8 +24,8 @@ struct SystemRoutes {
                 try await database.ping()
                 // The node listens while it loads its feeds (a large feed takes seconds): not
                 // ready until then. What it could not load is named, but does not stop it.
-                let loaded = transit.service.isStarted
-                let problems = transit.service.loadProblems.sorted { $0.key < $1.key }.map { key, problem -> JSONValue in
+                let loaded = transit.service.loader.isStarted
+                let problems = transit.service.loader.loadProblems.sorted { $0.key < $1.key }.map { key, problem -> JSONValue in
                     ["source": .string(key), "version_id": problem.versionID.map(JSONValue.string) ?? .null, "message": .string(problem.message)]
                 }
                 return Self.json(

@@ -15,6 +15,7 @@ public struct TransitModule: Sendable {
     public let service: TransitService
     public let imports: TransitImportRunner
     public let alerts: AlertPusher
+    public let alertActions: AlertRiderActions
     let registry: DeviceRegistry
     let preferences: PreferenceEditor
     let services: [any Service]
@@ -28,19 +29,20 @@ public struct TransitModule: Sendable {
         let service = TransitService(
             config: config.transit, database: database, hub: realtime.hub, liveActivities: notifications.liveActivities, clock: clock, logger: logger)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .departures)
-        let imports = TransitImportRunner(service: service)
+        let imports = TransitImportRunner(feeds: service.feeds)
         let ready: @Sendable () async -> Bool = { await schemaReady.wait() }
-        var services: [any Service] = [service.fetcher, service.reloadLoop(ready: ready), imports]
-        if let refresh = service.refreshLoop(ready: ready) { services.append(refresh) }
-        services += service.pollLoops(ready: ready)
+        var services: [any Service] = [service.fetcher, service.loader.reloadLoop(ready: ready), imports]
+        if let refresh = service.feeds.refreshLoop(ready: ready) { services.append(refresh) }
+        services += service.realtime.pollLoops(ready: ready)
         let alerts = AlertPusher(transit: service, notifications: notifications.service, nodeID: realtime.nodeID, logger: logger)
         // Riders who never sent a time zone are where the served feed's agency is.
         notifications.service.timeZones.useFallback { [service] in service.snapshot.feeds.first?.timetable.zone.identifier }
         if config.transit.alerts.push {
             services.append(alerts.loop(ready: ready))
-            if let digests = alerts.digestLoop(ready: ready) { services.append(digests) }
+            if let digests = alerts.digest.loop(ready: ready) { services.append(digests) }
         }
         self.alerts = alerts
+        self.alertActions = AlertRiderActions(transit: service, notifications: notifications.service)
         TransitChannels(service: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         self.service = service
         self.imports = imports
@@ -62,8 +64,10 @@ public struct TransitModule: Sendable {
     }
 
     func addRoutes(to api: RouterGroup<HeraldRequestContext>) {
-        TransitRoutes(transit: service, imports: imports, alerts: alerts, registry: registry, preferences: preferences, clock: clock, publicURL: publicURL)
-            .addRoutes(to: api)
+        TransitRoutes(
+            transit: service, imports: imports, alertActions: alertActions, registry: registry, preferences: preferences, clock: clock, publicURL: publicURL
+        )
+        .addRoutes(to: api)
     }
 
     /// The transit counters in Prometheus text format.

@@ -13,7 +13,7 @@ extension TransitRoutes {
     func addAlertActionRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.post("/alerts/{id}/opened") { _, context in
             let identity = try context.requireIdentity()
-            _ = try await alerts.opened(userID: identity.userID, alertID: try Self.alertID(context))
+            _ = try await alertActions.opened(userID: identity.userID, alertID: try Self.alertID(context))
             return Response(status: .noContent)
         }
         api.post("/alerts/{id}/mute") { request, context in
@@ -31,17 +31,17 @@ extension TransitRoutes {
                 }
                 try r.validate()
             }
-            let muted = try await alerts.mute(userID: identity.userID, alertID: id, hours: hours, scope: scope)
+            let muted = try await alertActions.mute(userID: identity.userID, alertID: id, hours: hours, scope: scope)
             return try respond(["alert_id": .string(id), "muted": .array(muted.map(muteJSON))], status: .created, context)
         }
         api.delete("/alerts/{id}/mute") { _, context in
             let identity = try context.requireIdentity()
-            try await alerts.unmute(userID: identity.userID, alertID: try Self.alertID(context))
+            try await alertActions.unmute(userID: identity.userID, alertID: try Self.alertID(context))
             return Response(status: .noContent)
         }
         api.get("/alerts/mutes") { _, context in
             let identity = try context.requireIdentity()
-            let mutes = try await alerts.activeMutes(userID: identity.userID)
+            let mutes = try await alertActions.activeMutes(userID: identity.userID)
             return try respond(["mutes": .array(mutes.map(muteJSON))], headers: [.cacheControl: "private, no-cache"], context)
         }
     }

@@ -11,11 +11,11 @@ extension TransitRoutes {
         api.post("/transit/realtime") { request, context in
             _ = try context.require(.service, .operator)
             var q = QueryReader(request)
-            let feedName = q.raw("feed") ?? transit.defaultFeedName
-            let source = q.raw("source") ?? TransitService.pushSource(feed: feedName)
+            let feedName = q.raw("feed") ?? transit.served.defaultFeedName
+            let source = q.raw("source") ?? TransitRealtime.pushSource(feed: feedName)
             if !TransitConfig.isValidName(feedName) {
                 q.validator.fail("feed", "must be a feed name")
-            } else if feedName != transit.defaultFeedName, !transit.config.feeds.contains(where: { $0.name == feedName }),
+            } else if feedName != transit.served.defaultFeedName, !transit.config.feeds.contains(where: { $0.name == feedName }),
                 transit.snapshot.feed(feedName) == nil
             {
                 // A message for a feed nobody configured or imported would be stored and
@@ -28,7 +28,7 @@ extension TransitRoutes {
             let payload = try await Self.body(request, context)
             let feed: RealtimeFeed
             do {
-                feed = try await transit.ingestRealtime(source: source, feed: feedName, payload: payload)
+                feed = try await transit.realtime.ingest(source: source, feed: feedName, payload: payload)
             } catch let error as RealtimeFeedDecoder.DecodeError {
                 switch error {
                 case .malformed: throw TransitError.invalidFeedMessage("it does not parse as protobuf")
@@ -76,7 +76,7 @@ extension TransitRoutes {
         }
         api.get("/transit/imports/{id}") { _, context in
             _ = try context.require(.operator, .service)
-            guard let record = try await transit.importRecord(try Self.pathID(context)) else { throw TransitError.importNotFound }
+            guard let record = try await transit.feeds.importRecord(try Self.pathID(context)) else { throw TransitError.importNotFound }
             return try respond(Self.importJSON(record), context)
         }
     }

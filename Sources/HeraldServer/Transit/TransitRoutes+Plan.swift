@@ -12,7 +12,7 @@ extension TransitRoutes {
             let input = try TripPlanRequest.parse(body, config: transit.config.planner, now: Int64(clock.now().timeIntervalSince1970))
             // The planner's fair share goes by who asks: the user, else the address.
             let client = context.identity.map { "user:\($0.userID)" } ?? "ip:\(context.clientIP)"
-            return try respond(try await transit.plan(input, client: client), headers: [.cacheControl: "no-store"], context)
+            return try respond(try await transit.planning.plan(input, client: client), headers: [.cacheControl: "no-store"], context)
         }
     }
 

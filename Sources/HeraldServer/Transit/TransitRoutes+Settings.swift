@@ -41,7 +41,7 @@ extension TransitRoutes {
 
     func settingsDocument(userID: String) async throws -> JSONValue {
         let preferences = try await preferences.document(userID: userID)
-        let favorites = try await transit.favorites(userID: userID)
+        let favorites = try await transit.favorites.list(userID: userID)
         let quiet = preferences["quiet_hours"]
         let floor = preferences["severity_floor"]?.stringValue.flatMap(Severity.init(rawValue:)) ?? .info
         var overrides: [String: JSONValue] = [:]
@@ -79,7 +79,7 @@ extension TransitRoutes {
         if let allowed = body["time_sensitive_ok"] { translated["time_sensitive_allowed"] = allowed }
         var switches: [(id: String, enabled: Bool)] = []
         if let overrides = r.object("per_favorite_overrides") {
-            let mine = Set(try await transit.favorites(userID: identity.userID).map(\.record.id))
+            let mine = Set(try await transit.favorites.list(userID: identity.userID).map(\.record.id))
             for id in overrides.keys.sorted() {
                 let field = "per_favorite_overrides.\(id)"
                 guard mine.contains(id) else {
@@ -105,7 +105,7 @@ extension TransitRoutes {
             }
         }
         for change in switches {
-            _ = try await transit.updateFavorite(userID: identity.userID, id: change.id, label: nil, notificationsEnabled: change.enabled, sortOrder: nil)
+            _ = try await transit.favorites.update(userID: identity.userID, id: change.id, label: nil, notificationsEnabled: change.enabled, sortOrder: nil)
         }
     }
 

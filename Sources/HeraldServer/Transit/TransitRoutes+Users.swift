@@ -18,8 +18,8 @@ extension TransitRoutes {
     static func routeList(_ body: [String: JSONValue], _ r: inout FieldReader) -> [String]?? {
         guard let value = body["route_ids"] else { return nil }
         if value == .null { return .some(nil) }
-        guard case .array(let items) = value, (1...TransitService.maxFavoriteRoutes).contains(items.count) else {
-            r.fail("route_ids", "must be null or a list of 1 to \(TransitService.maxFavoriteRoutes) route ids")
+        guard case .array(let items) = value, (1...TransitFavorites.maxFavoriteRoutes).contains(items.count) else {
+            r.fail("route_ids", "must be null or a list of 1 to \(TransitFavorites.maxFavoriteRoutes) route ids")
             return nil
         }
         var routes: [String] = []
@@ -36,7 +36,7 @@ extension TransitRoutes {
     func addUserRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/favorites") { _, context in
             let identity = try context.requireIdentity()
-            let favorites = try await transit.favorites(userID: identity.userID)
+            let favorites = try await transit.favorites.list(userID: identity.userID)
             return try respond(
                 ["favorites": .array(favorites.map { favoriteJSON($0.record, $0.stopName) })], headers: [.cacheControl: "private, no-cache"], context)
         }
@@ -53,8 +53,8 @@ extension TransitRoutes {
             if (stopID == nil) == (routeID == nil) { r.fail("stop_id", "give stop_id or route_id, not both") }
             if routeID != nil, routes != nil { r.fail("route_ids", "narrows a stop favourite; a route favourite is the whole route") }
             try r.validate()
-            let place: TransitService.FavoritePlace = routeID.map { .route($0) } ?? .stop(stopID!, routes: routes ?? nil)
-            let (record, name) = try await transit.addFavorite(userID: identity.userID, place: place, label: label, notificationsEnabled: enabled)
+            let place: TransitFavorites.FavoritePlace = routeID.map { .route($0) } ?? .stop(stopID!, routes: routes ?? nil)
+            let (record, name) = try await transit.favorites.add(userID: identity.userID, place: place, label: label, notificationsEnabled: enabled)
             return try respond(favoriteJSON(record, name), status: .created, headers: [.location: "/api/v1/favorites/\(record.id)"], context)
         }
         api.patch("/favorites/{id}") { request, context in
@@ -66,17 +66,17 @@ extension TransitRoutes {
             var label: String??
             if body.keys.contains("label") { label = .some(body["label"] == .null ? nil : r.string("label", maxLength: 100)) }
             let enabled = r.bool("notifications_enabled")
-            let order = r.integer("sort_order", range: 0...(TransitService.maxFavorites - 1))
+            let order = r.integer("sort_order", range: 0...(TransitFavorites.maxFavorites - 1))
             let routes = Self.routeList(body, &r)
             if body.isEmpty { r.fail("body", "give label, notifications_enabled, sort_order or route_ids") }
             try r.validate()
-            let (record, name) = try await transit.updateFavorite(
+            let (record, name) = try await transit.favorites.update(
                 userID: identity.userID, id: id, label: label, notificationsEnabled: enabled, sortOrder: order, routeIDs: routes)
             return try respond(favoriteJSON(record, name), context)
         }
         api.delete("/favorites/{id}") { _, context in
             let identity = try context.requireIdentity()
-            try await transit.deleteFavorite(userID: identity.userID, id: try Self.pathID(context))
+            try await transit.favorites.delete(userID: identity.userID, id: try Self.pathID(context))
             return Response(status: .noContent)
         }
         api.post("/user/device") { request, context in

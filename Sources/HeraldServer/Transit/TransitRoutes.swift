@@ -13,7 +13,7 @@ import Hummingbird
 struct TransitRoutes {
     let transit: TransitService
     let imports: TransitImportRunner
-    let alerts: AlertPusher
+    let alertActions: AlertRiderActions
     let registry: DeviceRegistry
     /// The notification preferences `/user/settings` renames.
     let preferences: PreferenceEditor
@@ -201,7 +201,7 @@ struct TransitRoutes {
                 if severity == nil { q.validator.fail("severity", "must be info, warning or critical") }
             }
             try q.validate()
-            let (alerts, lastUpdated) = try await transit.alerts(.init(routeID: routeID, stopID: stopID, severity: severity))
+            let (alerts, lastUpdated) = try await transit.alerts.current(.init(routeID: routeID, stopID: stopID, severity: severity))
             let zone = transit.snapshot.feeds.first?.timetable.zone
             let updated: JSONValue = lastUpdated.map { .string(zone?.iso8601($0 / 1000) ?? Timestamp.string(epochMilliseconds: $0)) } ?? .null
             return try respond(
@@ -210,7 +210,7 @@ struct TransitRoutes {
         api.post("/alerts") { request, context in
             let identity = try context.require(.service, .operator)
             let input = try PostedAlertInput.parse(try await request.jsonObject(context: context))
-            let (record, created) = try await transit.postAlert(input, by: identity.userID)
+            let (record, created) = try await transit.alerts.post(input, by: identity.userID)
             return try respond(TransitJSON.postedAlert(transit.snapshot.feeds.first?.timetable.zone, record), status: created ? .created : .ok, context)
         }
     }
@@ -233,7 +233,7 @@ struct TransitRoutes {
             return try await Self.download(
                 request, feed.version, sha256: sha256, type: "application/vnd.sqlite3", file: Self.fileName(name, feed.version) + ".db"
             ) {
-                try await transit.offlineFile(feed.version)
+                try await transit.feeds.offlineFile(feed.version)
             }
         }
         api.get("/gtfs/feeds/{name}/download") { request, context in
@@ -242,7 +242,7 @@ struct TransitRoutes {
             return try await Self.download(
                 request, feed.version, sha256: feed.version.sha256, type: "application/zip", file: Self.fileName(name, feed.version) + ".zip"
             ) {
-                try await transit.feedFile(feed.version)
+                try await transit.feeds.feedFile(feed.version)
             }
         }
     }

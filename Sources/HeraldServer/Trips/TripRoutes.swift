@@ -29,7 +29,7 @@ struct TripRoutes {
         api.post("/ride-requests/estimate") { request, context in
             let identity = try context.require(.customer)
             let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
-            let quote = try await trips.quote(input, riderID: identity.userID)
+            let quote = try await trips.requests.quote(input, riderID: identity.userID)
             return try respond(
                 [
                     "fare_estimate": quote.fareJSON,
@@ -47,30 +47,30 @@ struct TripRoutes {
             let input = try RideRequestInput.parse(try await request.jsonObject(context: context), config: trips.config)
             // The answer commits with the booking: a retry after a crash replays it.
             return try await IdempotentAnswer.answer(
-                TripService.BookedRequest.self,
+                RideRequests.BookedRequest.self,
                 respond: { booked in
                     try respond(
                         TripJSON.request(booked.record, estimatedPickupSeconds: booked.quote.estimatedPickupSeconds), status: .created,
                         headers: [.location: "/api/v1/ride-requests/\(booked.record.id)"], context)
                 }
-            ) {
-                let (record, quote) = try await trips.createRequest(input, riderID: identity.userID)
-                return TripService.BookedRequest(record: record, quote: quote)
+            ) { answer in
+                let (record, quote) = try await trips.requests.createRequest(input, riderID: identity.userID, answer: answer)
+                return RideRequests.BookedRequest(record: record, quote: quote)
             }
         }
         api.get("/ride-requests/{id}") { _, context in
             let identity = try context.require(.customer, .operator, .service, .driver)
             let id = try context.parameters.require("id")
             if identity.role == .driver {
-                let (request, offer) = try await trips.offeredRequest(id, driverID: identity.userID)
+                let (request, offer) = try await trips.requests.offeredRequest(id, driverID: identity.userID)
                 return try respond(TripJSON.offeredRequest(request, offer), context)
             }
-            return try respond(TripJSON.request(try await trips.request(id, for: identity)), context)
+            return try respond(TripJSON.request(try await trips.requests.request(id, for: identity)), context)
         }
         api.get("/ride-requests") { request, context in
             let identity = try context.require(.customer, .operator, .service)
             let (offset, limit) = try DispatchRoutes.offsetLimit(request)
-            let page = try await trips.requestHistory(for: identity, offset: offset, limit: limit)
+            let page = try await trips.requests.requestHistory(for: identity, offset: offset, limit: limit)
             return try respond(
                 [
                     "ride_requests": .array(page.requests.map { TripJSON.request($0) }), "total": .number(Double(page.total)),
@@ -87,7 +87,7 @@ struct TripRoutes {
                 if state == nil { v.fail("state", "must be one of \(TripState.allCases.map(\.rawValue).joined(separator: ", "))") }
             }
             try v.validate()
-            let page = try await trips.history(for: identity, state: state, offset: offset, limit: limit)
+            let page = try await trips.book.history(for: identity, state: state, offset: offset, limit: limit)
             return try respond(
                 [
                     "trips": .array(page.trips.map(TripJSON.summary)), "total": .number(Double(page.total)), "offset": .number(Double(offset)),
@@ -96,7 +96,7 @@ struct TripRoutes {
         }
         api.get("/drivers/me/ride-offers") { _, context in
             let identity = try context.require(.driver)
-            let offers = try await trips.openOffers(driverID: identity.userID)
+            let offers = try await trips.requests.openOffers(driverID: identity.userID)
             return try respond(["offers": .array(offers.map { TripJSON.offeredRequest($0.0, $0.1) })], headers: [.cacheControl: "private, no-cache"], context)
         }
         api.post("/ride-requests/{id}/cancel") { request, context in
@@ -106,14 +106,14 @@ struct TripRoutes {
             for key in body.keys.sorted() where key != "reason" { v.fail(key, "is not a known field") }
             let reason = v.text(body, "reason", max: 500, required: false)
             try v.validate()
-            let closed = try await trips.cancelRequest(try context.parameters.require("id"), by: identity, reason: reason)
+            let closed = try await trips.requests.cancelRequest(try context.parameters.require("id"), by: identity, reason: reason)
             return try respond(TripJSON.request(closed), context)
         }
         api.post("/drivers/ride-requests/{id}/accept") { request, context in
             let identity = try context.require(.driver)
             try await DispatchRoutes.emptyBody(request, context)
-            let trip = try await trips.accept(try context.parameters.require("id"), driverID: identity.userID)
-            var object = try await trips.tripJSON(trip, for: identity)
+            let trip = try await trips.accepts.accept(try context.parameters.require("id"), driverID: identity.userID)
+            var object = try await trips.book.tripJSON(trip, for: identity)
             if case .object(var fields) = object {
                 fields["success"] = true
                 object = .object(fields)
@@ -122,7 +122,7 @@ struct TripRoutes {
         }
         api.get("/drivers/me/vehicle") { _, context in
             let identity = try context.require(.driver)
-            guard let vehicle = try await trips.vehicle(identity.userID) else {
+            guard let vehicle = try await trips.vehicles.vehicle(identity.userID) else {
                 throw APIError(status: 404, code: .notFound, message: "No vehicle yet (PUT /api/v1/drivers/me/vehicle).")
             }
             return try respond(TripJSON.vehicle(vehicle), context)
@@ -130,14 +130,14 @@ struct TripRoutes {
         api.put("/drivers/me/vehicle") { request, context in
             let identity = try context.require(.driver)
             let input = try VehicleInput.parse(try await request.jsonObject(context: context), config: trips.config)
-            return try respond(TripJSON.vehicle(try await trips.saveVehicle(identity.userID, input)), context)
+            return try respond(TripJSON.vehicle(try await trips.vehicles.save(identity.userID, input)), context)
         }
     }
 
     func addTripRoutes(to api: RouterGroup<HeraldRequestContext>) {
         api.get("/trips/{id}") { request, context in
             let identity = try context.requireIdentity()
-            let trip = try await trips.trip(try context.parameters.require("id"), for: identity)
+            let trip = try await trips.book.trip(try context.parameters.require("id"), for: identity)
             let etag = trip.etag
             // The rideshare design's REST fallback: a client that holds this version gets 304 and no body.
             if let match = request.headers[.ifNoneMatch],
@@ -148,7 +148,7 @@ struct TripRoutes {
             {
                 return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-cache"])
             }
-            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: etag, .cacheControl: "private, no-cache"], context)
+            return try respond(try await trips.book.tripJSON(trip, for: identity), headers: [.eTag: etag, .cacheControl: "private, no-cache"], context)
         }
         api.post("/trips/{id}/transitions") { request, context in
             let identity = try context.requireIdentity()
@@ -168,8 +168,8 @@ struct TripRoutes {
             }
             try v.validate()
             if to == TripState.cancelled.rawValue { _ = try rateLimits.take(Self.cancelRoute, context) }
-            let trip = try await trips.transition(try context.parameters.require("id"), to: to!, by: identity, context: tripContext)
-            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
+            let trip = try await trips.book.transition(try context.parameters.require("id"), to: to!, by: identity, context: tripContext)
+            return try respond(try await trips.book.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
         }
         api.post("/trips/{id}/rating") { request, context in
             let identity = try context.requireIdentity()
@@ -186,8 +186,8 @@ struct TripRoutes {
             let blank = body["comment"]?.stringValue.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } ?? false
             let comment = blank ? nil : v.text(body, "comment", max: 500, required: false)
             try v.validate()
-            let trip = try await trips.rate(try context.parameters.require("id"), by: identity, rating: rating, comment: comment)
-            return try respond(try await trips.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
+            let trip = try await trips.book.rate(try context.parameters.require("id"), by: identity, rating: rating, comment: comment)
+            return try respond(try await trips.book.tripJSON(trip, for: identity), headers: [.eTag: trip.etag], context)
         }
         api.get("/trips/{id}/locations") { request, context in
             let identity = try context.requireIdentity()
@@ -195,7 +195,8 @@ struct TripRoutes {
             let after = Self.integer(request.uri.queryParameters["after"].map(String.init), "after", 0, 0...Int64.max, &v)
             let limit = Self.integer(request.uri.queryParameters["limit"].map(String.init), "limit", 100, 1...1000, &v)
             try v.validate()
-            let (rows, full) = try await trips.locations(try context.parameters.require("id"), for: identity, after: after, limit: Int(limit))
+            let trip = try await trips.book.trip(try context.parameters.require("id"), for: identity)
+            let (rows, full) = try await trips.trail.locations(of: trip, for: identity, after: after, limit: Int(limit))
             return try respond(
                 [
                     "locations": .array(rows.map { TripJSON.locationRow($0, full: full) }), "count": .number(Double(rows.count)),

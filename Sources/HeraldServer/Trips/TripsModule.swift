@@ -20,11 +20,11 @@ public struct TripsModule: Sendable {
         let service = TripService(
             database: database, hub: realtime.hub, notifications: notifications.service, dispatch: dispatch.service, config: config.trips,
             clock: clock, logger: logger, liveActivities: notifications.liveActivities, schemaReady: schemaReady)
-        dispatch.service.drivers.observeLocations(service)
+        dispatch.service.drivers.observeLocations(service.locations)
         notifications.liveActivities.setSource(service.liveActivitySource, for: .trip)
         TripSocketEvents(trips: service).install(socketIO: realtime.socketIO, native: realtime.native, channels: realtime.channels)
         self.service = service
-        self.services = [service.rideScheduler(ready: { await schemaReady.wait() }), service.writer]
+        self.services = [service.rounds.scheduler(ready: { await schemaReady.wait() }), service.writer]
         self.clock = clock
     }
 

@@ -30,8 +30,9 @@ public final class AlertPusher: Sendable {
     public let wake = WakeSignal()
     let versions = AlertVersionStore()
     let pushes = AlertPushStore()
-    let mutes = AlertMuteStore()
-    let digests = AlertDigestStore()
+    let matcher: AlertMatcher
+    /// The morning digest: the batches add to it what quiet hours held back.
+    public let digest: AlertDigest
     /// Versions this node knows are recorded (so a loop does not write them again).
     private let recorded = Mutex<Set<String>>([])
 
@@ -39,10 +40,13 @@ public final class AlertPusher: Sendable {
         self.transit = transit
         self.notifications = notifications
         self.config = transit.config.alerts
-        self.policy = AlertPushPolicy(deepLink: transit.config.alerts.deepLink, localized: transit.config.alerts.localized)
+        let policy = AlertPushPolicy(deepLink: transit.config.alerts.deepLink, localized: transit.config.alerts.localized)
+        self.policy = policy
         self.nodeID = nodeID
         self.logger = logger
-        transit.onAlertIntake { [wake] in wake.signal() }
+        self.matcher = AlertMatcher(transit: transit)
+        self.digest = AlertDigest(transit: transit, notifications: notifications, policy: policy, logger: logger)
+        transit.alertIntake.onIntake { [wake] in wake.signal() }
     }
 
     var nowMs: Int64 { transit.clock.now().epochMilliseconds }
@@ -54,7 +58,7 @@ public final class AlertPusher: Sendable {
     /// after intake on this node.
     public func loop(ready: @escaping @Sendable () async -> Bool) -> any Service {
         DuePoller("transit alert pushes", interval: .seconds(config.intervalSeconds), wake: wake, logger: logger, ready: ready) { [self] in
-            guard transit.isStarted else { return }
+            guard transit.loader.isStarted else { return }
             try await recordVersions()
             try await processDue()
         }
@@ -69,7 +73,7 @@ public final class AlertPusher: Sendable {
         for feed in transit.snapshot.feeds {
             alerts += feed.overlay.alerts.map { ServiceAlert(realtime: $0, feed: feed.name) }
         }
-        alerts += try await transit.postedAlerts(now: now).map(ServiceAlert.init(posted:))
+        alerts += try await transit.alerts.posted(now: now).map(ServiceAlert.init(posted:))
         var added = 0
         for alert in alerts where !alert.hasEnded(at: now / 1000) {
             let fingerprint = alert.fingerprint
@@ -151,7 +155,7 @@ public final class AlertPusher: Sendable {
         if newer { return try await finish(.superseded) }
 
         let started = ContinuousClock.now
-        let target = try await audience(alert, now: now)
+        let target = try await matcher.audience(alert, now: now)
         statistics.alertMatched(users: target.users.count, duration: ContinuousClock.now - started)
         var queued = 0
         let users = target.users.keys.sorted()
@@ -196,76 +200,9 @@ public final class AlertPusher: Sendable {
         }
     }
 
-    /// Who an alert reaches now, and what its push says about where.
-    struct Target: Sendable {
-        var users: [String: [String]]
-        var line: String?
-        var routeID: String?
-        var stopIDs: [String]
-        /// For a delay alert, how late its runs are (`AlertDelay`).
-        var delayMinutes: Int?
-    }
-
-    func audience(_ alert: ServiceAlert, now: Int64) async throws -> Target {
-        let snapshot = transit.snapshot
-        let feeds = snapshot.feeds.filter { alert.feedName == nil || $0.name == alert.feedName }
-        var reach = AlertReach()
-        var line: String?
-        var delayMinutes: Int?
-        for feed in feeds {
-            let part = AlertReach(entities: alert.entities, timetable: feed.timetable)
-            reach.merge(part)
-            if line == nil { line = Self.line(alert, feed.timetable) }
-            if delayMinutes == nil, alert.effect == "SIGNIFICANT_DELAYS" {
-                delayMinutes = AlertDelay.minutes(entities: alert.entities, timetable: feed.timetable, overlay: feed.overlay)
-            }
-        }
-        let stopIDs = Array(Set(alert.entities.compactMap(\.stopID))).sorted()
-        let routeID = alert.entities.lazy.compactMap { $0.routeID ?? $0.trip?.routeID }.first ?? reach.routeIDs.first
-        guard !reach.isEmpty else { return Target(users: [:], line: line, routeID: routeID, stopIDs: stopIDs, delayMinutes: delayMinutes) }
-        let reachedStops = Array(reach.stops.keys)
-        let reachedRoutes = reach.routeIDs
-        let (favorites, userMutes) = try await transit.database.withConnection { [transit, mutes] db in
-            let favorites =
-                try await transit.favoriteStore.atStops(db, stopIDs: reachedStops)
-                + transit.favoriteStore.ofRoutes(db, routeIDs: reachedRoutes)
-            let users = Array(Set(favorites.map(\.userID)))
-            var byUser: [String: AlertAudience.Mutes] = [:]
-            for mute in try await mutes.active(db, userIDs: users, now: now) {
-                switch mute.kind {
-                case .alert: byUser[mute.userID, default: .init()].alerts.insert(mute.entityID)
-                case .route: byUser[mute.userID, default: .init()].routes.insert(mute.entityID)
-                case .stop: byUser[mute.userID, default: .init()].stops.insert(mute.entityID)
-                }
-            }
-            return (favorites, byUser)
-        }
-        let audience = AlertAudience(reach: reach, favorites: favorites, mutes: userMutes, alertID: alert.id, critical: alert.severity == .critical)
-        return Target(users: audience.users, line: line, routeID: routeID, stopIDs: stopIDs, delayMinutes: delayMinutes)
-    }
-
-    /// What the title names: the alert's first route (short name, else long name), else its
-    /// first stop, else the agency.
-    static func line(_ alert: ServiceAlert, _ t: Timetable) -> String? {
-        for entity in alert.entities {
-            if let id = entity.routeID ?? entity.trip?.routeID, let route = t.routesByID[id] {
-                let r = t.feed.routes[Int(route)]
-                return r.shortName ?? r.longName ?? r.id
-            }
-            if let tripID = entity.trip?.tripID, let trip = t.tripsByID[tripID] {
-                let r = t.feed.routes[Int(t.feed.trips[Int(trip)].route)]
-                return r.shortName ?? r.longName ?? r.id
-            }
-        }
-        for entity in alert.entities {
-            if let id = entity.stopID, let stop = t.stopsByID[id] { return t.feed.stops[Int(stop)].name ?? id }
-        }
-        return t.feed.agencies.first?.name
-    }
-
     /// One batch: the users it has not reached yet, split by the cooldown into those whose
     /// phone sounds and those whose shown notification is replaced quietly.
-    func send(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: Target, now: Int64) async throws -> Int {
+    func send(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: AlertMatcher.Target, now: Int64) async throws -> Int {
         let db = transit.database
         let already = try await db.withConnection { [pushes] db in
             try await pushes.alreadySent(db, alertID: version.alertID, fingerprint: version.fingerprint, userIDs: users)
@@ -292,14 +229,14 @@ public final class AlertPusher: Sendable {
     }
 
     /// The notifications and the once-only rows commit together.
-    func write(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: Target, sounds: Bool, now: Int64) async throws -> Int {
+    func write(_ alert: ServiceAlert, version: AlertVersionRecord, users: [String], target: AlertMatcher.Target, sounds: Bool, now: Int64) async throws -> Int {
         let db = transit.database
         let draft = policy.draft(
             alert, users: users, line: target.line, routeID: target.routeID, stopIDs: target.stopIDs, delayMinutes: target.delayMinutes, sounds: sounds)
         let prepared = try await notifications.prepare(draft)
         let ids = prepared.notificationIDs
-        let digest = config.quietHours == .digest
-        let written = try await db.unitOfWork { [pushes, digests, notifications] work -> NotificationService.WrittenSend in
+        let digesting = config.quietHours == .digest
+        let written = try await db.unitOfWork { [pushes, digest, notifications] work -> NotificationService.WrittenSend in
             let db = work.db
             let fresh = try await pushes.record(
                 db, alertID: version.alertID, fingerprint: version.fingerprint,
@@ -313,15 +250,9 @@ public final class AlertPusher: Sendable {
                     try await pushes.markQuiet(db, alertID: version.alertID, fingerprint: version.fingerprint, userIDs: unheard)
                 }
             }
-            if digest, !written.heldByQuietHours.isEmpty {
-                let held = written.heldByQuietHours
-                let settings = try await notifications.settings(for: held, type: draft.type, db)
-                let instant = Date(timeIntervalSince1970: Double(now) / 1000)
-                for user in held {
-                    guard let setting = settings[user], let end = setting.quietHours?.nextEnd(after: instant, timeZone: setting.timeZone) else { continue }
-                    try await digests.add(
-                        db, userID: user, alertID: version.alertID, fingerprint: version.fingerprint, dueAt: end.epochMilliseconds, now: now)
-                }
+            if digesting, !written.heldByQuietHours.isEmpty {
+                try await digest.hold(
+                    written.heldByQuietHours, type: draft.type, alertID: version.alertID, fingerprint: version.fingerprint, now: now, in: work)
             }
             return written
         }

@@ -1,7 +1,6 @@
 import HeraldCore
 import HeraldGTFS
 import HeraldNotifications
-import Synchronization
 
 /// A stop's next departures as a Live Activity (`departures`): the content every follower of
 /// the stop shows, so one broadcast channel per stop serves them all.
@@ -40,77 +39,16 @@ public enum DepartureActivity {
 }
 
 /// The transit module's answer to a departures activity or channel: any signed-in user may
-/// follow any stop a served feed has.
+/// follow any stop a served feed has. Registered for `departures` in the composition root
+/// (`TransitService.liveActivitySource`).
 struct DepartureActivitySource: LiveActivitySource {
-    let service: TransitService
+    let served: ServedFeeds
+    let clock: any HeraldClock
 
     func snapshot(subjectID: String, userID: String) async throws -> LiveActivitySnapshot? {
-        guard let (feed, stop) = service.snapshot.stop(subjectID) else { return nil }
-        let now = service.clock.now().epochMilliseconds / 1000
+        guard let (feed, stop) = served.snapshot.stop(subjectID) else { return nil }
+        let now = clock.now().epochMilliseconds / 1000
         return LiveActivitySnapshot(
             content: DepartureActivity.content(feed, stop: stop, now: now), ended: false, attributes: DepartureActivity.attributes(feed, stop: stop))
-    }
-}
-
-extension TransitService {
-    /// Registered for `departures` in the composition root.
-    public var liveActivitySource: any LiveActivitySource { DepartureActivitySource(service: self) }
-
-    /// Publishes the board of every stop that departures activities or channels follow; runs
-    /// after each overlay rebuild (a realtime message, and at least once a minute as time
-    /// moves on). An unchanged board is no change, so it sends nothing.
-    func publishDepartureActivities(snapshot: TransitSnapshot, now: Int64) async {
-        guard let liveActivities, liveActivities.config.enabled else { return }
-        let stops: [String]
-        do {
-            stops = try await liveActivities.followedSubjects(kind: .departures)
-        } catch {
-            logger.warning("reading the followed stops failed", metadata: ["error": "\(String(reflecting: error))"])
-            return
-        }
-        let boards = stops.compactMap { id -> (String, [String: JSONValue])? in
-            guard let (feed, stop) = snapshot.stop(id) else { return nil }
-            return (id, DepartureActivity.content(feed, stop: stop, now: now / 1000))
-        }
-        let changes = publishedBoards.changed(boards, now: now).map { id, board in
-            LiveActivityChange(kind: .departures, subjectID: id, patch: board, asOf: now)
-        }
-        // Together, so they share commits (`LiveActivityService.publish` batches what arrives at once).
-        for start in stride(from: 0, to: changes.count, by: 256) {
-            await withTaskGroup(of: Void.self) { group in
-                for change in changes[start..<min(changes.count, start + 256)] {
-                    group.addTask { await liveActivities.publish(change) }
-                }
-            }
-        }
-    }
-}
-
-/// The boards this node published last, so a rebuild publishes only the stops whose board
-/// changed instead of reading every followed row to find it unchanged.
-///
-/// Why a refresh anyway: a publish that failed (it is logged, not retried) or a newer board
-/// another node published meanwhile is corrected within `refreshMs`, when the board goes
-/// again (unchanged rows are no change, so that costs reads, no pushes).
-final class PublishedBoards: Sendable {
-    static let refreshMs: Int64 = 300_000
-    private let boards = Mutex<[String: (board: [String: JSONValue], at: Int64)]>([:])
-
-    /// The boards to publish now; forgets stops no longer followed.
-    func changed(_ current: [(String, [String: JSONValue])], now: Int64) -> [(String, [String: JSONValue])] {
-        boards.withLock { published in
-            var next: [String: (board: [String: JSONValue], at: Int64)] = [:]
-            var changed: [(String, [String: JSONValue])] = []
-            for (id, board) in current {
-                if let last = published[id], last.board == board, now - last.at < Self.refreshMs {
-                    next[id] = last
-                } else {
-                    next[id] = (board, now)
-                    changed.append((id, board))
-                }
-            }
-            published = next
-            return changed
-        }
     }
 }

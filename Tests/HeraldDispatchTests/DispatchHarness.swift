@@ -1,0 +1,85 @@
+import Foundation
+import HeraldCore
+import HeraldDispatch
+import HeraldGeo
+import HeraldNotifications
+import HeraldStorage
+import HeraldTestSupport
+import SQLKit
+
+@testable import HeraldRealtime
+
+/// Dispatch as its composition root builds it, on a real database, with a hub on a local bus
+/// and the notification service (pushes stay planned in the outbox: no worker runs).
+struct DispatchHarness: Sendable {
+    static let site = GeoPoint(latitude: 37.7749, longitude: -122.4194)
+
+    let database: any Database
+    let clock: ManualClock
+    let hub: RealtimeHub
+    let notifications: NotificationService
+    let inbox: NotificationInbox
+    let dispatch: DispatchService
+
+    init(database: any Database, clock: ManualClock = ManualClock(Timestamp.parse("2026-11-25T14:00:00Z")!)) {
+        let hub = RealtimeHub(database: database, clock: clock, logger: TestDatabase.logger)
+        hub.attach(bus: LocalBus(hub: hub))
+        let presence = PresenceService(hub: hub, nodeID: "node_test", logger: TestDatabase.logger)
+        let notifications = NotificationService(
+            database: database, hub: hub, presence: presence, config: NotificationsConfig(), clock: clock, logger: TestDatabase.logger,
+            pushQueued: {})
+        self.database = database
+        self.clock = clock
+        self.hub = hub
+        self.notifications = notifications
+        self.inbox = NotificationInbox(service: notifications)
+        self.dispatch = DispatchService(
+            database: database, hub: hub, notifications: notifications, config: DispatchConfig(), clock: clock, logger: TestDatabase.logger)
+    }
+
+    /// An approved, online driver `kilometersNorth` of the site (no position when nil).
+    func driver(_ id: String, kilometersNorth: Double?) async throws {
+        _ = try await dispatch.drivers.saveProfile(
+            id, DriverProfile(name: "Driver \(id)", phone: nil, truckType: "box_truck", vehicleDescription: nil, licensePlate: nil))
+        _ = try await dispatch.drivers.setApproval(id, .approved, reason: nil, by: "ops")
+        _ = try await dispatch.drivers.setOnline(id, true)
+        if let kilometersNorth { try await report(id, kilometersNorth: kilometersNorth, sequence: 1) }
+    }
+
+    func report(_ id: String, kilometersNorth: Double, sequence: Int64) async throws {
+        let point = GeoPoint(latitude: Self.site.latitude + kilometersNorth / 111.2, longitude: Self.site.longitude)
+        let outcome = try await dispatch.drivers.reportLocation(id, LocationUpdate(point: point, accuracyMeters: 5, sequence: sequence))
+        guard case .accepted = outcome else { throw HarnessError("driver \(id)'s position was not accepted: \(outcome)") }
+    }
+
+    /// Books a job at the site for `customer`.
+    func book(_ customer: String = "cust") async throws -> JobRecord {
+        let draft = try JobDraft.parse(
+            [
+                "address": "1 Market St", "lat": .number(Self.site.latitude), "lng": .number(Self.site.longitude), "volume_estimate": 4,
+                "items": [["category": "furniture", "quantity": 1]],
+            ], pricing: dispatch.config.pricing, now: clock.now())
+        return try await dispatch.booking.create(customerID: customer, draft)
+    }
+
+    /// Each driver's offer of `jobID`.
+    func offers(_ jobID: String) async throws -> [String: OfferRecord] {
+        Dictionary(try await dispatch.offers.records(jobID).map { ($0.driverID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The `job:status` events a room kept for `jobID` (its history, in order).
+    func statusEvents(room: String, jobID: String) async throws -> [JSONValue] {
+        let stored = try await database.withConnection { db in try await RealtimeEventStore().events(db, room: room, after: 0, limit: 100) }
+        return stored.filter { $0.event == "job:status" }.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8)) }
+            .filter { $0["job_id"]?.stringValue == jobID }
+    }
+
+    func notifications(_ user: String) async throws -> [NotificationRecord] {
+        try await inbox.list(userID: user, offset: 0, limit: 50, unreadOnly: false).notifications
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
