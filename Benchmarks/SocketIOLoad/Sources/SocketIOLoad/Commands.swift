@@ -253,7 +253,7 @@ struct Fanout: AsyncParsableCommand {
         let missing: Int
         if let rooms = publish.rooms {
             var perRoom = [Int](repeating: 0, count: rooms)
-            for seq in okSeqs { perRoom[seq % rooms] += 1 }
+            okSeqs.forEachMember { perRoom[$0 % rooms] += 1 }
             let expectedByRoom = perRoom
             let offset = client.clientOffset
             missing = try await fleet.onEveryLoop { stats, loop in

@@ -194,9 +194,9 @@ struct SeqSet {
         return out
     }
 
-    /// How many of `seqs` this set lacks.
-    /// Calls `body` with every seq in the set, in increasing order.
-    func forEach(_ body: (Int) -> Void) {
+    /// Calls `body` with every seq in the set, in increasing order. (Not `forEach`: the
+    /// formatter turns `forEach` calls into for-in loops, and the set is not a `Sequence`.)
+    func forEachMember(_ body: (Int) -> Void) {
         for (i, word) in words.enumerated() {
             var bits = word
             while bits != 0 {
@@ -206,6 +206,7 @@ struct SeqSet {
         }
     }
 
+    /// How many of `seqs` this set lacks.
     func missing(of seqs: SeqSet) -> Int {
         var n = 0
         for (i, word) in seqs.words.enumerated() {
