@@ -15,6 +15,10 @@ public struct DispatchConfig: ConfigSection, Sendable, Equatable {
     public var locationMaxAgeSeconds = 300
     /// The radius of a driver's available-jobs feed; nil means `max_radius_km`.
     public var feedRadiusKm: Double?
+
+    /// How far a driver's feed reaches, in metres (`feed_radius_km`, else the widest offer
+    /// round): the feed itself and the drivers told when a job leaves it must agree.
+    var feedRadiusMeters: Double { (feedRadiusKm ?? maxRadiusKm) * 1000 }
     /// How often a node writes the locations it received and reads other nodes' (PostgreSQL).
     public var indexSyncIntervalMs = 1_000
     public var pricing = PricingConfig()

@@ -102,7 +102,7 @@ public final class JobBook: Sendable {
         let driver = try await drivers.requireProfile(driverID)
         guard driver.approval == .approved else { throw DispatchError.notApproved(driver.approval) }
         guard let position = drivers.tracker.index.position(of: driverID)?.point ?? driver.point else { throw DispatchError.locationRequired }
-        let radius = (config.feedRadiusKm ?? config.maxRadiusKm) * 1000
+        let radius = config.feedRadiusMeters
         let degrees = radius / 111_000
         let candidates = try await database.withConnection { db in
             try await self.store.openJobs(db, minLatitude: position.latitude - degrees, maxLatitude: position.latitude + degrees, limit: 2000)

@@ -110,14 +110,11 @@ final class JobNotifier: Sendable {
             batch: [("job:status", payload, RoomName.job(job.id))] + drivers.sorted().map { ("job:status", payload, DispatchService.driverRoom($0)) })
     }
 
-    /// How far a driver's feed reaches (`feed_radius_km`, else the widest offer round).
-    var feedRadiusMeters: Double { (config.feedRadiusKm ?? config.maxRadiusKm) * 1000 }
-
     /// The approved drivers whose feed (`JobBook.availableJobs`) shows `job` now: within the
     /// feed radius of their last position (the live index, else the stored one), or every
     /// approved driver with a position for a job without one.
     func feedAudience(_ job: JobRecord) async -> Set<String> {
-        let radius = feedRadiusMeters
+        let radius = config.feedRadiusMeters
         let center = job.point
         do {
             let band = center.map { (min: $0.latitude - radius / 111_000, max: $0.latitude + radius / 111_000) }
