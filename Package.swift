@@ -225,9 +225,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The REST API's idempotency keys: their table and store (the middleware is the server's).
+        .target(
+            name: "HeraldIdempotency",
+            dependencies: ["HeraldCore", "HeraldStorage", .product(name: "SQLKit", package: "sql-kit")],
+            swiftSettings: strict
+        ),
+        // Every module's migrations in their order: what the server, the CLI and the tests
+        // migrate, without linking the HTTP server.
+        .target(
+            name: "HeraldSchema",
+            dependencies: [
+                "HeraldStorage", "HeraldAuth", "HeraldIdempotency", "HeraldRealtime", "HeraldNotifications", "HeraldPayments", "HeraldDispatch",
+                "HeraldTrips", "HeraldTransit",
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldServer",
             dependencies: [
+                "HeraldSchema",
+                "HeraldIdempotency",
                 "HeraldCore",
                 "HeraldAuth",
                 "HeraldStorage",
@@ -260,6 +278,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldServer",
+                "HeraldSchema",
                 "HeraldCore",
                 "HeraldAuth",
                 "HeraldStorage",
@@ -295,6 +314,7 @@ let package = Package(
             name: "herald-protocol-testserver",
             dependencies: [
                 "HeraldServer",
+                "HeraldSchema",
                 "HeraldCore",
                 "HeraldStorage",
                 "HeraldRealtime",
@@ -303,16 +323,30 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Test support in three layers, so that a module's tests link only what they need:
+        // fixtures (no database), a migrated database on either engine, the whole server.
+        .target(
+            name: "HeraldTestFixtures",
+            dependencies: ["HeraldCore", "HeraldGTFS"],
+            path: "Tests/HeraldTestFixtures",
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "HeraldServer",
-                // GTFSFixtures: the feeds and timetables the GTFS and transit tests share.
-                "HeraldGTFS",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "HeraldTestFixtures", "HeraldCore", "HeraldStorage", "HeraldSchema",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/HeraldTestSupport",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HeraldServerTestSupport",
+            dependencies: [
+                "HeraldTestSupport", "HeraldServer", "HeraldAuth", "HeraldCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/HeraldServerTestSupport",
             swiftSettings: strict
         ),
         .testTarget(
@@ -324,7 +358,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldClient", "HeraldServer", "HeraldTestSupport", "HeraldCore",
+                "HeraldClient", "HeraldServer", "HeraldServerTestSupport", "HeraldCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
@@ -348,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "HeraldPushTests",
             dependencies: [
-                "HeraldPush", "HeraldTestSupport", "HeraldMockProviders",
+                "HeraldPush", "HeraldTestFixtures", "HeraldMockProviders",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -364,20 +398,31 @@ let package = Package(
         .testTarget(
             name: "HeraldPaymentsTests",
             dependencies: [
-                "HeraldPayments", "HeraldTestSupport",
+                "HeraldPayments", "HeraldServer", "HeraldServerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "HeraldDispatchTests", dependencies: ["HeraldDispatch", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "HeraldTripsTests", dependencies: ["HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport"], swiftSettings: strict),
+            name: "HeraldDispatchTests",
+            dependencies: [
+                "HeraldDispatch", "HeraldTestSupport", "HeraldAuth", "HeraldCore", "HeraldGeo", "HeraldNotifications", "HeraldPayments", "HeraldRealtime",
+                "HeraldStorage", .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HeraldTripsTests",
+            dependencies: [
+                "HeraldTrips", "HeraldGeo", "HeraldRealtime", "HeraldStorage", "HeraldTestSupport", "HeraldAuth", "HeraldCore", "HeraldDispatch",
+                "HeraldNotifications", .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict),
         // HeraldGTFS: GTFS parsing, the timetable, the journey planner, GTFS-Realtime, fares.
         .testTarget(
             name: "HeraldGTFSTests",
             dependencies: [
-                "HeraldGTFS", "HeraldGeo", "HeraldCore", "HeraldTestSupport",
+                "HeraldGTFS", "HeraldGeo", "HeraldCore", "HeraldTestFixtures",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -386,14 +431,17 @@ let package = Package(
         .testTarget(
             name: "HeraldTransitTests",
             dependencies: [
-                "HeraldTransit", "HeraldGTFS", "HeraldTestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "HeraldTransit", "HeraldGTFS", "HeraldTestSupport", "HeraldCore", "HeraldNotifications", "HeraldRealtime", "HeraldStorage",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldAuth", "HeraldTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldStorage", "HeraldAuth", "HeraldSchema", "HeraldTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldTestSupport", "HeraldPush", "HeraldPayments", "HeraldTrips",
+                "HeraldServer", "HeraldStorage", "HeraldAuth", "HeraldRealtime", "HeraldServerTestSupport", "HeraldIdempotency", "HeraldSchema", "HeraldPush",
+                "HeraldPayments",
+                "HeraldTrips",
                 "HeraldTransit", "HeraldGTFS", "HeraldMockProviders", "HeraldNotifications",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

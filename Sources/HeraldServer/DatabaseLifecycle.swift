@@ -24,37 +24,6 @@ public enum DatabaseFactory {
                 acquireTimeout: .milliseconds(config.database.acquireTimeoutMs), logger: logger)
         }
     }
-
-    /// Runs `body` with the database's service (the PostgreSQL pool) running, then closes it.
-    /// For commands that use the database without serving (`herald migrate`).
-    public static func withRunningDatabase<T: Sendable>(
-        _ database: any Database, logger: Logger, _ body: @Sendable @escaping () async throws -> T
-    ) async throws -> T {
-        let outcome: Result<T, any Error>
-        do {
-            outcome = .success(try await withService(database, body))
-        } catch {
-            outcome = .failure(error)
-        }
-        await database.close()
-        return try outcome.get()
-    }
-
-    private static func withService<T: Sendable>(_ database: any Database, _ body: @Sendable @escaping () async throws -> T) async throws -> T {
-        guard let service = database.service else { return try await body() }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await service.run()
-                return nil
-            }
-            group.addTask { try await body() }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let value = result { return value }
-            }
-            throw CancellationError()
-        }
-    }
 }
 
 /// Closes the database after every other service has stopped (services shut down in

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldRealtime
+import HeraldSchema
 import HeraldStorage
 import Hummingbird
 import HummingbirdCore

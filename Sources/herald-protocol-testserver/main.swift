@@ -9,6 +9,7 @@
 import Foundation
 import HeraldCore
 import HeraldRealtime
+import HeraldSchema
 import HeraldServer
 import HeraldStorage
 import Hummingbird

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldSchema
 import HeraldServer
 import HeraldStorage
 import Logging
@@ -114,7 +115,7 @@ struct Migrate: AsyncParsableCommand {
         let logger = makeLogger(config)
         let url = try config.resolvedDatabaseURL()
         let database = try await DatabaseFactory.open(url, config: config, logger: logger)
-        let applied = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
+        let applied = try await database.running {
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
         }
         print(applied.isEmpty ? "\(url): schema is up to date" : "\(url): applied migrations \(applied.map(\.description).joined(separator: ", "))")

@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldNotifications
 import HeraldPush
+import HeraldSchema
 import HeraldServer
 import HeraldStorage
 
@@ -30,7 +31,7 @@ struct PushTest: AsyncParsableCommand {
         let clock = SystemClock()
         let user = self.user
         let title = self.title
-        try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> Void in
+        try await database.running { () -> Void in
             try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
             let (devices, badge) = try await DeviceRegistry(database: database, clock: clock).pushTargets(userID: user)
             guard !devices.isEmpty else {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldGTFS
+import HeraldSchema
 import HeraldServer
 import HeraldStorage
 import HeraldTransit
@@ -59,7 +60,7 @@ struct TransitImport: AsyncParsableCommand {
         let result: FeedImporter.Outcome
         let elapsed: Duration
         do {
-            (result, elapsed) = try await DatabaseFactory.withRunningDatabase(database, logger: logger) { () -> (FeedImporter.Outcome, Duration) in
+            (result, elapsed) = try await database.running { () -> (FeedImporter.Outcome, Duration) in
                 try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
                 // Timed from here: the import itself (read, check, write, swap), not the migration.
                 let started = ContinuousClock.now

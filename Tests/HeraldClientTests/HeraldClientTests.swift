@@ -1,7 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldCore
-import HeraldTestSupport
+import HeraldServerTestSupport
 import HummingbirdTesting
 import Synchronization
 import Testing

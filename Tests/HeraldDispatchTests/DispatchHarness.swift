@@ -1,8 +1,10 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldDispatch
 import HeraldGeo
 import HeraldNotifications
+import HeraldPayments
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit
@@ -52,14 +54,30 @@ struct DispatchHarness: Sendable {
         guard case .accepted = outcome else { throw HarnessError("driver \(id)'s position was not accepted: \(outcome)") }
     }
 
-    /// Books a job at the site for `customer`.
-    func book(_ customer: String = "cust") async throws -> JobRecord {
-        let draft = try JobDraft.parse(
-            [
-                "address": "1 Market St", "lat": .number(Self.site.latitude), "lng": .number(Self.site.longitude), "volume_estimate": 4,
-                "items": [["category": "furniture", "quantity": 1]],
-            ], pricing: dispatch.config.pricing, now: clock.now())
+    /// Books a job at the site for `customer` (4 yd³ and one piece of furniture), for now or for `scheduledAt`.
+    func book(_ customer: String = "cust", scheduledAt: Date? = nil) async throws -> JobRecord {
+        var fields: [String: JSONValue] = [
+            "address": "1 Market St", "lat": .number(Self.site.latitude), "lng": .number(Self.site.longitude), "volume_estimate": 4,
+            "items": [["category": "furniture", "quantity": 1]],
+        ]
+        if let scheduledAt { fields["scheduled_at"] = .string(Timestamp.string(epochMilliseconds: scheduledAt.epochMilliseconds)) }
+        let draft = try JobDraft.parse(fields, pricing: dispatch.config.pricing, now: clock.now())
         return try await dispatch.booking.create(customerID: customer, draft)
+    }
+
+    /// A job booked by `customer`, claimed by `driver` (3 km away) and at the door: where a
+    /// price adjustment can start.
+    func arrivedJob(customer: String = "cust", driver: String = "d1") async throws -> JobRecord {
+        try await self.driver(driver, kilometersNorth: 3)
+        let job = try await book(customer)
+        _ = try await dispatch.claims.accept(job.id, driverID: driver)
+        _ = try await dispatch.steps.advance(job.id, driverID: driver, to: "en_route")
+        return try await dispatch.steps.advance(job.id, driverID: driver, to: "arrived")
+    }
+
+    /// The job as it is now (an operator's read: no party's access rule in the way).
+    func job(_ id: String) async throws -> JobRecord {
+        try await dispatch.jobs.job(id, for: Identity(userID: "ops", role: .operator, expiresAt: .infinity)).job
     }
 
     /// Each driver's offer of `jobID`.
@@ -69,13 +87,31 @@ struct DispatchHarness: Sendable {
 
     /// The `job:status` events a room kept for `jobID` (its history, in order).
     func statusEvents(room: String, jobID: String) async throws -> [JSONValue] {
-        let stored = try await database.withConnection { db in try await RealtimeEventStore().events(db, room: room, after: 0, limit: 100) }
-        return stored.filter { $0.event == "job:status" }.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8)) }
-            .filter { $0["job_id"]?.stringValue == jobID }
+        try await events(room: room, named: "job:status").filter { $0["job_id"]?.stringValue == jobID }
+    }
+
+    /// The payloads of the `name` events a room kept, oldest first (every dispatch event is kept for replay).
+    func events(room: String, named name: String) async throws -> [JSONValue] {
+        let stored = try await database.withConnection { db in try await RealtimeEventStore().events(db, room: room, after: 0, limit: 1000) }
+        return stored.filter { $0.event == name }.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.payload.utf8)) }
     }
 
     func notifications(_ user: String) async throws -> [NotificationRecord] {
         try await inbox.list(userID: user, offset: 0, limit: 50, unreadOnly: false).notifications
+    }
+
+    /// The user's notification titled `title` (on the manual clock many share a time, so the
+    /// newest is not necessarily the one a test expects).
+    func notification(_ user: String, title: String) async throws -> NotificationRecord? {
+        try await notifications(user).first { $0.title == title }
+    }
+
+    /// The job's hold as the ledger provider has it, and its entries' operations (sorted: on
+    /// the manual clock they share a time). No hold yet: `(nil, [])`.
+    func ledger(_ jobID: String) async throws -> (hold: HoldState?, entries: [String]) {
+        let gateway = LedgerGateway(database: database, clock: clock)
+        guard let reference = try await dispatch.payments.hold(jobID)?.reference else { return (nil, []) }
+        return (try await gateway.hold(reference), try await gateway.entries(reference).map(\.operation).sorted())
     }
 }
 

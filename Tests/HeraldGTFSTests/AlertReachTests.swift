@@ -1,4 +1,4 @@
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 @testable import HeraldGTFS

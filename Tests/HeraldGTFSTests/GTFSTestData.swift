@@ -1,5 +1,5 @@
 import HeraldGTFS
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// Where the GTFS tests find their feeds: the public sample feed in `Tests/Fixtures`, the real
 /// feeds `scripts/transit-data` fetches from PyPI (scripts/test sets HERALD_TEST_TRANSIT_DATA),

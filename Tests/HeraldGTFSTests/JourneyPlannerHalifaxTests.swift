@@ -1,6 +1,6 @@
 import Foundation
 import HeraldGeo
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 @testable import HeraldGTFS

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 @testable import HeraldGTFS

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 @testable import HeraldGTFS

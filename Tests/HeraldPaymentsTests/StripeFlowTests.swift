@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
 import HeraldServer
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import SQLKit
 import Testing
 

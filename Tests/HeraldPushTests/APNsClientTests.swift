@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldMockProviders
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 @testable import HeraldPush

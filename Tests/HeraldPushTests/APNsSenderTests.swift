@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldTestSupport
+import HeraldTestFixtures
 import JWTKit
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldTestSupport
+import HeraldTestFixtures
 import Synchronization
 import Testing
 

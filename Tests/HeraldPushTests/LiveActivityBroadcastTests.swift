@@ -3,7 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldMockProviders
 import HeraldPush
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 /// Broadcast channels over the real APNs client: the channel management requests and the

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 /// ActivityKit pushes: Apple's payload and headers, sent over the real APNs client.

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldPush
-import HeraldTestSupport
+import HeraldTestFixtures
 import NIOCore
 import Testing
 

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
-import HeraldTestSupport
+import HeraldTestFixtures
 import NIOHTTP1
 import Testing
 

@@ -1,7 +1,7 @@
 import HTTPTypes
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 /// Browsers on other origins, over real HTTP: preflights answered before routing (the

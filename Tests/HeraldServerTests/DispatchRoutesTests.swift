@@ -3,8 +3,8 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import SQLKit

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldMockProviders
 import HeraldNotifications
 import HeraldPush
+import HeraldSchema
 import HeraldStorage
 import HeraldTestSupport
 import Logging

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldIdempotency
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import Hummingbird
 import SQLKit
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIdempotency
 import HeraldStorage
 import HeraldTestSupport
 import Testing

@@ -3,7 +3,7 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Hummingbird
 import SQLKit
 import Synchronization

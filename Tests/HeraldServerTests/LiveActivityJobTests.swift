@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 /// A dispatch job's Live Activity through the real application on both engines: started at

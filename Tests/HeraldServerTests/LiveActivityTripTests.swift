@@ -3,7 +3,7 @@ import HTTPTypes
 import HeraldCore
 import HeraldNotifications
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import HeraldTrips
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 @Suite struct MeRoutesTests {

@@ -2,8 +2,8 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import Synchronization
 import Testing
 

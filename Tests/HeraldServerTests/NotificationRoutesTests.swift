@@ -3,8 +3,8 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import Testing
 
 @Suite struct NotificationRoutesTests {

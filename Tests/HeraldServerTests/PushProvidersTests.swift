@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 @Suite struct PushProvidersTests {

@@ -3,7 +3,7 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 @Suite struct RateLimitTests {

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Hummingbird
 import Testing
 

@@ -3,7 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldRealtime
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 /// The transit API contract and every iOS app decoding with `.iso8601`: each time in each answer must

@@ -4,8 +4,8 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldServerTestSupport
 import HeraldStorage
-import HeraldTestSupport
 import HeraldTransit
 import SQLKit
 import Testing

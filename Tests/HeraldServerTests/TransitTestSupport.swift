@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import HeraldTransit
 import SwiftProtobuf
 

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldCore
 import HeraldServer
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 /// `POST /api/v1/trips/plan` on the sample feed, each answer checked against stop_times.txt

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldTestSupport
+import HeraldServerTestSupport
 import Testing
 
 /// The transit app's `/user/settings` over Herald's preferences, and the time zone quiet hours

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldServer
+import HeraldSchema
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit

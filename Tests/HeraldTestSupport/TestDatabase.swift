@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldServer
+import HeraldSchema
 import HeraldStorage
 import Logging
 import NIOCore
@@ -99,7 +99,7 @@ public enum TestDatabase {
                 // a loaded machine waits instead of failing with DatabaseUnavailable(noConnection).
                 location: location, maxConnections: 10, acquireTimeout: Patience.limit, logger: logger)
         }
-        return try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
+        return try await database.running {
             if migrated { try await HeraldSchema.migrator.migrate(database, logger: logger) }
             return try await body(database)
         }

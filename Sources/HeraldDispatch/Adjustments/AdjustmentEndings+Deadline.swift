@@ -11,28 +11,24 @@ extension AdjustmentEndings {
     /// `POST /drivers/jobs/{id}/volume/extend`: more time for the customer, and a reminder.
     public func extendProposal(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await book.assigned(jobID, driverID: driverID)
-        guard let current = try await proposals.adjustment(jobID), current.status == .pending else { throw DispatchError.noPendingAdjustment }
-        let now = self.now
-        let deadline = max(now, current.deadlineAt ?? now) + Int64(paymentsConfig.adjustmentExtensionSeconds) * 1000
+        let current = try await proposals.adjustment(jobID)
         let max = paymentsConfig.maxAdjustmentExtensions
+        guard let change = try proposals.change(current, .extend(by: driverID, maxExtensions: max)), let current else {
+            throw DispatchError.noPendingAdjustment
+        }
+        let now = self.now
+        let deadline = Swift.max(now, current.deadlineAt ?? now) + Int64(paymentsConfig.adjustmentExtensionSeconds) * 1000
         var reminder = current
         reminder.deadlineAt = deadline
-        let prepared = await notifier.prepare(proposals.proposalNotification(reminder, reminder: true))
-        let extended = try await book.database.unitOfWork { work -> Bool in
-            guard let extended = try await self.proposals.store.extend(work.db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now) else {
-                return false
+        let prepared = await proposals.prepare(change, reminder)
+        let extended = try await book.database.unitOfWork { work in
+            try await self.proposals.commit(change, actorID: driverID, prepared: prepared, in: work, now: now) {
+                let extended = try await self.proposals.store.extend(work.db, jobID: jobID, deadline: deadline, maxExtensions: max, now: now)
+                return extended.map { PriceAdjustments.Committed(adjustment: $0) }
             }
-            let payload = JSONValue.object(DispatchJSON.adjustmentEvent(extended))
-            work.afterCommit {
-                self.deadlinesChanged.signal()
-                await self.notifier.publish(batch: [
-                    ("volume:proposed", payload, RoomName.user(extended.customerID)), ("volume:extended", payload, DispatchService.driverRoom(driverID)),
-                ])
-            }
-            try await self.notifier.write(prepared, in: work)
-            return true
         }
-        guard extended else {
+        guard extended != nil else {
+            // Another extension or a decision won meanwhile.
             guard let fresh = try await proposals.adjustment(jobID), fresh.status == .pending else { throw DispatchError.noPendingAdjustment }
             throw DispatchError.extensionLimit(max)
         }
@@ -43,22 +39,10 @@ extension AdjustmentEndings {
     /// driver ends the job and is paid the trip fee (so a silent customer never strands them).
     public func cancelWithTripFee(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await book.assigned(jobID, driverID: driverID)
-        guard let current = try await proposals.adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
-        switch current.status {
-        case .cancelled where current.decidedBy == driverID: return try await proposals.outcome(jobID)
-        case .pending: break
-        default: throw DispatchError.alreadyDecided(current)
-        }
-        guard (current.deadlineAt ?? 0) <= now else { throw DispatchError.notExpired(current) }
-        let fee = try await tripFee(jobID)
-        let draft = NotificationDraft(
-            userIDs: [current.customerID], type: "job_update", title: "Job cancelled",
-            body: "You did not answer the new price, so the driver left. A \(DisplayFormat.money(fee, currency: current.currency)) trip fee applies.",
-            data: ["job_id": .string(jobID), "status": "cancelled", "event": "trip_fee"], collapseKey: "job-\(jobID)")
-        guard
-            try await endWithTripFee(
-                current, to: .cancelled, actorID: driverID, actor: .driver, reason: "customer_unresponsive", notify: draft, onlyAfterDeadline: true) != nil
-        else {
+        let current = try await proposals.adjustment(jobID)
+        let event = AdjustmentLifecycle.Event.cancelWithTripFee(by: driverID, now: now, tripFeeMinor: try await tripFee(jobID))
+        guard let change = try proposals.change(current, event), let current else { return try await proposals.outcome(jobID) }
+        guard try await endWithTripFee(current, change, actorID: driverID, onlyAfterDeadline: true) != nil else {
             guard let fresh = try await proposals.adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
             if fresh.status == .cancelled && fresh.decidedBy == driverID { return try await proposals.outcome(jobID) }
             if fresh.status == .pending { throw DispatchError.notExpired(fresh) }
@@ -73,27 +57,19 @@ extension AdjustmentEndings {
         let due = try await book.database.withConnection { db in try await self.proposals.store.dueExpiries(db, now: now, limit: limit) }
         var told = 0
         for proposal in due {
-            let extensionsLeft = Swift.max(0, paymentsConfig.maxAdjustmentExtensions - proposal.extensions)
-            let prepared = await notifier.prepare(
-                NotificationDraft(
-                    userIDs: [proposal.driverID], type: "job_update", title: "No answer from the customer",
-                    body: extensionsLeft > 0
-                        ? "The customer hasn't responded. Call them, wait longer, or cancel with the trip fee."
-                        : "The customer hasn't responded. Call them or cancel with the trip fee.",
-                    data: ["job_id": .string(proposal.jobID), "event": "volume_expired"], collapseKey: "volume-\(proposal.jobID)"))
-            var payload = DispatchJSON.adjustmentEvent(proposal)
-            payload["extensions_left"] = .number(Double(extensionsLeft))
-            payload["trip_fee_minor"] = .number(Double(try await tripFee(proposal.jobID)))
-            let event = JSONValue.object(payload)
-            let marked = try await book.database.unitOfWork { work -> Bool in
-                guard try await self.proposals.store.markExpired(work.db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else {
-                    return false
+            let event = AdjustmentLifecycle.Event.deadlinePassed(
+                now: now, maxExtensions: paymentsConfig.maxAdjustmentExtensions, tripFeeMinor: try await tripFee(proposal.jobID))
+            guard case .move(let change) = AdjustmentLifecycle.decide(proposal, event) else { continue }
+            let prepared = await proposals.prepare(change, proposal)
+            let marked = try await book.database.unitOfWork { work in
+                try await self.proposals.commit(change, actorID: "system", prepared: prepared, in: work, now: now) {
+                    guard try await self.proposals.store.markExpired(work.db, jobID: proposal.jobID, deadline: proposal.deadlineAt ?? 0, now: now) else {
+                        return nil
+                    }
+                    return PriceAdjustments.Committed(adjustment: proposal)
                 }
-                work.afterCommit { await self.notifier.publish("volume:expired", event, to: DispatchService.driverRoom(proposal.driverID)) }
-                try await self.notifier.write(prepared, in: work)
-                return true
             }
-            if marked { told += 1 }
+            if marked != nil { told += 1 }
         }
         return told
     }

@@ -35,71 +35,38 @@ extension AdjustmentEndings {
     /// at its booked price and hold (the only two outcomes of a decline the price-adjustment
     /// design allows, one adjustment per job). Declining again returns the same.
     public func declineVolume(_ jobID: String, customerID: String, proceed: Bool = false) async throws -> AdjustmentOutcome {
-        let (_, current) = try await proposals.customerProposal(jobID, customerID: customerID, deciding: .declined)
-        if current.status == .declined { return try await proposals.outcome(jobID) }
-        if proceed { return try await declineAndProceed(current, customerID: customerID) }
-        let fee = try await tripFee(jobID)
-        let draft = NotificationDraft(
-            userIDs: [current.driverID], type: "job_update", title: "Customer declined the new price",
-            body: "The job is cancelled; you get the \(DisplayFormat.money(fee, currency: current.currency)) trip fee.",
-            data: ["job_id": .string(jobID), "event": "volume_declined"], collapseKey: "volume-\(jobID)")
-        guard
-            let decided = try await endWithTripFee(
-                current, to: .declined, actorID: customerID, actor: .customer, reason: "volume_declined", notify: draft, onlyAfterDeadline: false)
-        else {
-            return try await proposals.answerRepeat(jobID, customerID: customerID, deciding: .declined)
-        }
-        await notifier.publish(
-            "volume:declined",
-            [
-                "job_id": .string(jobID), "trip_fee": .number(Double(decided.tripFeeMinor ?? 0) / 100),
-                "trip_fee_minor": DispatchJSON.integer(decided.tripFeeMinor),
-                "currency": .string(decided.currency), "proceed_at_original_price": false,
-            ],
-            to: DispatchService.driverRoom(decided.driverID))
+        let (_, current) = try await proposals.customerView(jobID, customerID: customerID)
+        let event = AdjustmentLifecycle.Event.decline(by: customerID, proceed: proceed, tripFeeMinor: proceed ? 0 : try await tripFee(jobID))
+        guard let change = try proposals.change(current, event), let current else { return try await proposals.outcome(jobID) }
+        let decided =
+            if proceed {
+                try await declineAndProceed(current, change, customerID: customerID)
+            } else {
+                try await endWithTripFee(current, change, actorID: customerID, onlyAfterDeadline: false)
+            }
+        guard decided != nil else { return try await proposals.answerRepeat(jobID, event) }
         return try await proposals.outcome(jobID)
     }
 
     /// The decline that keeps the job: the proposal is declined without a trip fee, the job
     /// stays `arrived` at its booked price and hold, and the driver is told to go ahead.
-    private func declineAndProceed(_ current: AdjustmentRecord, customerID: String) async throws -> AdjustmentOutcome {
+    private func declineAndProceed(_ current: AdjustmentRecord, _ change: AdjustmentLifecycle.Change, customerID: String) async throws
+        -> AdjustmentRecord?
+    {
         let jobID = current.jobID
         let now = self.now
-        let prepared = await notifier.prepare(
-            NotificationDraft(
-                userIDs: [current.driverID], type: "job_update", title: "Proceed at the original price",
-                body:
-                    "The customer declined \(DisplayFormat.money(current.newPriceMinor, currency: current.currency)) and keeps \(DisplayFormat.money(current.originalPriceMinor, currency: current.currency)). You can start.",
-                data: ["job_id": .string(jobID), "event": "volume_declined_proceed"], collapseKey: "volume-\(jobID)"))
-        let decided: Bool
+        let prepared = await proposals.prepare(change, current)
         do {
-            decided = try await book.database.unitOfWork { work in
-                let db = work.db
-                try await self.book.store.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-                guard let decided = try await self.proposals.store.decide(db, jobID: jobID, to: .declined, by: customerID, tripFeeMinor: nil, now: now) else {
-                    return false
-                }
-                guard let job = try await self.book.store.touchArrived(db, id: jobID, driverID: nil, price: nil, now: now) else {
-                    throw PriceAdjustments.Superseded()
-                }
-                work.afterCommit {
-                    await self.notifier.publish(
-                        "volume:declined",
-                        [
-                            "job_id": .string(jobID), "trip_fee": 0, "trip_fee_minor": 0, "currency": .string(decided.currency),
-                            "proceed_at_original_price": true,
-                            "price_minor": .number(Double(job.priceMinor)),
-                        ],
-                        to: DispatchService.driverRoom(decided.driverID))
-                }
-                try await self.notifier.write(prepared, in: work)
-                return true
+            return try await book.database.unitOfWork { work in
+                try await self.proposals.commit(change, actorID: customerID, prepared: prepared, in: work, now: now) {
+                    try await self.book.store.lock(work.db, id: jobID)  // the job before its adjustment, as everywhere
+                    let decided = try await self.proposals.store.decide(work.db, jobID: jobID, to: change.to, by: customerID, tripFeeMinor: nil, now: now)
+                    return decided.map { PriceAdjustments.Committed(adjustment: $0) }
+                }?.adjustment
             }
         } catch is PriceAdjustments.Superseded {
-            decided = false
+            return nil
         }
-        guard decided else { return try await proposals.answerRepeat(jobID, customerID: customerID, deciding: .declined) }
-        return try await proposals.outcome(jobID)
     }
 
     /// The trip fee this job's hold can pay: the configured fee, capped at what the card
@@ -109,40 +76,33 @@ extension AdjustmentEndings {
         return Swift.min(configured, try await payments.hold(jobID)?.authorizedMinor ?? configured)
     }
 
-    /// Decides `current` as `status` with the trip fee: the job is cancelled and the fee is
-    /// captured (the rest of the hold released) — all in one transaction with the owed
-    /// payment call; nil when another decision won.
-    func endWithTripFee(
-        _ current: AdjustmentRecord, to status: AdjustmentStatus, actorID: String, actor: JobActor, reason: String, notify draft: NotificationDraft,
-        onlyAfterDeadline: Bool
-    ) async throws -> AdjustmentRecord? {
+    /// Decides `current` as `change` says, ending the job with the trip fee: the job is
+    /// cancelled and the fee is captured (the rest of the hold released), all in one
+    /// transaction with the owed payment call; nil when another decision won.
+    func endWithTripFee(_ current: AdjustmentRecord, _ change: AdjustmentLifecycle.Change, actorID: String, onlyAfterDeadline: Bool) async throws
+        -> AdjustmentRecord?
+    {
         let jobID = current.jobID
         let now = self.now
         let hold = try await payments.hold(jobID)
         let configured = Int64(paymentsConfig.tripFeeMinor)
         let fee = Swift.min(configured, hold?.authorizedMinor ?? configured)
+        guard let actor = change.jobEndedBy else { return nil }
         // A pending proposal means the job waits at the door (`arrived`); anything else lost a race.
-        guard let job = try await book.find(jobID),
-            case .move(let transition) = JobLifecycle.decide(job, .endWithTripFee(by: actor, fee: hold == nil ? nil : fee))
+        guard let job = try await book.find(jobID), case .move(let ending) = JobLifecycle.decide(job, .endWithTripFee(by: actor, fee: hold == nil ? nil : fee))
         else { return nil }
-        let prepared = await notifier.prepare(draft).map { [$0] } ?? []
-        return try await book.database.unitOfWork { work -> AdjustmentRecord? in
-            let db = work.db
-            try await self.book.store.lock(db, id: jobID)  // the job before its adjustment, as everywhere
-            guard
-                let decided = try await self.proposals.store.decide(
-                    db, jobID: jobID, to: status, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
-            else { return nil }
-            _ = try await self.transitions.commit(
-                transition, jobID: jobID, actorID: actorID, reason: reason, driver: nil, prepared: prepared, in: work, now: now
-            ) {
-                guard
-                    let cancelled = try await self.book.store.transition(
-                        db, id: jobID, from: .arrived, to: .cancelled, driverID: nil, now: now, cancelledBy: actor.rawValue, reason: reason)
-                else { throw PriceAdjustments.Superseded() }
-                return cancelled
+        let prepared = await proposals.prepare(change, current)
+        do {
+            return try await book.database.unitOfWork { work in
+                try await self.proposals.commit(change, actorID: actorID, prepared: prepared, ending: ending, in: work, now: now) {
+                    try await self.book.store.lock(work.db, id: jobID)  // the job before its adjustment, as everywhere
+                    let decided = try await self.proposals.store.decide(
+                        work.db, jobID: jobID, to: change.to, by: actorID, tripFeeMinor: fee, now: now, onlyAfterDeadline: onlyAfterDeadline)
+                    return decided.map { PriceAdjustments.Committed(adjustment: $0) }
+                }?.adjustment
             }
-            return decided
+        } catch is PriceAdjustments.Superseded {
+            return nil
         }
     }
 }

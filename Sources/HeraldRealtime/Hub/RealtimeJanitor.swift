@@ -27,7 +27,7 @@ public struct RealtimeJanitor: Service {
         await PeriodicLoop.run(every: interval, start: .afterInterval, logger: logger, failure: "trimming realtime history failed") {
             let now = hub.clock.now().epochMilliseconds
             let before = now - retention.components.seconds * 1000
-            try await hub.database.withConnection { db in
+            _ = try await hub.database.withConnection { db in
                 try await RealtimeEventStore().trim(db, before: before, keepPerRoom: maxPerRoom)
             }
         }

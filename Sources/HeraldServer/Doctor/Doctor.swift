@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldNotifications
 import HeraldPush
+import HeraldSchema
 import HeraldStorage
 import HeraldTransit
 import Logging
@@ -41,7 +42,7 @@ public enum Doctor {
     static func storedTransit(_ config: HeraldConfig, logger: Logger) async -> DoctorFinding {
         do {
             let database = try await DatabaseFactory.open(try config.resolvedDatabaseURL(), config: config, logger: logger)
-            let (checked, problems) = try await DatabaseFactory.withRunningDatabase(database, logger: logger) {
+            let (checked, problems) = try await database.running {
                 try await TransitLoader.storedDataProblems(database: database, config: config.transit)
             }
             guard !problems.isEmpty else { return DoctorFinding(.ok, "transit", "\(checked) stored feed version(s) and realtime message(s) load") }
@@ -109,7 +110,7 @@ public enum Doctor {
         }
         let migrator = HeraldSchema.migrator
         do {
-            let applied = try await DatabaseFactory.withRunningDatabase(opened, logger: logger) { () -> Set<MigrationID>? in
+            let applied = try await opened.running { () -> Set<MigrationID>? in
                 try await withDeadline(deadline) { try await opened.ping() }
                 // No migration table yet: a new database.
                 return try? await migrator.applied(opened)

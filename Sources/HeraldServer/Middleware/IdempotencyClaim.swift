@@ -1,3 +1,4 @@
+import HeraldIdempotency
 import HeraldStorage
 import Hummingbird
 import Synchronization

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldIdempotency
 import HeraldStorage
 import Hummingbird
 import Logging

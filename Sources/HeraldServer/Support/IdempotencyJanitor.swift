@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldIdempotency
 import HeraldStorage
 import Logging
 import ServiceLifecycle

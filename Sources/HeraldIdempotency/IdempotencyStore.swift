@@ -9,10 +9,10 @@ import SQLKit
 /// one key, on one node or two, exactly one inserts the row and runs; the other sees the
 /// row and waits for its response. A `pending` row whose node died is taken over by one
 /// retry through a conditional `UPDATE … RETURNING` once its lock is older than the timeout.
-struct IdempotencyStore: Sendable {
-    init() {}
+package struct IdempotencyStore: Sendable {
+    package init() {}
 
-    enum BeginResult: Sendable, Equatable {
+    package enum BeginResult: Sendable, Equatable {
         /// This request owns the key and must run, then `complete` or `release` it. `lockedAt`
         /// names this ownership: a completion for an older one (taken over) is refused.
         case acquired(lockedAt: Int64)
@@ -24,7 +24,7 @@ struct IdempotencyStore: Sendable {
         case inProgress
     }
 
-    func begin(
+    package func begin(
         _ db: any SQLDatabase, scope: String, key: String, requestHash: String,
         now: Int64, ttlMilliseconds: Int64, lockTimeoutMilliseconds: Int64
     ) async throws -> BeginResult {
@@ -77,7 +77,7 @@ struct IdempotencyStore: Sendable {
     /// retry (this owner looked dead) or is complete already. Run inside the transaction of
     /// the request's work, a false answer is the signal to roll that work back.
     @discardableResult
-    func complete(_ db: any SQLDatabase, scope: String, key: String, lockedAt: Int64, response: StoredResponse) async throws -> Bool {
+    package func complete(_ db: any SQLDatabase, scope: String, key: String, lockedAt: Int64, response: StoredResponse) async throws -> Bool {
         let headers = String(decoding: try JSONEncoder().encode(response.headers), as: UTF8.self)
         let updated = try await db.raw(
             """
@@ -92,7 +92,7 @@ struct IdempotencyStore: Sendable {
     }
 
     /// Forgets a pending key whose request failed, so a retry can run it again.
-    func release(_ db: any SQLDatabase, scope: String, key: String) async throws {
+    package func release(_ db: any SQLDatabase, scope: String, key: String) async throws {
         try await db.raw(
             "DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key) AND state = 'pending'"
         ).run()
@@ -100,7 +100,7 @@ struct IdempotencyStore: Sendable {
 
     /// Deletes expired keys; returns how many.
     @discardableResult
-    func purgeExpired(_ db: any SQLDatabase, now: Int64) async throws -> Int {
+    package func purgeExpired(_ db: any SQLDatabase, now: Int64) async throws -> Int {
         let rows = try await db.raw("DELETE FROM idempotency_keys WHERE expires_at <= \(bind: now) RETURNING idem_key").all()
         return rows.count
     }

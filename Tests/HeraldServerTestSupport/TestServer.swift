@@ -3,6 +3,7 @@ import HTTPTypes
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging

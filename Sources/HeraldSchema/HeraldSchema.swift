@@ -1,5 +1,6 @@
 import HeraldAuth
 import HeraldDispatch
+import HeraldIdempotency
 import HeraldNotifications
 import HeraldPayments
 import HeraldRealtime
