@@ -48,6 +48,16 @@ struct DispatchHarness: Sendable {
         if let kilometersNorth { try await report(id, kilometersNorth: kilometersNorth, sequence: 1) }
     }
 
+    /// A driver `kilometersNorth` of the site (no position when nil) who may be left unapproved
+    /// or offline: there, reporting, yet not for offer rounds to reach.
+    func driver(_ id: String, kilometersNorth: Double?, approved: Bool, online: Bool) async throws {
+        _ = try await dispatch.drivers.saveProfile(
+            id, DriverProfile(name: "Driver \(id)", phone: nil, truckType: "box_truck", vehicleDescription: nil, licensePlate: nil))
+        if approved { _ = try await dispatch.drivers.setApproval(id, .approved, reason: nil, by: "ops") }
+        if online { _ = try await dispatch.drivers.setOnline(id, true) }
+        if let kilometersNorth { try await report(id, kilometersNorth: kilometersNorth, sequence: 1) }
+    }
+
     func report(_ id: String, kilometersNorth: Double, sequence: Int64) async throws {
         let point = GeoPoint(latitude: Self.site.latitude + kilometersNorth / 111.2, longitude: Self.site.longitude)
         let outcome = try await dispatch.drivers.reportLocation(id, LocationUpdate(point: point, accuracyMeters: 5, sequence: sequence))
@@ -63,6 +73,33 @@ struct DispatchHarness: Sendable {
         if let scheduledAt { fields["scheduled_at"] = .string(Timestamp.string(epochMilliseconds: scheduledAt.epochMilliseconds)) }
         let draft = try JobDraft.parse(fields, pricing: dispatch.config.pricing, now: clock.now())
         return try await dispatch.booking.create(customerID: customer, draft)
+    }
+
+    /// Books a job with an address but no coordinates for `customer` (4 yd³ and one piece of
+    /// furniture): with no site to measure from, it is offered to every online driver.
+    func bookWithoutSite(_ customer: String = "cust") async throws -> JobRecord {
+        let fields: [String: JSONValue] = [
+            "address": "1 Market St", "lat": .null, "lng": .null, "volume_estimate": 4, "items": [["category": "furniture", "quantity": 1]],
+        ]
+        let draft = try JobDraft.parse(fields, pricing: dispatch.config.pricing, now: clock.now())
+        return try await dispatch.booking.create(customerID: customer, draft)
+    }
+
+    /// Writes the positions received since the last flush, as the running node's index sync
+    /// does each interval; returns how many. Called by hand: no loop runs in the harness.
+    @discardableResult
+    func flushPositions() async -> Int {
+        await DriverIndexSync(dispatch: dispatch, interval: .seconds(1), pullsChanges: false, ready: { true }).flush()
+    }
+
+    /// Gives a user the name and phone `PUT /me` would (the record made first, as the
+    /// authentication middleware makes it on the user's first call).
+    func user(_ id: String, role: Role = .customer, name: String, phone: String) async throws {
+        let now = clock.now().epochMilliseconds
+        try await database.withConnection { db in
+            try await UserDirectory.ensure(db, id: id, role: role.rawValue, now: now)
+            _ = try await UserDirectory.update(db, id: id, changes: UserChanges(displayName: name, phone: phone), now: now)
+        }
     }
 
     /// A job booked by `customer`, claimed by `driver` (3 km away) and at the door: where a

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldNotifications
 import HeraldStorage
 import HeraldTestSupport
 import SQLKit
@@ -19,21 +20,38 @@ import Testing
             try await h.driver("near", kilometersNorth: 5)
             try await h.driver("other", kilometersNorth: 12)
             try await h.driver("far", kilometersNorth: 80)
+            try await h.driver("unapproved", kilometersNorth: 1, approved: false, online: true)
+            try await h.driver("offline", kilometersNorth: 1, approved: true, online: false)
             let job = try await h.book()
             #expect(job.status == .pending && job.offerRound == 1)
             // 4900 base + 4 yd × 3500 + 4500 furniture.
             #expect(job.priceMinor == 23_400)
-            #expect(Set(try await h.offers(job.id).keys) == ["near", "other"])
+            let offered = try await h.offers(job.id)
+            #expect(Set(offered.keys) == ["near", "other"])
+            #expect(offered["near"]?.round == 1 && (offered["near"]?.distanceM ?? 0) > 4_900)
+            #expect(offered["near"]?.channel == .inbox)  // no socket, no device registered
             #expect(try await h.notifications("near").first?.type == "job_new")
+            #expect(try await h.dispatch.jobs.availableJobs(for: "near").first?.job.id == job.id)
             // The claim (a minute later, so the history orders by time): the winner, its repeat, and the loser.
             h.clock.advance(by: 60)
             let (claimed, driver) = try await h.dispatch.claims.accept(job.id, driverID: "near")
             #expect(claimed.status == .accepted && claimed.driverID == "near" && driver.name == "Driver near")
             #expect(try await h.dispatch.claims.accept(job.id, driverID: "near").job.driverID == "near")
             await #expect(throws: DispatchError.alreadyAccepted) { try await h.dispatch.claims.accept(job.id, driverID: "other") }
+            #expect(try await h.dispatch.jobs.availableJobs(for: "other").isEmpty)
             let decided = try await h.offers(job.id)
             #expect(decided["near"]?.outcome == .won && decided["other"]?.outcome == .lost)
-            #expect(try await h.notifications("cust").first?.body == "Driver near has accepted your job.")
+            let assigned = try await h.notifications("cust").first
+            #expect(assigned?.type == "driver_assigned" && assigned?.body == "Driver near has accepted your job.")
+            // The price-adjustment design's "call the customer": the assigned driver sees the
+            // customer's phone while the job is active; nobody else does, and not after the end.
+            try await h.user("cust", name: "Casey", phone: "+14155550123")
+            let customer = Identity(userID: "cust", role: .customer, expiresAt: .infinity)
+            let assignedDriver = Identity(userID: "near", role: .driver, expiresAt: .infinity)
+            let contact = try await h.dispatch.jobs.customerContact(claimed, for: assignedDriver)
+            #expect(contact == ["id": "cust", "name": "Casey", "phone": "+14155550123"])
+            #expect(try await h.dispatch.jobs.customerContact(claimed, for: customer) == nil)
+            #expect(try await h.dispatch.jobs.customerContact(claimed, for: Identity(userID: "ops", role: .operator, expiresAt: .infinity)) == nil)
             // The feeds of the drivers it was offered to drop it; the winner's room is the job's.
             #expect(try await h.statusEvents(room: "driver:other", jobID: job.id).last?["status"] == "accepted")
             #expect(try await h.statusEvents(room: "driver:near", jobID: job.id).isEmpty)
@@ -41,12 +59,24 @@ import Testing
             await #expect(throws: DispatchError.invalidTransition(from: .accepted, to: "arrived", allowed: [.enRoute])) {
                 try await h.dispatch.steps.advance(job.id, driverID: "near", to: "arrived")
             }
+            // By the assigned driver only: to anyone else the job is not there.
+            await #expect(throws: DispatchError.jobNotFound) { try await h.dispatch.steps.advance(job.id, driverID: "other", to: "en_route") }
             for step in ["en_route", "arrived", "started", "completed"] {
                 h.clock.advance(by: 60)
                 #expect(try await h.dispatch.steps.advance(job.id, driverID: "near", to: step).status.rawValue == step)
             }
-            #expect(try await h.dispatch.steps.advance(job.id, driverID: "near", to: "completed").status == .completed)
+            let completed = try await h.dispatch.steps.advance(job.id, driverID: "near", to: "completed")
+            #expect(completed.status == .completed && completed.completedAt != nil)
+            #expect(try await h.dispatch.jobs.customerContact(completed, for: assignedDriver) == nil)
             #expect(try await h.dispatch.drivers.profile("near")?.completedJobs == 1)
+            // Strangers and the losing driver cannot read it; the customer's list has it.
+            await #expect(throws: DispatchError.jobNotFound) {
+                try await h.dispatch.jobs.job(job.id, for: Identity(userID: "stranger", role: .customer, expiresAt: .infinity))
+            }
+            await #expect(throws: DispatchError.jobNotFound) {
+                try await h.dispatch.jobs.job(job.id, for: Identity(userID: "other", role: .driver, expiresAt: .infinity))
+            }
+            #expect(try await h.dispatch.jobs.list(for: customer, status: nil, offset: 0, limit: 20).total == 1)
             // Each status the customer hears of, newest first; the history has every change once.
             #expect(
                 try await h.notifications("cust").map(\.title) == ["Job completed", "Job started", "Driver arrived", "Driver on the way", "Driver Assigned"])
