@@ -26,12 +26,12 @@ public struct NotificationDraft: Sendable, Equatable {
     /// This send's APNs interruption level (`passive`, `active`, `time-sensitive`), in place
     /// of the type's: a transit alert is time-sensitive only when its severity warrants it.
     /// The user's settings still lower `time-sensitive` to `active` when they have not allowed it.
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
 
     public init(
         userIDs: [String], type: String, title: String, body: String? = nil, data: [String: JSONValue] = [:],
         severity: Severity? = nil, delivery: DeliveryMode? = nil, category: String? = nil, threadID: String? = nil,
-        collapseKey: String? = nil, dedupeKey: String? = nil, ttlSeconds: Int? = nil, silent: Bool = false, interruptionLevel: String? = nil
+        collapseKey: String? = nil, dedupeKey: String? = nil, ttlSeconds: Int? = nil, silent: Bool = false, interruptionLevel: InterruptionLevel? = nil
     ) {
         self.silent = silent
         self.interruptionLevel = interruptionLevel
@@ -89,14 +89,10 @@ public struct NotificationDraft: Sendable, Equatable {
         if let ttlSeconds {
             v.check((0...Self.maxTTLSeconds).contains(ttlSeconds), "ttl_seconds", "must be between 0 and \(Self.maxTTLSeconds)")
         }
-        if let interruptionLevel {
-            v.check(Self.interruptionLevels.contains(interruptionLevel), "interruption_level", "must be passive, active or time-sensitive")
-        }
+        // `critical` needs Apple's entitlement and a type configured critical.
+        v.check(interruptionLevel != .critical, "interruption_level", "must be passive, active or time-sensitive")
         try v.validate()
     }
-
-    /// The levels a send may ask for (`critical` needs Apple's entitlement and a critical type).
-    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive"]
 
     static func isValidUserID(_ id: String) -> Bool {
         (1...128).contains(id.utf8.count) && id.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }

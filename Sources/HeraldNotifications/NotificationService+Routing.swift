@@ -55,7 +55,7 @@ extension NotificationService {
             : decision.push && !pushAlongside
                 ? (online && decision.inApp ? .awaitingAck : nil) : (decision.inApp && online ? .published : nil)
         let record = NotificationRecord(
-            id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity.rawValue, delivery: delivery.rawValue,
+            id: Identifier.make("ntf"), userID: userID, type: type.name, severity: severity, delivery: delivery,
             title: draft.title, body: draft.body, data: SocketPacketEncoder.json(.object(draft.data)),
             category: draft.category ?? type.category, threadID: draft.threadID, collapseKey: draft.collapseKey,
             dedupeKey: draft.dedupeKey, interruptionLevel: decision.interruptionLevel,

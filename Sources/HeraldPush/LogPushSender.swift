@@ -35,7 +35,7 @@ public final class LogPushSender: PushSender {
             "title": .string(message.title), "body": message.body.map(JSONValue.string) ?? .null,
             "badge": .number(Double(message.badge)), "collapse_key": message.collapseKey.map(JSONValue.string) ?? .null,
             "category": message.category.map(JSONValue.string) ?? .null,
-            "interruption_level": message.interruptionLevel.map(JSONValue.string) ?? .null,
+            "interruption_level": message.interruptionLevel.map { JSONValue.string($0.rawValue) } ?? .null,
             "attempt": .number(Double(message.attempt)), "data": message.data, "silent": .bool(message.silent),
         ]
         var record = line

@@ -12,7 +12,7 @@ public struct PushMessage: Sendable, Equatable {
     /// Herald's device record id (not the provider token).
     public var deviceID: String
     public var type: String
-    public var severity: String
+    public var severity: Severity
     public var provider: PushProvider
     public var platform: DevicePlatform
     public var token: String
@@ -35,8 +35,7 @@ public struct PushMessage: Sendable, Equatable {
     /// Android notification tag, Web Push notification tag and Topic) instead of showing
     /// twice; distinct notifications never share it.
     public var replacementKey: String { collapseKey ?? notificationID }
-    /// `passive`, `active`, `time-sensitive` or `critical` (APNs interruption levels).
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
     /// The user's unread count (absolute, per Apple's guidance).
     public var badge: Int
     /// Epoch ms after which providers should drop the message; nil means the provider default.
@@ -55,10 +54,10 @@ public struct PushMessage: Sendable, Equatable {
     public var apnsEnvironment: APNsEnvironment?
 
     public init(
-        deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: String, provider: PushProvider,
+        deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: Severity, provider: PushProvider,
         platform: DevicePlatform, token: String, webpushP256dh: String? = nil, webpushAuth: String? = nil, title: String,
         body: String?, data: JSONValue, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil,
-        interruptionLevel: String? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1, silent: Bool = false,
+        interruptionLevel: InterruptionLevel? = nil, badge: Int, expiresAt: Int64? = nil, attempt: Int = 1, silent: Bool = false,
         deviceUpdatedAt: Int64? = nil
     ) {
         self.silent = silent

@@ -52,7 +52,7 @@ struct PushTest: AsyncParsableCommand {
             for device in devices {
                 var message = PushMessage(
                     deliveryID: Identifier.make("dlv"), notificationID: "push-test", userID: user, deviceID: device.id,
-                    type: "push_test", severity: "info", provider: device.provider, platform: device.platform, token: device.token,
+                    type: "push_test", severity: .info, provider: device.provider, platform: device.platform, token: device.token,
                     webpushP256dh: device.webpushP256dh, webpushAuth: device.webpushAuth, title: title,
                     body: "Sent by herald push-test at \(Timestamp.string(clock.now()))", data: ["push_test": true], badge: badge,
                     deviceUpdatedAt: device.lastUsedAt)

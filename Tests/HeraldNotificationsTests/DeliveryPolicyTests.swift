@@ -5,8 +5,8 @@ import Testing
 
 @Suite struct DeliveryPolicyTests {
     let sydney = TimeZone(identifier: "Australia/Sydney")!
-    let jobNew = NotificationType(name: "job_new", severity: .alert, delivery: .push, interruptionLevel: "time-sensitive")
-    let update = NotificationType(name: "trip_update", severity: .warning, delivery: .push, interruptionLevel: "active")
+    let jobNew = NotificationType(name: "job_new", severity: .alert, delivery: .push, interruptionLevel: .timeSensitive)
+    let update = NotificationType(name: "trip_update", severity: .warning, delivery: .push, interruptionLevel: .active)
     let critical = NotificationType(name: "volume_adjustment", severity: .alert, delivery: .push, critical: true)
     let optIn = NotificationType(name: "digest", severity: .info, delivery: .push, defaultEnabled: false)
 
@@ -16,7 +16,7 @@ import Testing
     @Test func defaultsAllowBothChannels() {
         let decision = DeliveryPolicy.decide(
             type: update, severity: .warning, delivery: .push, settings: .init(timeZone: .gmt), at: at("2026-07-15T12:00:00Z"))
-        #expect(decision == DeliveryDecision(inApp: true, push: true, pushSuppressed: nil, interruptionLevel: "active"))
+        #expect(decision == DeliveryDecision(inApp: true, push: true, pushSuppressed: nil, interruptionLevel: .active))
     }
 
     @Test func typeTogglesAreHonoured() {
@@ -116,9 +116,9 @@ import Testing
 
     @Test func timeSensitiveNeedsTheUsersPermission() {
         let allowed = DeliveryPolicy.decide(type: jobNew, severity: .alert, delivery: .push, settings: .init(timeZone: .gmt), at: Date())
-        #expect(allowed.interruptionLevel == "time-sensitive")
+        #expect(allowed.interruptionLevel == .timeSensitive)
         let settings = UserNotificationSettings(timeZone: .gmt, timeSensitiveAllowed: false)
         let refused = DeliveryPolicy.decide(type: jobNew, severity: .alert, delivery: .push, settings: settings, at: Date())
-        #expect(refused.interruptionLevel == "active")
+        #expect(refused.interruptionLevel == .active)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 @Suite struct PushAppsTests {
     static func message(app: String, provider: PushProvider = .apns, environment: APNsEnvironment? = nil) -> PushMessage {
         var message = PushMessage(
-            deliveryID: "dlv_1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "job_new", severity: "alert", provider: provider,
+            deliveryID: "dlv_1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "job_new", severity: .alert, provider: provider,
             platform: provider == .webpush ? .web : .ios, token: "t", title: "Hi", body: nil, data: [:], badge: 0)
         message.app = app
         message.apnsEnvironment = environment

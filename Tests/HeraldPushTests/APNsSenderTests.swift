@@ -51,9 +51,9 @@ struct APNsFixture {
     static func message(body: String? = "Silver Camry, 4 min", deviceUpdatedAt: Int64? = nil) -> PushMessage {
         PushMessage(
             deliveryID: "dlv_test1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned",
-            severity: "alert", provider: .apns, platform: .ios, token: token, title: "Alex is on the way", body: body,
+            severity: .alert, provider: .apns, platform: .ios, token: token, title: "Alex is on the way", body: body,
             data: ["job_id": "job_42", "notification_id": "ntf_1"], category: "DRIVER_ASSIGNED", threadID: nil,
-            collapseKey: "job_42", interruptionLevel: "time-sensitive", badge: 3, expiresAt: 1_900_000_000_000,
+            collapseKey: "job_42", interruptionLevel: .timeSensitive, badge: 3, expiresAt: 1_900_000_000_000,
             deviceUpdatedAt: deviceUpdatedAt)
     }
 
@@ -300,11 +300,11 @@ final class Script: Sendable {
             alert["title"] = .string(message.title)
             if let body { alert["body"] = .string(body) }
             aps["alert"] = .object(alert)
-            if message.interruptionLevel != "passive" { aps["sound"] = "default" }
+            if message.interruptionLevel != .passive { aps["sound"] = "default" }
             aps["badge"] = .number(Double(message.badge))
             aps["mutable-content"] = 1
             if let category = message.category { aps["category"] = .string(category) }
-            if let level = message.interruptionLevel { aps["interruption-level"] = .string(level) }
+            if let level = message.interruptionLevel { aps["interruption-level"] = .string(level.rawValue) }
         }
         if let thread = message.threadID ?? message.collapseKey { aps["thread-id"] = .string(thread) }
         custom["aps"] = .object(aps)
@@ -317,7 +317,7 @@ final class Script: Sendable {
     /// phone shows without a sound. Loc keys never stand alone: the text goes beside them.
     @Test func aPassivePushIsQuietAndLocKeysKeepThePlainText() throws {
         var message = APNsFixture.message()
-        message.interruptionLevel = "passive"
+        message.interruptionLevel = .passive
         message.data = ["loc_key": "ALERT_BODY_DELAY_SHORT", "loc_args": ["10", "signal failure"], "title_loc_key": "ALERT_TITLE_DELAY"]
         let payload = try JSONDecoder().decode(JSONValue.self, from: APNsPayload.encode(message))
         let aps = payload["aps"]
@@ -325,7 +325,7 @@ final class Script: Sendable {
         #expect(aps?["interruption-level"] == "passive")
         #expect(aps?["alert"]?["loc-key"] == "ALERT_BODY_DELAY_SHORT" && aps?["alert"]?["title-loc-key"] == "ALERT_TITLE_DELAY")
         #expect(aps?["alert"]?["title"] == .string(message.title) && aps?["alert"]?["body"] == message.body.map(JSONValue.string))
-        message.interruptionLevel = "active"
+        message.interruptionLevel = .active
         let loud = try JSONDecoder().decode(JSONValue.self, from: APNsPayload.encode(message))
         #expect(loud["aps"]?["sound"] == "default")
     }
@@ -346,7 +346,7 @@ final class Script: Sendable {
         localized.data = ["loc_key": "RIDE_BODY", "loc_args": ["Alex", "4"], "title_loc_key": "RIDE_TITLE", "ride": "r_1"]
         messages.append(localized)
         var passive = APNsFixture.message()
-        passive.interruptionLevel = "passive"
+        passive.interruptionLevel = .passive
         messages.append(passive)
         var silent = APNsFixture.message()
         silent.silent = true

@@ -7,8 +7,8 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func message(
-        severity: String = "alert", body: String? = "Silver Camry, 4 min", data: JSONValue = [:], category: String? = "DRIVER_ASSIGNED",
-        threadID: String? = "job_42", collapseKey: String? = "job_42", interruptionLevel: String? = "time-sensitive",
+        severity: Severity = .alert, body: String? = "Silver Camry, 4 min", data: JSONValue = [:], category: String? = "DRIVER_ASSIGNED",
+        threadID: String? = "job_42", collapseKey: String? = "job_42", interruptionLevel: InterruptionLevel? = .timeSensitive,
         expiresAt: Int64? = 1_800_000_120_000
     ) -> PushMessage {
         PushMessage(
@@ -47,7 +47,7 @@ import Testing
     /// push re-sent after a crash shows once), but Android's `collapse_key` stays unset.
     @Test func minimalMessage() {
         let message = Self.message(
-            severity: "info", body: nil, category: nil, threadID: nil, collapseKey: nil, interruptionLevel: nil, expiresAt: nil)
+            severity: .info, body: nil, category: nil, threadID: nil, collapseKey: nil, interruptionLevel: nil, expiresAt: nil)
         let body = FCMMessageBuilder.body(for: message, now: Self.now)
         let expected: JSONValue = [
             "message": [
@@ -64,19 +64,19 @@ import Testing
 
     /// Urgency follows the severity and the interruption level.
     @Test(arguments: [
-        ("alert", "active", "HIGH", "10", "high"),
-        ("info", "time-sensitive", "HIGH", "10", "high"),
-        ("warning", "critical", "HIGH", "10", "high"),
-        ("warning", "active", "NORMAL", "5", "normal"),
-        ("info", "passive", "NORMAL", "5", "low"),
+        (Severity.alert, InterruptionLevel.active, "HIGH", "10", "high"),
+        (.info, .timeSensitive, "HIGH", "10", "high"),
+        (.warning, .critical, "HIGH", "10", "high"),
+        (.warning, .active, "NORMAL", "5", "normal"),
+        (.info, .passive, "NORMAL", "5", "low"),
     ])
-    func priority(_ severity: String, _ level: String, _ android: String, _ apns: String, _ web: String) {
+    func priority(_ severity: Severity, _ level: InterruptionLevel, _ android: String, _ apns: String, _ web: String) {
         let body = FCMMessageBuilder.body(for: Self.message(severity: severity, interruptionLevel: level), now: Self.now)
         #expect(body["message"]?["android"]?["priority"] == .string(android))
         #expect(body["message"]?["apns"]?["headers"]?["apns-priority"] == .string(apns))
         #expect(body["message"]?["webpush"]?["headers"]?["Urgency"] == .string(web))
         // Passive plays no sound on iPhone and is low priority on Android.
-        let quiet = level == "passive"
+        let quiet = level == .passive
         #expect((body["message"]?["apns"]?["payload"]?["aps"]?["sound"] == nil) == quiet)
         #expect((body["message"]?["android"]?["notification"]?["notification_priority"] == "PRIORITY_LOW") == quiet)
     }

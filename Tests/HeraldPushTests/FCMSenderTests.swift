@@ -111,10 +111,10 @@ struct FCMFixture {
 
     static func message(token: String = "fcm-device-token-1") -> PushMessage {
         PushMessage(
-            deliveryID: "dlv_1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned", severity: "alert",
+            deliveryID: "dlv_1", notificationID: "ntf_1", userID: "ann", deviceID: "dev_1", type: "driver_assigned", severity: .alert,
             provider: .fcm, platform: .android, token: token, title: "Alex is on the way", body: "Silver Camry, 4 min",
             data: ["job_id": "job_42", "eta_minutes": 4, "urgent": true, "notification_id": "ntf_1", "type": "driver_assigned"],
-            category: "DRIVER_ASSIGNED", collapseKey: "job_42", interruptionLevel: "time-sensitive", badge: 3,
+            category: "DRIVER_ASSIGNED", collapseKey: "job_42", interruptionLevel: .timeSensitive, badge: 3,
             expiresAt: 1_800_000_600_000)
     }
 }

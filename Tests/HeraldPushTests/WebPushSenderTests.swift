@@ -13,8 +13,8 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func message(
-        endpoint: String, subscription: WebPushTestSubscription, severity: String = "warning", collapseKey: String? = nil,
-        interruptionLevel: String? = nil, expiresAt: Int64? = nil, body: String? = "Your driver is 2 minutes away",
+        endpoint: String, subscription: WebPushTestSubscription, severity: Severity = .warning, collapseKey: String? = nil,
+        interruptionLevel: InterruptionLevel? = nil, expiresAt: Int64? = nil, body: String? = "Your driver is 2 minutes away",
         data: JSONValue = ["trip_id": "trip_42", "notification_id": "ntf_1", "type": "trip.arriving"]
     ) -> PushMessage {
         PushMessage(
@@ -63,7 +63,7 @@ import Testing
             #expect(sender.vapidPublicKey == key.publicKeyBase64URL)
             let endpoint = server.baseURL + "/push/ok"
             let message = Self.message(
-                endpoint: endpoint, subscription: subscription, severity: "alert", collapseKey: "trip_42",
+                endpoint: endpoint, subscription: subscription, severity: .alert, collapseKey: "trip_42",
                 expiresAt: Self.start.epochMilliseconds + 60_500)
             let result = try await sender.send(message)
             #expect(result == .accepted(providerMessageID: "https://push.example/m/abc123"))
@@ -240,12 +240,12 @@ import Testing
     }
 
     @Test func urgencyFollowsSeverityAndInterruptionLevel() {
-        #expect(WebPushSender.urgency(severity: "alert", interruptionLevel: nil) == "high")
-        #expect(WebPushSender.urgency(severity: "info", interruptionLevel: "time-sensitive") == "high")
-        #expect(WebPushSender.urgency(severity: "warning", interruptionLevel: "critical") == "high")
-        #expect(WebPushSender.urgency(severity: "warning", interruptionLevel: nil) == "normal")
-        #expect(WebPushSender.urgency(severity: "info", interruptionLevel: "active") == "normal")
-        #expect(WebPushSender.urgency(severity: "info", interruptionLevel: "passive") == "low")
+        #expect(WebPushSender.urgency(severity: .alert, interruptionLevel: nil) == "high")
+        #expect(WebPushSender.urgency(severity: .info, interruptionLevel: .timeSensitive) == "high")
+        #expect(WebPushSender.urgency(severity: .warning, interruptionLevel: .critical) == "high")
+        #expect(WebPushSender.urgency(severity: .warning, interruptionLevel: nil) == "normal")
+        #expect(WebPushSender.urgency(severity: .info, interruptionLevel: .active) == "normal")
+        #expect(WebPushSender.urgency(severity: .info, interruptionLevel: .passive) == "low")
     }
 
     @Test func topicIsTheCollapseKeyOrAStableDigestOfIt() {
@@ -275,10 +275,10 @@ import Testing
     /// notification.
     @Test func aPassivePushIsSilent() throws {
         var message = Self.message(endpoint: "https://push.example/x", subscription: WebPushTestSubscription())
-        message.interruptionLevel = "passive"
+        message.interruptionLevel = .passive
         let json = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: message)) as? [String: Any])
         #expect((json["notification"] as? [String: Any])?["silent"] as? Bool == true)
-        message.interruptionLevel = "active"
+        message.interruptionLevel = .active
         let loud = try #require(try JSONSerialization.jsonObject(with: WebPushSender.plaintext(for: message)) as? [String: Any])
         #expect((loud["notification"] as? [String: Any])?["silent"] == nil)
     }
@@ -307,7 +307,7 @@ import Testing
         _ = try WebPushEncryption.encrypt(plaintext: plaintext, userAgentPublicKey: subscription.publicKey, authSecret: subscription.authSecret)
 
         let hugeTitle = PushMessage(
-            deliveryID: "d", notificationID: "n", userID: "u", deviceID: "v", type: "t", severity: "info", provider: .webpush,
+            deliveryID: "d", notificationID: "n", userID: "u", deviceID: "v", type: "t", severity: .info, provider: .webpush,
             platform: .web, token: "https://push.example/x", title: String(repeating: "t", count: 5000), body: nil, data: [:], badge: 0)
         #expect(throws: WebPushError.self) { try WebPushSender.plaintext(for: hugeTitle) }
     }

@@ -114,7 +114,7 @@ import Testing
             """, isYAML: true)
         #expect(config.realtime.pingIntervalMs == 1234)
         #expect(config.notifications.ackTimeoutMs == 4321)
-        #expect(config.notifications.types["job_offer"]?.severity == "alert")
+        #expect(config.notifications.types["job_offer"]?.severity == .alert)
         #expect(config.notifications.types["job_offer"]?.delivery == NotificationTypeConfig().delivery)
         #expect(config.push.batchSize == 7)
         #expect(config.push.apns?.teamID == "ABCDE12345" && config.push.apns?.baseURL == "https://127.0.0.1:1")
@@ -176,6 +176,12 @@ import Testing
             ("push: { apns: { environment: staging } }", "push.apns.environment", "production or sandbox"),
             ("transit: { alerts: { quiet_hours: later } }", "transit.alerts.quiet_hours", "digest or drop"),
             ("notifications: { live_activities: { channel_storage: all } }", "notifications.live_activities.channel_storage", "none or most_recent"),
+            ("notifications: { types: { job_offer: { severity: loud } } }", "notifications.types.job_offer.severity", "info, warning or alert"),
+            ("notifications: { types: { job_offer: { delivery: sms } } }", "notifications.types.job_offer.delivery", "push or in_app"),
+            (
+                "notifications: { types: { job_offer: { interruption_level: urgent } } }", "notifications.types.job_offer.interruption_level",
+                "passive, active, time-sensitive or critical"
+            ),
         ]
         for setting in settings {
             do {

@@ -32,8 +32,8 @@ import Testing
         let policy = AlertPushPolicy()
         let loud = policy.draft(ServiceAlertTests.alert(), users: ["ann"], line: "T1", routeID: "T1", stopIDs: [])
         let quiet = policy.draft(ServiceAlertTests.alert(), users: ["ann"], line: "T1", routeID: "T1", stopIDs: [], sounds: false)
-        #expect(loud.interruptionLevel == "time-sensitive" && loud.data["update"] == nil)
-        #expect(quiet.interruptionLevel == "passive" && quiet.data["update"] == true)
+        #expect(loud.interruptionLevel == .timeSensitive && loud.data["update"] == nil)
+        #expect(quiet.interruptionLevel == .passive && quiet.data["update"] == true)
         #expect(quiet.collapseKey == loud.collapseKey && quiet.threadID == loud.threadID && quiet.title == loud.title)
     }
 

@@ -34,7 +34,7 @@ import Testing
             #expect(first.map(\.userID) == ["ann", "bob", "eve"])
             let ann = try #require(first.first)
             #expect(ann.collapseKey == "stba-delay" && ann.threadID == "stba-delay" && ann.category == "SERVICE_ALERT")
-            #expect(ann.interruptionLevel == "time-sensitive")
+            #expect(ann.interruptionLevel == .timeSensitive)
             #expect(ann.expiresAt == Self.now * 1000 + 3_600_000)
             #expect(ann.json["alert_id"] == "stba-delay" && ann.json["route_id"] == "STBA" && ann.json["severity"] == "major")
             #expect(ann.json["deep_link"] == "transitapp://alerts/stba-delay")
@@ -54,7 +54,7 @@ import Testing
             #expect(try await h.pushDeliveries() == ["ann": 2, "bob": 2, "eve": 2])
             // Inside the cooldown the change is quiet: passive (no sound), marked an update.
             let changed = second.filter { $0.createdAt > ann.createdAt || $0.json["update"] != nil }
-            #expect(changed.count == 3 && changed.allSatisfy { $0.interruptionLevel == "passive" && $0.json["update"] == true })
+            #expect(changed.count == 3 && changed.allSatisfy { $0.interruptionLevel == .passive && $0.json["update"] == true })
             // Running again (a retry, another node) changes nothing.
             try await h.runPass()
             #expect(try await h.sent().count == 6)
@@ -85,30 +85,30 @@ import Testing
             try await h.favorite("ann", "STAGECOACH")
             // A phone to hear it: a version that reached only the inbox starts no window.
             try await h.device("ann")
-            func levels() async throws -> [String?] { try await h.sent().map(\.interruptionLevel) }
+            func levels() async throws -> [InterruptionLevel?] { try await h.sent().map(\.interruptionLevel) }
             try await h.postAlerts([TransitHarness.alert("stba", route: "STBA", header: "Delayed")])
             try await h.runPass()
             // (The clock moves between versions, so the notifications sort by when they were made.)
             h.clock.advance(by: 10)
             try await h.postAlerts([TransitHarness.alert("stba", route: "STBA", header: "Delayed more")], at: Self.now + 10)
             try await h.runPass()
-            #expect(try await levels() == ["time-sensitive", "passive"])
+            #expect(try await levels() == [.timeSensitive, .passive])
             h.clock.advance(by: 10)
             try await h.postAlerts(
                 [TransitHarness.alert("stba", route: "STBA", severity: .severe, effect: .noService, header: "Cancelled")], at: Self.now + 20)
             try await h.runPass()
-            #expect(try await levels() == ["time-sensitive", "passive", "time-sensitive"])
+            #expect(try await levels() == [.timeSensitive, .passive, .timeSensitive])
             // Back to a delay, still inside the window of the loudest push: quiet.
             h.clock.advance(by: 10)
             try await h.postAlerts([TransitHarness.alert("stba", route: "STBA", header: "Running again, delayed")], at: Self.now + 30)
             try await h.runPass()
-            #expect(try await levels().last == "passive")
+            #expect(try await levels().last == .passive)
             // Thirty-one minutes after the cancellation, a change sounds again.
             h.clock.advance(by: 31 * 60)
             try await h.postAlerts([TransitHarness.alert("stba", route: "STBA", header: "Delays easing")], at: Self.now + 31 * 60)
             try await h.runPass()
             let five = try await levels()
-            #expect(five.count == 5 && five.last == "time-sensitive")
+            #expect(five.count == 5 && five.last == .timeSensitive)
         }
     }
 
@@ -189,7 +189,7 @@ import Testing
             try await h.runPass()
             #expect(try await h.recipients("posted-1") == ["bob"])
             let info = try #require(try await h.sent().first { $0.json["alert_id"] == "posted-1" })
-            #expect(info.interruptionLevel == "active" && info.json["severity"] == "minor" && info.expiresAt == Self.now * 1000 + 1_800_000)
+            #expect(info.interruptionLevel == .active && info.json["severity"] == "minor" && info.expiresAt == Self.now * 1000 + 1_800_000)
         }
     }
 
@@ -288,8 +288,8 @@ import Testing
             let delay = Dictionary(uniqueKeysWithValues: try await h.sent().map { ($0.userID, $0) })
             #expect(delay["ann"]?.pushSuppressed == .quietHours)
             #expect(delay["bob"]?.pushSuppressed == .severityFloor)
-            #expect(delay["cat"]?.pushSuppressed == nil && delay["cat"]?.interruptionLevel == "active")
-            #expect(delay["dan"]?.pushSuppressed == nil && delay["dan"]?.interruptionLevel == "time-sensitive")
+            #expect(delay["cat"]?.pushSuppressed == nil && delay["cat"]?.interruptionLevel == .active)
+            #expect(delay["dan"]?.pushSuppressed == nil && delay["dan"]?.interruptionLevel == .timeSensitive)
             #expect(try await h.pushDeliveries() == ["cat": 1, "dan": 1])
             // A cancellation passes quiet hours (and Bob's floor).
             try await h.postAlerts(

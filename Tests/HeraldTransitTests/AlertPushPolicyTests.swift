@@ -64,7 +64,7 @@ import Testing
         #expect(AlertSeverity.allCases.map(AlertPushPolicy.pushSeverity) == ["minor", "major", "cancelled"])
         #expect(AlertSeverity.allCases.map(AlertPushPolicy.heraldSeverity) == [.info, .warning, .alert])
         #expect(AlertSeverity.allCases.map(AlertPushPolicy.ttlSeconds) == [1800, 3600, 7200])
-        #expect(AlertSeverity.allCases.map(AlertPushPolicy.interruptionLevel) == ["active", "time-sensitive", "time-sensitive"])
+        #expect(AlertSeverity.allCases.map(AlertPushPolicy.interruptionLevel) == [.active, .timeSensitive, .timeSensitive])
     }
 
     @Test func theDraftCarriesTheTransitDesignsKeys() {
@@ -76,7 +76,7 @@ import Testing
         #expect(draft.body == "Signal failure at Central.")
         #expect(draft.category == "SERVICE_ALERT")
         #expect(draft.collapseKey == "alert_12345" && draft.threadID == "alert_12345")
-        #expect(draft.severity == .warning && draft.ttlSeconds == 3600 && draft.interruptionLevel == "time-sensitive")
+        #expect(draft.severity == .warning && draft.ttlSeconds == 3600 && draft.interruptionLevel == .timeSensitive)
         #expect(draft.dedupeKey == nil)
         #expect(
             draft.data == [
@@ -117,7 +117,7 @@ import Testing
         #expect(draft.body == "Delays on T1\nLifts out at Wynyard")
         #expect(draft.data["alert_ids"] == ["alert_12345", "alert_2"])
         #expect(draft.data["severity"] == "cancelled")
-        #expect(draft.interruptionLevel == "active" && draft.collapseKey == "alerts-digest")
+        #expect(draft.interruptionLevel == .active && draft.collapseKey == "alerts-digest")
         #expect(draft.data["deep_link"] == "transitapp://alerts/")
     }
 }

@@ -1,18 +1,19 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 
 /// A notification type's defaults, from the config file (or built in).
 public struct NotificationTypeConfig: ConfigSection, Sendable, Equatable {
     /// `info`, `warning` or `alert`.
-    public var severity: String
+    public var severity: Severity
     /// `push` or `in_app`.
-    public var delivery: String
+    public var delivery: DeliveryMode
     /// Whether users who never chose get it (an opt-in type says false).
     public var defaultEnabled: Bool
     /// The actionable-push category (`VOLUME_ADJUSTMENT`).
     public var category: String?
     /// `passive`, `active`, `time-sensitive` or `critical`.
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
     /// Users cannot opt out, and quiet hours and the severity floor do not hold it back.
     public var critical: Bool
     /// Push even when the user's app holds a socket (the socket gets it too): for actionable
@@ -23,8 +24,8 @@ public struct NotificationTypeConfig: ConfigSection, Sendable, Equatable {
     public var dedupeCooldownSeconds: Int?
 
     public init(
-        severity: String = "info", delivery: String = "push", defaultEnabled: Bool = true, category: String? = nil,
-        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil, pushWhileOnline: Bool = false
+        severity: Severity = .info, delivery: DeliveryMode = .push, defaultEnabled: Bool = true, category: String? = nil,
+        interruptionLevel: InterruptionLevel? = nil, critical: Bool = false, dedupeCooldownSeconds: Int? = nil, pushWhileOnline: Bool = false
     ) {
         self.pushWhileOnline = pushWhileOnline
         self.severity = severity
@@ -39,9 +40,7 @@ public struct NotificationTypeConfig: ConfigSection, Sendable, Equatable {
 
 extension NotificationTypeConfig {
     /// A type with every default (what a configured type leaves out keeps).
-    public init() { self.init(severity: "info") }
-
-    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+    public init() { self.init(severity: .info) }
 
     public static func isValidName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count)
@@ -92,13 +91,6 @@ public struct NotificationsConfig: ConfigSection, Sendable, Equatable {
         for (name, type) in types.sorted(by: { $0.key < $1.key }) {
             let path = "types.\(name)"
             checks.check(NotificationTypeConfig.isValidName(name), path, "a type name is 1 to 64 characters of a-z, 0-9 and _")
-            checks.check(["info", "warning", "alert"].contains(type.severity), path + ".severity", "must be info, warning or alert")
-            checks.check(["push", "in_app"].contains(type.delivery), path + ".delivery", "must be push or in_app")
-            if let level = type.interruptionLevel {
-                checks.check(
-                    NotificationTypeConfig.interruptionLevels.contains(level), path + ".interruption_level",
-                    "must be passive, active, time-sensitive or critical")
-            }
             if let category = type.category {
                 checks.check((1...64).contains(category.utf8.count), path + ".category", "must be 1 to 64 bytes")
             }

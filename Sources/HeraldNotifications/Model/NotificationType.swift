@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldPush
 
 /// A kind of notification (`job_new`, `service_alert`) with the defaults every notification
 /// of that kind starts from.
@@ -9,7 +10,7 @@ public struct NotificationType: Sendable, Equatable {
     /// Whether a user who never chose receives it (false: opt-in).
     public var defaultEnabled: Bool
     public var category: String?
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
     /// Users cannot opt out; quiet hours and the severity floor do not hold it back.
     public var critical: Bool
     /// Push even to a user whose app is connected (an actionable push belongs on the lock
@@ -22,7 +23,7 @@ public struct NotificationType: Sendable, Equatable {
 
     public init(
         name: String, severity: Severity, delivery: DeliveryMode, defaultEnabled: Bool = true, category: String? = nil,
-        interruptionLevel: String? = nil, critical: Bool = false, dedupeCooldownSeconds: Int = 1800, pushWhileOnline: Bool = false
+        interruptionLevel: InterruptionLevel? = nil, critical: Bool = false, dedupeCooldownSeconds: Int = 1800, pushWhileOnline: Bool = false
     ) {
         self.pushWhileOnline = pushWhileOnline
         self.name = name
@@ -47,33 +48,33 @@ public struct NotificationTypeCatalog: Sendable {
     public static func builtIn(cooldown: Int) -> [String: NotificationType] {
         let list = [
             NotificationType(
-                name: "job_new", severity: .alert, delivery: .push, category: "JOB_OFFER", interruptionLevel: "time-sensitive",
+                name: "job_new", severity: .alert, delivery: .push, category: "JOB_OFFER", interruptionLevel: .timeSensitive,
                 dedupeCooldownSeconds: cooldown),
             NotificationType(
-                name: "job_update", severity: .warning, delivery: .push, category: "JOB_UPDATE", interruptionLevel: "active",
+                name: "job_update", severity: .warning, delivery: .push, category: "JOB_UPDATE", interruptionLevel: .active,
                 dedupeCooldownSeconds: cooldown),
             NotificationType(
                 name: "driver_assigned", severity: .alert, delivery: .push, category: "DRIVER_ASSIGNED",
-                interruptionLevel: "time-sensitive", dedupeCooldownSeconds: cooldown),
+                interruptionLevel: .timeSensitive, dedupeCooldownSeconds: cooldown),
             NotificationType(
                 name: "volume_adjustment", severity: .alert, delivery: .push, category: "VOLUME_ADJUSTMENT",
-                interruptionLevel: "time-sensitive", critical: true, dedupeCooldownSeconds: cooldown, pushWhileOnline: true),
+                interruptionLevel: .timeSensitive, critical: true, dedupeCooldownSeconds: cooldown, pushWhileOnline: true),
             NotificationType(
-                name: "trip_update", severity: .warning, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "active",
+                name: "trip_update", severity: .warning, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: .active,
                 dedupeCooldownSeconds: cooldown),
             NotificationType(
-                name: "ride_new", severity: .alert, delivery: .push, category: "RIDE_OFFER", interruptionLevel: "time-sensitive",
+                name: "ride_new", severity: .alert, delivery: .push, category: "RIDE_OFFER", interruptionLevel: .timeSensitive,
                 dedupeCooldownSeconds: cooldown),
             // "Your driver has arrived" is high priority (the rideshare design): on the lock screen even while the app is open.
             NotificationType(
-                name: "trip_arrived", severity: .alert, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: "time-sensitive",
+                name: "trip_arrived", severity: .alert, delivery: .push, category: "TRIP_UPDATE", interruptionLevel: .timeSensitive,
                 dedupeCooldownSeconds: cooldown, pushWhileOnline: true),
             // The silent state-sync push: never shown, so it is not the user's to turn off.
             NotificationType(
-                name: "trip_sync", severity: .alert, delivery: .push, category: nil, interruptionLevel: "passive", critical: true,
+                name: "trip_sync", severity: .alert, delivery: .push, category: nil, interruptionLevel: .passive, critical: true,
                 dedupeCooldownSeconds: cooldown),
             NotificationType(
-                name: "service_alert", severity: .warning, delivery: .push, category: "SERVICE_ALERT", interruptionLevel: "active",
+                name: "service_alert", severity: .warning, delivery: .push, category: "SERVICE_ALERT", interruptionLevel: .active,
                 dedupeCooldownSeconds: cooldown),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.name, $0) })
@@ -83,8 +84,8 @@ public struct NotificationTypeCatalog: Sendable {
         var types = Self.builtIn(cooldown: config.dedupeCooldownSeconds)
         for (name, entry) in config.types {
             types[name] = NotificationType(
-                name: name, severity: Severity(rawValue: entry.severity) ?? .info,
-                delivery: DeliveryMode(rawValue: entry.delivery) ?? .push, defaultEnabled: entry.defaultEnabled,
+                name: name, severity: entry.severity,
+                delivery: entry.delivery, defaultEnabled: entry.defaultEnabled,
                 category: entry.category, interruptionLevel: entry.interruptionLevel, critical: entry.critical,
                 dedupeCooldownSeconds: entry.dedupeCooldownSeconds ?? config.dedupeCooldownSeconds, pushWhileOnline: entry.pushWhileOnline)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPush
 
 /// What a user has said about notifications, as the policy needs it.
 public struct UserNotificationSettings: Sendable, Equatable {
@@ -40,9 +41,9 @@ public struct DeliveryDecision: Sendable, Equatable {
     public var push: Bool
     /// Why push is off.
     public var pushSuppressed: PushSuppression?
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
 
-    public init(inApp: Bool, push: Bool, pushSuppressed: PushSuppression?, interruptionLevel: String?) {
+    public init(inApp: Bool, push: Bool, pushSuppressed: PushSuppression?, interruptionLevel: InterruptionLevel?) {
         self.inApp = inApp
         self.push = push
         self.pushSuppressed = pushSuppressed
@@ -60,7 +61,7 @@ public struct DeliveryDecision: Sendable, Equatable {
 public enum DeliveryPolicy {
     public static func decide(
         type: NotificationType, severity: Severity, delivery: DeliveryMode, settings: UserNotificationSettings, at instant: Date,
-        interruptionLevel requested: String? = nil
+        interruptionLevel requested: InterruptionLevel? = nil
     ) -> DeliveryDecision {
         let choice = settings.types[type.name]
         let inApp = type.critical || (choice?.inApp ?? type.defaultEnabled)
@@ -76,9 +77,9 @@ public enum DeliveryPolicy {
         {
             suppressed = .quietHours
         }
-        var level = requested ?? type.interruptionLevel ?? (severity == .alert ? "time-sensitive" : "active")
-        if level == "critical" && !type.critical { level = "time-sensitive" }
-        if level == "time-sensitive" && !settings.timeSensitiveAllowed { level = "active" }
+        var level = requested ?? type.interruptionLevel ?? (severity == .alert ? .timeSensitive : .active)
+        if level == .critical && !type.critical { level = .timeSensitive }
+        if level == .timeSensitive && !settings.timeSensitiveAllowed { level = .active }
         return DeliveryDecision(inApp: inApp, push: suppressed == nil, pushSuppressed: suppressed, interruptionLevel: level)
     }
 }

@@ -1,11 +1,13 @@
+import HeraldPush
+
 /// One notification in a user's inbox, as stored. Severity and delivery are the
 /// notifications module's enums, kept here as their raw strings.
 public struct NotificationRecord: Sendable, Equatable, Codable {
     public var id: String
     public var userID: String
     public var type: String
-    public var severity: String
-    public var delivery: String
+    public var severity: Severity
+    public var delivery: DeliveryMode
     public var title: String
     public var body: String?
     /// Type-specific payload as compact JSON text (an object).
@@ -14,7 +16,7 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     public var threadID: String?
     public var collapseKey: String?
     public var dedupeKey: String?
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
     /// Past this instant (epoch ms) the notification is no longer pushed.
     public var expiresAt: Int64?
     public var createdAt: Int64
@@ -28,9 +30,9 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     public var silent: Int
 
     public init(
-        id: String, userID: String, type: String, severity: String, delivery: String, title: String, body: String?,
+        id: String, userID: String, type: String, severity: Severity, delivery: DeliveryMode, title: String, body: String?,
         data: String, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil, dedupeKey: String? = nil,
-        interruptionLevel: String? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
+        interruptionLevel: InterruptionLevel? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
         deletedAt: Int64? = nil, sentVia: SentVia? = nil, pushSuppressed: PushSuppression? = nil, silent: Bool = false
     ) {
         self.silent = silent ? 1 : 0

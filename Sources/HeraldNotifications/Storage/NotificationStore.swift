@@ -20,8 +20,9 @@ import SQLKit
             ], capacity: records.count)
         for n in records {
             rows.append(
-                .text(n.id), .text(n.userID), .text(n.type), .text(n.severity), .text(n.delivery), .text(n.title), .text(n.body), .text(n.data),
-                .text(n.category), .text(n.threadID), .text(n.collapseKey), .text(n.dedupeKey), .text(n.interruptionLevel), .integer(n.expiresAt),
+                .text(n.id), .text(n.userID), .text(n.type), .text(n.severity.rawValue), .text(n.delivery.rawValue), .text(n.title), .text(n.body),
+                .text(n.data),
+                .text(n.category), .text(n.threadID), .text(n.collapseKey), .text(n.dedupeKey), .text(n.interruptionLevel?.rawValue), .integer(n.expiresAt),
                 .integer(n.createdAt), .integer(n.readAt), .integer(n.deletedAt), .text(n.sentVia?.rawValue),
                 .text(n.pushSuppressed?.rawValue), .integer(Int64(n.silent)))
         }
@@ -33,9 +34,9 @@ import SQLKit
             """
             INSERT INTO notifications (id, user_id, type, severity, delivery, title, body, data, category, thread_id,
                 collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed, silent)
-            VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity), \(bind: n.delivery), \(bind: n.title),
+            VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity.rawValue), \(bind: n.delivery.rawValue), \(bind: n.title),
                 \(bind: n.body), \(bind: n.data), \(bind: n.category), \(bind: n.threadID), \(bind: n.collapseKey),
-                \(bind: n.dedupeKey), \(bind: n.interruptionLevel), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
+                \(bind: n.dedupeKey), \(bind: n.interruptionLevel?.rawValue), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
                 \(bind: n.deletedAt), \(bind: n.sentVia?.rawValue), \(bind: n.pushSuppressed?.rawValue), \(bind: n.silent))
             """
         ).run()

@@ -112,11 +112,11 @@ public enum APNsPayload {
             }
             if let level = message.interruptionLevel {
                 writer.ascii(",\"interruption-level\":")
-                writer.write(string: level)
+                writer.write(string: level.rawValue)
             }
             // Lets a notification service extension enrich it (images, decryption). A passive
             // notification replaces or adds quietly (an alert's later version in its cooldown).
-            writer.ascii(message.interruptionLevel == "passive" ? ",\"mutable-content\":1" : ",\"mutable-content\":1,\"sound\":\"default\"")
+            writer.ascii(message.interruptionLevel == .passive ? ",\"mutable-content\":1" : ",\"mutable-content\":1,\"sound\":\"default\"")
         }
         if let thread {
             writer.ascii(",\"thread-id\":")

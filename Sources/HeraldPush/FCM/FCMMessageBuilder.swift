@@ -25,7 +25,7 @@ public enum FCMMessageBuilder {
         // sender's own (Android keeps at most four distinct ones per app while offline).
         var androidNotification: [String: JSONValue] = ["tag": .string(message.replacementKey)]
         // Passive: shown without interrupting (a later version of something already heard).
-        let quiet = message.interruptionLevel == "passive"
+        let quiet = message.interruptionLevel == .passive
         if quiet { androidNotification["notification_priority"] = "PRIORITY_LOW" }
         var android: [String: JSONValue] = ["priority": .string(urgent ? "HIGH" : "NORMAL")]
         if let collapseKey = message.collapseKey { android["collapse_key"] = .string(collapseKey) }
@@ -38,11 +38,11 @@ public enum FCMMessageBuilder {
         if !quiet { aps["sound"] = "default" }
         if let category = message.category { aps["category"] = .string(category) }
         if let threadID = message.threadID { aps["thread-id"] = .string(threadID) }
-        if let level = message.interruptionLevel { aps["interruption-level"] = .string(level) }
+        if let level = message.interruptionLevel { aps["interruption-level"] = .string(level.rawValue) }
 
         var webHeaders: [String: JSONValue] = [
             "TTL": .string(String(ttl ?? defaultTTLSeconds)),
-            "Urgency": .string(urgent ? "high" : message.interruptionLevel == "passive" ? "low" : "normal"),
+            "Urgency": .string(urgent ? "high" : message.interruptionLevel == .passive ? "low" : "normal"),
         ]
         webHeaders["Topic"] = .string(webPushTopic(message.replacementKey))
 
@@ -99,7 +99,7 @@ public enum FCMMessageBuilder {
 
     /// Alert severity and time-sensitive or critical interruption levels wake the device.
     static func isUrgent(_ message: PushMessage) -> Bool {
-        message.severity == "alert" || message.interruptionLevel == "time-sensitive" || message.interruptionLevel == "critical"
+        message.severity == .alert || message.interruptionLevel?.isUrgent == true
     }
 
     /// Seconds left until `expiresAt` (never negative: `0` means "now or never"), nil without one.

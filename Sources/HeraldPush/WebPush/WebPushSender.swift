@@ -91,9 +91,9 @@ public final class WebPushSender: PushSender {
     /// what the sender marked urgent; a `passive` interruption level says nothing is pressing,
     /// which is `low`. `info` stays `normal`: services may hold `low` until the device is on
     /// power and Wi-Fi, too late for an ordinary notification.
-    static func urgency(severity: String, interruptionLevel: String?) -> String {
-        if severity == "alert" || interruptionLevel == "time-sensitive" || interruptionLevel == "critical" { return "high" }
-        if interruptionLevel == "passive" { return "low" }
+    static func urgency(severity: Severity, interruptionLevel: InterruptionLevel?) -> String {
+        if severity == .alert || interruptionLevel?.isUrgent == true { return "high" }
+        if interruptionLevel == .passive { return "low" }
         return "normal"
     }
 
@@ -146,7 +146,7 @@ public final class WebPushSender: PushSender {
         if let body { notification["body"] = .string(body) }
         if !message.replacementKey.isEmpty { notification["tag"] = .string(message.replacementKey) }
         // The Notifications API's `silent` option, for the service worker to pass through.
-        if message.interruptionLevel == "passive" { notification["silent"] = true }
+        if message.interruptionLevel == .passive { notification["silent"] = true }
         var object: [String: JSONValue] = [
             "notification": .object(notification), "data": data, "notification_id": .string(message.notificationID),
             "type": .string(message.type), "badge": .number(Double(message.badge)),

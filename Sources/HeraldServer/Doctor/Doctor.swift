@@ -189,7 +189,7 @@ public enum Doctor {
         if dryRun { return DoctorFinding(.ok, name, "credentials read and usable; \(endpoint) not contacted (--dry-run)") }
         let message = PushMessage(
             deliveryID: Identifier.make("dlv"), notificationID: "herald-doctor", userID: "herald-doctor", deviceID: "herald-doctor",
-            type: "doctor_probe", severity: "info", provider: provider, platform: provider == .apns ? .ios : .android,
+            type: "doctor_probe", severity: .info, provider: provider, platform: provider == .apns ? .ios : .android,
             token: provider == .apns ? apnsProbeToken : fcmProbeToken, title: "Herald doctor", body: nil, data: [:], badge: 0)
         let result: PushResult
         do {

@@ -53,8 +53,8 @@ public struct AlertPushPolicy: Sendable, Equatable {
 
     /// Asked per send; the notification policy lowers it to `active` for a user who has not
     /// allowed time-sensitive notifications.
-    public static func interruptionLevel(_ severity: AlertSeverity) -> String {
-        severity == .info ? "active" : "time-sensitive"
+    public static func interruptionLevel(_ severity: AlertSeverity) -> InterruptionLevel {
+        severity == .info ? .active : .timeSensitive
     }
 
     /// The collapse and thread id: the alert id, or for an id APNs would refuse (over 64
@@ -113,7 +113,7 @@ public struct AlertPushPolicy: Sendable, Equatable {
         return NotificationDraft(
             userIDs: users, type: "service_alert", title: Self.clip(header, 200), body: body.map { Self.clip($0, 500) }, data: data,
             severity: Self.heraldSeverity(alert.severity), category: "SERVICE_ALERT", threadID: collapse, collapseKey: collapse,
-            ttlSeconds: Self.ttlSeconds(alert.severity), interruptionLevel: sounds ? Self.interruptionLevel(alert.severity) : "passive")
+            ttlSeconds: Self.ttlSeconds(alert.severity), interruptionLevel: sounds ? Self.interruptionLevel(alert.severity) : .passive)
     }
 
     /// The `title-loc-key` and `loc-key` of an alert push. The transit design's contract is
@@ -162,7 +162,7 @@ public struct AlertPushPolicy: Sendable, Equatable {
         return NotificationDraft(
             userIDs: [userID], type: "service_alert", title: Self.clip(title, 200), body: Self.clip(headers.joined(separator: "\n"), 500), data: data,
             severity: Self.heraldSeverity(severity), category: "SERVICE_ALERT", threadID: "alerts-digest", collapseKey: "alerts-digest",
-            ttlSeconds: 4 * 3600, interruptionLevel: "active")
+            ttlSeconds: 4 * 3600, interruptionLevel: .active)
     }
 
     static func fallbackHeader(effect: String, line: String?) -> String {

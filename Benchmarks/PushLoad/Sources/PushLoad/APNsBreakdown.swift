@@ -22,7 +22,7 @@ struct APNsBreakdown: AsyncParsableCommand {
             clock: SystemClock())
         let message = PushMessage(
             deliveryID: "dlv_0_12345", notificationID: "ntf_01JD5R8Y4W2KQ7X9ABCDEF", userID: "user-1", deviceID: "dev-1",
-            type: SampleMessage.type, severity: "info", provider: .apns, platform: .ios, token: deviceToken(1), title: SampleMessage.title,
+            type: SampleMessage.type, severity: .info, provider: .apns, platform: .ios, token: deviceToken(1), title: SampleMessage.title,
             body: SampleMessage.body,
             data: .object([
                 "conversation_id": .string(SampleMessage.thread), "notification_id": .string("ntf_01JD5R8Y4W2KQ7X9ABCDEF"),

@@ -33,7 +33,7 @@ struct APNsLoad: AsyncParsableCommand {
 
         let template = PushMessage(
             deliveryID: "", notificationID: "ntf_01JD5R8Y4W2KQ7X9ABCDEF", userID: "user-1", deviceID: "dev-1", type: SampleMessage.type,
-            severity: "info", provider: .apns, platform: .ios, token: deviceToken(0), title: SampleMessage.title,
+            severity: .info, provider: .apns, platform: .ios, token: deviceToken(0), title: SampleMessage.title,
             body: SampleMessage.body,
             data: .object([
                 "conversation_id": .string(SampleMessage.thread), "notification_id": .string("ntf_01JD5R8Y4W2KQ7X9ABCDEF"),

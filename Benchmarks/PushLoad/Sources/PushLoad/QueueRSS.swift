@@ -67,7 +67,7 @@ struct QueueRSS: AsyncParsableCommand {
                     try await NotificationStore().insert(
                         db,
                         NotificationRecord(
-                            id: "ntf_\(i)", userID: "user_\(u)", type: SampleMessage.type, severity: "info", delivery: "push",
+                            id: "ntf_\(i)", userID: "user_\(u)", type: SampleMessage.type, severity: .info, delivery: .push,
                             title: SampleMessage.title, body: SampleMessage.body, data: data, category: SampleMessage.category,
                             threadID: SampleMessage.thread, createdAt: now))
                     try await DeliveryStore().insert(

@@ -1,8 +1,10 @@
+import HeraldCore
+
 /// How much a notification matters to its reader, independent of how it travels.
 ///
 /// Why ordered: a user's severity floor keeps only notifications at or above it, and the
 /// highest severity (`alert`) passes quiet hours.
-public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
+public enum Severity: String, ConfigChoice, Comparable {
     case info
     case warning
     case alert
@@ -16,11 +18,4 @@ public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
-}
-
-/// `push`: reach the user even when offline (socket first when connected — the notification
-/// design's "opportunistic fallforward"). `in_app`: never interrupt; socket when online, inbox otherwise.
-public enum DeliveryMode: String, Sendable, Codable, CaseIterable {
-    case push
-    case inApp = "in_app"
 }
