@@ -52,6 +52,7 @@ CHURN_USERS=${CHURN_USERS:-10000}
 CHURN_RATES=${CHURN_RATES:-"100 500 1000"}   # users leaving per second (each comes back CHURN_OFFLINE s later)
 CHURN_OFFLINE=${CHURN_OFFLINE:-1}
 PUBLISHERS=${PUBLISHERS:-4}  # small rooms: keep-alive publishing connections per generator (each one request in flight)
+BATCH=${BATCH:-1}            # small rooms: events per publish request (above 1: POST …/publish/batch, on both servers)
 PORT=${PORT:-18200}          # scripts/cluster: HAProxy on PORT, nodes on PORT+1, PORT+2, PostgreSQL on PORT+100
 PY_PORT=${PY_PORT:-18250}    # python nodes on PY_PORT+1, PY_PORT+2
 REDIS_PORT=${REDIS_PORT:-18270}
@@ -117,7 +118,7 @@ rooms_gen() { # label users rate tokens url-list server-pid probes…
     local each=$((users / parts))
     for part in $(seq 0 $((parts - 1))); do
         "$GEN" fanout --url "$urls" --tokens-file "$tokens" --client-offset $((part * each)) --rooms "$each" \
-            --room user:bench- --server-pid "$pid" "$@" --label "$label" --connections "$each" --publishers "$PUBLISHERS" \
+            --room user:bench- --server-pid "$pid" "$@" --label "$label" --connections "$each" --publishers "$PUBLISHERS" --batch "$BATCH" \
             --rate "$(python3 -c "print($rate / $parts)")" --duration "$DURATION" --threads 1 >> "$OUT/rooms-part$part.jsonl" &
         pids+=($!)
     done

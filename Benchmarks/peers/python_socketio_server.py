@@ -12,7 +12,9 @@ An ASGI app served by uvicorn (see Benchmarks/run.sh for the exact command):
   {"room": ..., "event": ..., "payload": {...}, "persist": bool}: emits `event` with
   `payload` to `room` and answers 202, the same contract as Herald's publish endpoint (a
   backend publishing over HTTP). python-socketio has no persistence and no connection state
-  recovery, so "persist" is ignored. No auth is checked here (Herald checks a service JWT
+  recovery, so "persist" is ignored.
+* POST /api/v1/realtime/publish/batch with Herald's batch body {"events": [...]}: each event
+  emitted in turn (python-socketio has no batch emit). No auth is checked here (Herald checks a service JWT
   on every publish: that cost stays on Herald's side of the comparison).
 
 With REDIS_URL set (redis://127.0.0.1:6379/0), the server runs python-socketio's
@@ -120,6 +122,21 @@ async def http_app(scope, receive, send):
             return
         await sio.emit(event, payload, room=room)
         await _respond(send, 202, {"data": {"room": room, "event": event, "event_id": None, "seq": None}})
+        return
+    if path == "/api/v1/realtime/publish/batch" and scope["method"] == "POST":
+        # Herald's batch body {"events": [publish body, ...]}. python-socketio has no batch
+        # emit: each event is its own sio.emit (with the Redis manager, its own PUBLISH), as a
+        # backend using python-socketio publishes many events.
+        try:
+            events = json.loads(await _read_body(receive))["events"]
+            parsed = [(e["room"], e["event"], e.get("payload")) for e in events]
+        except (ValueError, KeyError, TypeError):
+            await _respond(send, 400, {"error": {"code": "INVALID_JSON"}})
+            return
+        for room, event, payload in parsed:
+            await sio.emit(event, payload, room=room)
+        await _respond(send, 202, {"data": {"events": [
+            {"room": room, "event": event, "event_id": None, "seq": None} for room, event, _ in parsed]}})
         return
     await _respond(send, 404, {"error": {"code": "NOT_FOUND"}})
 

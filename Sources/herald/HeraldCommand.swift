@@ -43,7 +43,7 @@ func makeLogger(_ config: HeraldConfig) -> Logger {
     let level = Logger.Level(rawValue: config.logging.level.rawValue) ?? .info
     let json = config.logging.format == .json
     LoggingSystem.bootstrap { label in
-        var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+        var handler: any LogHandler = json ? JSONLogHandler(label: label) : TextLogHandler(label: label)
         handler.logLevel = level
         return handler
     }

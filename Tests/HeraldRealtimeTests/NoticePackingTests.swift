@@ -6,13 +6,13 @@ import Testing
 /// How the PostgreSQL bus packs ephemeral notices into notifications: in order, none lost or
 /// doubled, no notification past the payload limit, a lone notice sent as itself.
 @Suite struct NoticePackingTests {
-    static func notice(_ index: Int, padding: Int) throws -> String {
-        try PostgresBus.encode(
+    static func notice(_ index: Int, padding: Int) -> String {
+        PostgresBus.encode(
             PostgresBus.Notice(r: "user:\(index)", s: nil, e: "tick", p: "\"" + String(repeating: "x", count: padding) + "\"", t: Int64(index)))
     }
 
     @Test func noticesAreKeptInOrderWithinTheLimit() throws {
-        let notices = try (0..<300).map { try Self.notice($0, padding: ($0 * 37) % 900) }
+        let notices = (0..<300).map { Self.notice($0, padding: ($0 * 37) % 900) }
         let payloads = PostgresBus.pack(notices)
         #expect(payloads.count > 1 && payloads.count < notices.count)
         #expect(payloads.allSatisfy { $0.utf8.count <= PostgresBus.inlineLimit })
@@ -32,9 +32,9 @@ import Testing
     }
 
     @Test func aLoneNoticeOrOneNearTheLimitTravelsAsItself() throws {
-        let one = try Self.notice(1, padding: 10)
+        let one = Self.notice(1, padding: 10)
         #expect(PostgresBus.pack([one]) == [one])
-        let large = try Self.notice(2, padding: PostgresBus.inlineLimit - 75)
+        let large = Self.notice(2, padding: PostgresBus.inlineLimit - 75)
         // Still a notice that travels inline, but too large to share a notification with `one`.
         #expect(large.utf8.count <= PostgresBus.inlineLimit && large.utf8.count + one.utf8.count + 3 > PostgresBus.inlineLimit)
         #expect(PostgresBus.pack([one, large, one]) == [one, large, one], "a notice that does not fit beside the others travels alone")

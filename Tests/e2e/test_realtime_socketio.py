@@ -289,3 +289,39 @@ def test_publish_reserved_event_is_422(rt, service_token):
                           json={"room": "user:ann", "event": "connect", "payload": {}})
     error = assert_error(response, 422, "VALIDATION_FAILED")
     assert _fields(error) == ["event"], error
+
+
+def test_batch_publish_reaches_each_room_in_order(client, rt, tokens, transports, service_token):
+    me, other = new_user(), new_user()
+    c = connected(client, rt, tokens, transports, me)
+    events = [
+        {"room": f"user:{me}", "event": "hello", "payload": {"n": 0}},
+        {"room": f"user:{other}", "event": "hello", "payload": {"for": other}},
+        {"room": f"user:{me}", "event": "hello", "payload": {"n": 1}, "persist": False},
+        {"room": f"user:{me}", "event": "hello", "payload": {"n": 2}},
+    ]
+    response = rt.request("POST", "/api/v1/realtime/publish/batch", service_token, json={"events": events})
+    assert response.status_code == 202, response.text
+    answered = response.json()["data"]["events"]
+    assert [e["room"] for e in answered] == [e["room"] for e in events], answered
+    assert answered[2]["seq"] is None and answered[0]["seq"] + 1 == answered[3]["seq"], answered
+    got = [c.next_event() for _ in range(3)]
+    assert [args[0] for _, args in got] == [{"n": 0}, {"n": 1}, {"n": 2}], got
+    # Persisted events carry their offset, the ephemeral one only its payload.
+    assert [len(args) for _, args in got] == [2, 1, 2], got
+    assert got[0][1][1] == str(answered[0]["seq"]), got
+    assert c.received.empty(), list(c.received.queue)
+
+
+def test_batch_publish_with_a_wrong_event_publishes_nothing(client, rt, tokens, transports, service_token):
+    me = new_user()
+    c = connected(client, rt, tokens, transports, me)
+    response = rt.request("POST", "/api/v1/realtime/publish/batch", service_token, json={"events": [
+        {"room": f"user:{me}", "event": "hello", "payload": {"n": 0}},
+        {"room": f"user:{me}", "event": "disconnect"},
+    ]})
+    error = assert_error(response, 422, "VALIDATION_FAILED")
+    assert _fields(error) == ["events[1].event"], error
+    # A later event to the same room is the first one the client gets.
+    publish(rt, service_token, f"user:{me}", "hello", {"n": "after"})
+    assert c.next_event()[1][0] == {"n": "after"}

@@ -40,9 +40,10 @@ extension AdjustmentEndings {
     public func cancelWithTripFee(_ jobID: String, driverID: String) async throws -> AdjustmentOutcome {
         _ = try await book.assigned(jobID, driverID: driverID)
         let current = try await proposals.adjustment(jobID)
-        let event = AdjustmentLifecycle.Event.cancelWithTripFee(by: driverID, now: now, tripFeeMinor: try await tripFee(jobID))
+        let quote = try await tripFee(jobID)
+        let event = AdjustmentLifecycle.Event.cancelWithTripFee(by: driverID, now: now, tripFeeMinor: quote.fee)
         guard let change = try proposals.change(current, event), let current else { return try await proposals.outcome(jobID) }
-        guard try await endWithTripFee(current, change, actorID: driverID, onlyAfterDeadline: true) != nil else {
+        guard try await endWithTripFee(current, change, quote, actorID: driverID, onlyAfterDeadline: true) != nil else {
             guard let fresh = try await proposals.adjustment(jobID) else { throw DispatchError.noPendingAdjustment }
             if fresh.status == .cancelled && fresh.decidedBy == driverID { return try await proposals.outcome(jobID) }
             if fresh.status == .pending { throw DispatchError.notExpired(fresh) }
@@ -58,7 +59,7 @@ extension AdjustmentEndings {
         var told = 0
         for proposal in due {
             let event = AdjustmentLifecycle.Event.deadlinePassed(
-                now: now, maxExtensions: paymentsConfig.maxAdjustmentExtensions, tripFeeMinor: try await tripFee(proposal.jobID))
+                now: now, maxExtensions: paymentsConfig.maxAdjustmentExtensions, tripFeeMinor: try await tripFee(proposal.jobID).fee)
             guard case .move(let change) = AdjustmentLifecycle.decide(proposal, event) else { continue }
             let prepared = await proposals.prepare(change, proposal)
             let marked = try await book.database.unitOfWork { work in

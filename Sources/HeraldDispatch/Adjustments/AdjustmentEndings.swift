@@ -36,13 +36,14 @@ extension AdjustmentEndings {
     /// design allows, one adjustment per job). Declining again returns the same.
     public func declineVolume(_ jobID: String, customerID: String, proceed: Bool = false) async throws -> AdjustmentOutcome {
         let (_, current) = try await proposals.customerView(jobID, customerID: customerID)
-        let event = AdjustmentLifecycle.Event.decline(by: customerID, proceed: proceed, tripFeeMinor: proceed ? 0 : try await tripFee(jobID))
+        let quote = proceed ? nil : try await tripFee(jobID)
+        let event = AdjustmentLifecycle.Event.decline(by: customerID, proceed: proceed, tripFeeMinor: quote?.fee ?? 0)
         guard let change = try proposals.change(current, event), let current else { return try await proposals.outcome(jobID) }
         let decided =
-            if proceed {
-                try await declineAndProceed(current, change, customerID: customerID)
+            if let quote {
+                try await endWithTripFee(current, change, quote, actorID: customerID, onlyAfterDeadline: false)
             } else {
-                try await endWithTripFee(current, change, actorID: customerID, onlyAfterDeadline: false)
+                try await declineAndProceed(current, change, customerID: customerID)
             }
         guard decided != nil else { return try await proposals.answerRepeat(jobID, event) }
         return try await proposals.outcome(jobID)
@@ -71,25 +72,32 @@ extension AdjustmentEndings {
 
     /// The trip fee this job's hold can pay: the configured fee, capped at what the card
     /// authorised (every message states the fee that will be captured, not the configured one).
-    func tripFee(_ jobID: String) async throws -> Int64 {
+    /// Read once per decision: the rule's messages and the ending use the same figure.
+    func tripFee(_ jobID: String) async throws -> TripFeeQuote {
         let configured = Int64(paymentsConfig.tripFeeMinor)
-        return Swift.min(configured, try await payments.hold(jobID)?.authorizedMinor ?? configured)
+        let hold = try await payments.hold(jobID)
+        return TripFeeQuote(fee: Swift.min(configured, hold?.authorizedMinor ?? configured), held: hold != nil)
+    }
+
+    /// The fee a job ending now would pay, and whether a hold exists to capture it from (a job
+    /// booked without payments ends with no capture).
+    struct TripFeeQuote {
+        let fee: Int64
+        let held: Bool
     }
 
     /// Decides `current` as `change` says, ending the job with the trip fee: the job is
     /// cancelled and the fee is captured (the rest of the hold released), all in one
     /// transaction with the owed payment call; nil when another decision won.
-    func endWithTripFee(_ current: AdjustmentRecord, _ change: AdjustmentLifecycle.Change, actorID: String, onlyAfterDeadline: Bool) async throws
-        -> AdjustmentRecord?
-    {
+    func endWithTripFee(
+        _ current: AdjustmentRecord, _ change: AdjustmentLifecycle.Change, _ quote: TripFeeQuote, actorID: String, onlyAfterDeadline: Bool
+    ) async throws -> AdjustmentRecord? {
         let jobID = current.jobID
         let now = self.now
-        let hold = try await payments.hold(jobID)
-        let configured = Int64(paymentsConfig.tripFeeMinor)
-        let fee = Swift.min(configured, hold?.authorizedMinor ?? configured)
+        let fee = quote.fee
         guard let actor = change.jobEndedBy else { return nil }
         // A pending proposal means the job waits at the door (`arrived`); anything else lost a race.
-        guard let job = try await book.find(jobID), case .move(let ending) = JobLifecycle.decide(job, .endWithTripFee(by: actor, fee: hold == nil ? nil : fee))
+        guard let job = try await book.find(jobID), case .move(let ending) = JobLifecycle.decide(job, .endWithTripFee(by: actor, fee: quote.held ? fee : nil))
         else { return nil }
         let prepared = await proposals.prepare(change, current)
         do {

@@ -31,18 +31,26 @@ public final class LocalBus: ClusterBus {
         }
     }
 
-    public func publish(batch: [OutgoingEvent]) async throws {
+    @discardableResult
+    public func publish(batch: [OutgoingEvent]) async throws -> [RealtimeEvent] {
+        guard !batch.isEmpty else { return [] }
         let hub = self.hub
-        let ordered = batch.inRoomOrder
-        try await gate.run {
+        let order = batch.roomOrder
+        let durable = order.filter { batch[$0].persist }
+        return try await gate.run {
             let now = hub.clock.now().epochMilliseconds
             let store = hub.eventStore
-            let seqs = try await hub.database.transaction { db in
-                try await store.appendBatch(db, ordered.map { ($0.room, $0.name, $0.payloadJSON) }, now: now)
+            let seqs =
+                durable.isEmpty
+                ? []
+                : try await hub.database.transaction { db in
+                    try await store.appendBatch(db, durable.map { (batch[$0].room, batch[$0].name, batch[$0].payloadJSON) }, now: now)
+                }
+            let events = batch.events(createdAt: now, durable: durable, seqs: seqs)
+            for index in order {
+                await hub.deliverLocally(events[index])
             }
-            for (event, seq) in zip(ordered, seqs) {
-                await hub.deliverLocally(RealtimeEvent(room: event.room, seq: seq, name: event.name, payloadJSON: event.payloadJSON, createdAt: now))
-            }
+            return events
         }
     }
 

@@ -51,28 +51,12 @@ public final class PostgresBus: ClusterBus, Service {
 
     // MARK: Publishing
 
-    struct Notice: Codable, Equatable {
-        var r: String  // room
-        var s: Int64?  // seq
-        var e: String?  // event name (inline only)
-        var p: String?  // payload JSON (inline only)
-        var t: Int64  // created at
-        var a: String? = nil  // ack id of this delivery…
-        var ak: String? = nil  // …and its kind (AckToken)
-        var k: String? = nil  // an acknowledgement of the waiting publisher's ack id k (no event)
-
-        var ackToken: AckToken? {
-            guard let a, let ak else { return nil }
-            return AckToken(AckToken.Kind(rawValue: ak), id: a)
-        }
-    }
-
     public func publish(room: String, name: String, payloadJSON: String, persist: Bool, ackToken: AckToken?) async throws -> RealtimeEvent {
         let now = hub.clock.now().epochMilliseconds
-        let inline = payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= Self.inlineLimit
+        let inline = Self.travelsInline(room: room, name: name, payloadJSON: payloadJSON)
         let store = hub.eventStore
         if !persist && inline {
-            try await ephemeral.submit(try Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)))
+            try await ephemeral.submit(Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)))
             return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
         }
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
@@ -82,30 +66,64 @@ public final class PostgresBus: ClusterBus, Service {
                 inline
                 ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
                 : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
-            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: try Self.encode(notice)))").run()
+            try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: Self.encode(notice)))").run()
             return seq
         }
         return RealtimeEvent(room: room, seq: seq, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
     }
 
-    public func publish(batch: [OutgoingEvent]) async throws {
+    /// Persisted events (and ephemeral ones too large to travel inline) are stored and
+    /// NOTIFYed in one transaction; the ephemeral ones of the batch go in the same statements,
+    /// in room order, so a room's events keep the order they were given whatever their kind.
+    /// A batch of only ephemeral events needs no transaction: one statement sends it, packed
+    /// into as few notifications as fit.
+    @discardableResult
+    public func publish(batch: [OutgoingEvent]) async throws -> [RealtimeEvent] {
+        guard !batch.isEmpty else { return [] }
         let now = hub.clock.now().epochMilliseconds
         let store = hub.eventStore
-        let ordered = batch.inRoomOrder
-        try await hub.database.transaction { db in
-            let seqs = try await store.appendBatch(db, ordered.map { ($0.room, $0.name, $0.payloadJSON) }, now: now)
-            var notices: [String] = []
-            notices.reserveCapacity(ordered.count)
-            for (event, seq) in zip(ordered, seqs) {
-                let inline = event.payloadJSON.utf8.count + event.name.utf8.count + event.room.utf8.count + 64 <= Self.inlineLimit
-                let notice =
-                    inline
-                    ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
-                    : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)
-                notices.append(try Self.encode(notice))
+        let order = batch.roomOrder
+        let durable = order.filter { batch[$0].persist || !Self.travelsInline(batch[$0]) }
+        let seqs: [Int64]
+        if durable.isEmpty {
+            seqs = []
+            let payloads = Self.pack(Self.notices(batch, order: order, seqs: [], now: now))
+            try await hub.database.withConnection { db in try await Self.notify(db, payloads) }
+        } else {
+            seqs = try await hub.database.transaction { db in
+                let seqs = try await store.appendBatch(db, durable.map { (batch[$0].room, batch[$0].name, batch[$0].payloadJSON) }, now: now)
+                try await Self.notify(db, Self.pack(Self.notices(batch, order: order, seqs: seqs, now: now)))
+                return seqs
             }
-            try await Self.notify(db, notices)
         }
+        return batch.events(createdAt: now, durable: durable, seqs: seqs)
+    }
+
+    /// The batch's notices in room `order`; the stored events (persisted, or too large to
+    /// travel inline) take `seqs` in that order.
+    static func notices(_ batch: [OutgoingEvent], order: [Int], seqs: [Int64], now: Int64) -> [String] {
+        var notices: [String] = []
+        notices.reserveCapacity(order.count)
+        var nextSeq = seqs.makeIterator()
+        for index in order {
+            let event = batch[index]
+            let inline = travelsInline(event)
+            let seq = event.persist || !inline ? nextSeq.next() : nil
+            notices.append(
+                encode(
+                    inline
+                        ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
+                        : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)))
+        }
+        return notices
+    }
+
+    static func travelsInline(room: String, name: String, payloadJSON: String) -> Bool {
+        payloadJSON.utf8.count + name.utf8.count + room.utf8.count + 64 <= inlineLimit
+    }
+
+    static func travelsInline(_ event: OutgoingEvent) -> Bool {
+        travelsInline(room: event.room, name: event.name, payloadJSON: event.payloadJSON)
     }
 
     /// Sends `payloads` as notifications, in order (NOTIFYs reach listeners in the order
@@ -144,14 +162,10 @@ public final class PostgresBus: ClusterBus, Service {
     }
 
     public func forwardAck(_ token: String) async throws {
-        let text = try Self.encode(Notice(r: "", s: nil, e: nil, p: nil, t: hub.clock.now().epochMilliseconds, k: token))
+        let text = Self.encode(Notice(r: "", s: nil, e: nil, p: nil, t: hub.clock.now().epochMilliseconds, k: token))
         try await hub.database.withConnection { db in
             try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: text))").run()
         }
-    }
-
-    static func encode(_ notice: Notice) throws -> String {
-        String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
     }
 
     // MARK: Consuming
@@ -206,14 +220,8 @@ public final class PostgresBus: ClusterBus, Service {
     }
 
     func handle(_ payload: String) async {
-        let decoder = JSONDecoder()
-        let data = Data(payload.utf8)
-        // A batch of ephemeral events is an array of notices (see `pack`).
-        let notices =
-            payload.utf8.first == UInt8(ascii: "[")
-            ? try? decoder.decode([Notice].self, from: data)
-            : (try? decoder.decode(Notice.self, from: data)).map { [$0] }
-        guard let notices else {
+        // A batch of events is an array of notices (see `pack`).
+        guard let notices = Self.decodeNotices(payload) else {
             logger.error("unreadable realtime notification")
             return
         }

@@ -212,6 +212,19 @@ public final class RealtimeHub: Sendable {
         try await bus.publish(batch: events.map { OutgoingEvent(room: $0.room, name: $0.name, payloadJSON: SocketPacketEncoder.json($0.payload)) })
     }
 
+    /// Publishes what a backend sent (see `publish(_:payload:to:persist:ackToken:)`).
+    public func publish(_ publication: Publication) async throws -> RealtimeEvent {
+        try await bus.publish(
+            room: publication.room, name: publication.event, payloadJSON: publication.payloadJSON, persist: publication.persist, ackToken: nil)
+    }
+
+    /// Publishes a backend's batch: persisted events in one transaction, ephemeral ones in the
+    /// same statements (see `ClusterBus.publish(batch:)`); the events in the order given.
+    public func publish(_ publications: [Publication]) async throws -> [RealtimeEvent] {
+        try await bus.publish(
+            batch: publications.map { OutgoingEvent(room: $0.room, name: $0.event, payloadJSON: $0.payloadJSON, persist: $0.persist) })
+    }
+
     // MARK: Server-managed membership
 
     /// The pseudo-room of membership commands; every node's hub acts on them, no client sees them.

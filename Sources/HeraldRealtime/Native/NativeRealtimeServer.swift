@@ -100,7 +100,9 @@ public final class NativeRealtimeServer: Service, Sendable {
 
     func handle(_ text: String, from connection: NativeConnection) async {
         hub.counters.add(.messagesIn)
-        if let wait = connection.admitMessage(now: hub.clock.now()) {
+        // Backends (services, operators) publish at their own rate; the budget is for clients.
+        let backend = connection.identity.role == .service || connection.identity.role == .operator
+        if !backend, let wait = connection.admitMessage(now: hub.clock.now()) {
             connection.sendError(.rateLimited, "Too many messages; slow down.", extra: ["retry_after_ms": .number(Double(wait))])
             return
         }

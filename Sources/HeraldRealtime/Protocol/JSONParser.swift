@@ -43,6 +43,87 @@ struct JSONParser {
         self.bytes = bytes
     }
 
+    // MARK: - Reading member by member
+
+    /// Reads `bytes` with `body`, which pulls what it needs with `readMembers`,
+    /// `readElements` and `readValue`; fails unless the whole text was one JSON value.
+    ///
+    /// Why: the bus's notices and a backend's batch are objects of which a few members are
+    /// taken; building a dictionary per object only to look four keys up was most of their
+    /// parse (BENCHMARKS.md, issue 43). The grammar and its limits are the same.
+    static func read<T>(bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONParser) throws(Failure) -> T) -> Result<T, Failure> {
+        var parser = JSONParser(bytes: bytes)
+        do throws(Failure) {
+            parser.skipWhitespace()
+            let value = try body(&parser)
+            parser.skipWhitespace()
+            guard parser.index == bytes.count else { throw Failure(reason: "unexpected data after the JSON value") }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The first byte of the next value (`{`, `[`, `"`, …), nil at the end.
+    var nextByte: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// The next value, whole.
+    mutating func readValue() throws(Failure) -> SocketValue {
+        try parseValue()
+    }
+
+    /// The members of the object that comes next: `member` is called with each key, in
+    /// order, and must read the member's value.
+    mutating func readMembers(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+        guard nextByte == UInt8(ascii: "{") else { throw Failure(reason: "expected an object") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1  // {
+        skipWhitespace()
+        if nextByte == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard nextByte == UInt8(ascii: "\"") else { throw Failure(reason: "expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard nextByte == UInt8(ascii: ":") else { throw Failure(reason: "expected ':'") }
+            index += 1
+            skipWhitespace()
+            try member(&self, key)
+            skipWhitespace()
+            guard let byte = nextByte else { throw Failure(reason: "unterminated object") }
+            index += 1
+            if byte == UInt8(ascii: "}") { return }
+            guard byte == UInt8(ascii: ",") else { throw Failure(reason: "expected ',' or '}'") }
+        }
+    }
+
+    /// The elements of the array that comes next: `element` is called for each, in order,
+    /// and must read it.
+    mutating func readElements(_ element: (inout JSONParser) throws(Failure) -> Void) throws(Failure) {
+        guard nextByte == UInt8(ascii: "[") else { throw Failure(reason: "expected an array") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1  // [
+        skipWhitespace()
+        if nextByte == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try element(&self)
+            skipWhitespace()
+            guard let byte = nextByte else { throw Failure(reason: "unterminated array") }
+            index += 1
+            if byte == UInt8(ascii: "]") { return }
+            guard byte == UInt8(ascii: ",") else { throw Failure(reason: "expected ',' or ']'") }
+        }
+    }
+
     // MARK: - Grammar
 
     private mutating func skipWhitespace() {

@@ -46,6 +46,10 @@ final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandl
     /// Added while the connection's first head is being handed on: it reads that head next.
     private var state: State = .responding
     private var timer: Scheduled<Void>?
+    /// When the pending timer fires (nil: none is pending).
+    private var timerAt: NIODeadline?
+    /// When the current stage must be over (nil: no deadline while responding).
+    private var deadline: NIODeadline?
 
     init(limits: Limits) {
         self.limits = limits
@@ -67,6 +71,7 @@ final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandl
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        timerAt = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -110,25 +115,40 @@ final class HTTPConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandl
         arm(channel: context.channel)
     }
 
+    /// Sets the stage's deadline; schedules a timer only when none pending fires in time.
+    ///
+    /// Why lazily: a keep-alive connection serving requests back to back moves through three
+    /// stages per request, and scheduling (then cancelling) a timer at each was 4–5 % of a
+    /// node's CPU at small-room publish rates (BENCHMARKS.md, issue 43). A timer is scheduled
+    /// for at most `shortest` ahead, and every deadline lies at least `shortest` after the
+    /// moment it is set, so a pending timer always fires before any later deadline: it then
+    /// closes the connection if the current deadline has passed, or looks again later.
     private func arm(channel: any Channel) {
-        timer?.cancel()
-        timer = nil
-        guard let deadline = Self.deadline(of: state, limits: limits, now: .now()) else { return }
-        let armedFor = state
-        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        timer = channel.eventLoop.scheduleTask(deadline: deadline) {
-            guard handler.value.sameStage(armedFor) else { return }
-            channel.close(promise: nil)
-        }
+        let now = NIODeadline.now()
+        deadline = Self.deadline(of: state, limits: limits, now: now)
+        guard let deadline else { return }  // responding: a pending timer finds no deadline
+        if let timerAt, timerAt <= deadline { return }
+        schedule(at: min(deadline, now + shortest), channel: channel)
     }
 
-    /// Whether the connection is still where the timer was armed (a body that grew since is
-    /// re-armed separately; a new request is a new stage).
-    private func sameStage(_ armed: State) -> Bool {
-        switch (armed, state) {
-        case (.readingBody(let a, _), .readingBody(let b, _)): a == b
-        case (.idle, .idle): true
-        default: false
+    private var shortest: TimeAmount { min(limits.idleTimeout, limits.bodyTimeout) }
+
+    private func schedule(at when: NIODeadline, channel: any Channel) {
+        timer?.cancel()
+        timerAt = when
+        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        timer = channel.eventLoop.scheduleTask(deadline: when) { handler.value.fired(channel: channel) }
+    }
+
+    private func fired(channel: any Channel) {
+        timer = nil
+        timerAt = nil
+        guard let deadline else { return }
+        let now = NIODeadline.now()
+        if deadline <= now {
+            channel.close(promise: nil)
+        } else {
+            schedule(at: min(deadline, now + shortest), channel: channel)
         }
     }
 }

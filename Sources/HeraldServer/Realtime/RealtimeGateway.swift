@@ -70,6 +70,7 @@ public final class RealtimeGateway: Sendable {
         nativeConfiguration.maxChannels = config.maxChannelsPerConnection
         Self.addChannelEvents(to: socketIO, policy: channels, maxChannels: config.maxChannelsPerConnection, logger: logger)
         let native = NativeRealtimeServer(hub: hub, policy: channels, configuration: nativeConfiguration, logger: logger)
+        NativePublishing.add(to: native, hub: hub, maxPayload: config.maxPayload, logger: logger)
         services.append(native)
         services.append(socketIO.tokenExpiry)
         services.append(socketIO.sessionWriter)

@@ -130,14 +130,20 @@ struct PublishOptions: ParsableArguments {
     @Option(name: .customLong("max-backlog"), help: "Publishes waiting for a free connection beyond this are dropped.")
     var maxBacklog = 10_000
 
+    @Option(help: "Events per publish request: above 1, batch publishes to <publish-url>/batch (default 1).")
+    var batch = 1
+
     func publisherConfig(base: String, event: String, persist: Bool, roomOffset: Int = 0) throws -> PublisherConfig {
-        let target = try HTTPURL(publishURL ?? (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/api/v1/realtime/publish")
+        guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+        let single = publishURL ?? (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/api/v1/realtime/publish"
+        let target = try HTTPURL(batch > 1 ? single + "/batch" : single)
         guard target.host.hasPrefix("127.") || target.host == "localhost" else { throw ValidationError("only loopback targets are allowed") }
         let bearer = try publishToken ?? publishTokenCommand.map(runShell)
         return PublisherConfig(
             server: try SocketAddress(ipAddress: target.host == "localhost" ? "127.0.0.1" : target.host, port: target.port),
             hostHeader: "\(target.host):\(target.port)", path: target.path, bearer: bearer, room: room, event: event,
-            persist: persist, payloadBytes: payloadBytes, connections: publishers, maxBacklog: maxBacklog, rooms: rooms, roomOffset: roomOffset)
+            persist: persist, payloadBytes: payloadBytes, connections: publishers, maxBacklog: maxBacklog, rooms: rooms, roomOffset: roomOffset,
+            batch: batch)
     }
 }
 

@@ -21,6 +21,9 @@ struct PublisherConfig: Sendable {
     /// user:bench-7.
     var rooms: Int? = nil
     var roomOffset = 0
+    /// Events per request: above 1, each request is one batch publish (`{"events":[…]}`) of
+    /// this many consecutive seqs, sent every `batch / rate` seconds.
+    var batch = 1
 }
 
 /// Publishes `event` at a fixed rate through an HTTP endpoint
@@ -106,7 +109,7 @@ final class Publisher {
         let promise = loop.makePromise(of: Void.self)
         finishedPromise = promise
         start = .now()
-        interval = .nanoseconds(Int64(1e9 / rate))
+        interval = .nanoseconds(Int64(1e9 * Double(config.batch) / rate))
         stopAt = start + duration
         ticking = true
         tick = 0
@@ -142,14 +145,14 @@ final class Publisher {
 
     private func fire() {
         let seq = nextSeq
-        nextSeq += 1
-        attempted += 1
+        nextSeq += config.batch
+        attempted += config.batch
         if let handler = idle.popLast() {
             send(seq, on: handler)
         } else if backlog.count < config.maxBacklog {
             backlog.append(seq)
         } else {
-            droppedBacklog += 1
+            droppedBacklog += config.batch
         }
     }
 
@@ -157,8 +160,8 @@ final class Publisher {
         let now = monotonicNanos()
         if firstSend == 0 { firstSend = now }
         lastSend = now
-        sent += 1
-        handler.send(seq: seq, body: body(seq: seq, now: now), at: now)
+        sent += config.batch
+        handler.send(seq: seq, body: config.batch > 1 ? batchBody(first: seq, now: now) : body(seq: seq, now: now), at: now)
     }
 
     func body(seq: Int, now: UInt64) -> String {
@@ -171,20 +174,30 @@ final class Publisher {
         return body
     }
 
+    /// `{"events":[…]}`: the events of seqs `first ..< first + batch`, each as `body` writes it.
+    func batchBody(first: Int, now: UInt64) -> String {
+        var body = #"{"events":["#
+        for seq in first..<(first + config.batch) {
+            if seq > first { body += "," }
+            body += self.body(seq: seq, now: now)
+        }
+        return body + "]}"
+    }
+
     func completed(_ handler: PublishHandler, seq: Int, status: UInt?, startedAt: UInt64) {
         let now = monotonicNanos()
         requestLatency.record((now &- startedAt) / 1000)
         if let status {
             statusCounts[status, default: 0] += 1
             if (200..<300).contains(status) {
-                ok += 1
-                okSeqs.insert(seq)
+                ok += config.batch
+                for each in seq..<(seq + config.batch) { okSeqs.insert(each) }
                 ackedShared?.store(okSeqs.prefix)
             } else {
-                failed += 1
+                failed += config.batch
             }
         } else {
-            failed += 1
+            failed += config.batch
         }
         if handler.isUsable { becameIdle(handler) }
         maybeFinish()
@@ -221,6 +234,7 @@ final class Publisher {
         var statuses: [(String, JSON)] = statusCounts.sorted { $0.key < $1.key }.map { (String($0.key), JSON.int($0.value)) }
         if statuses.isEmpty { statuses = [] }
         var out: [(String, JSON)] = [
+            ("publish_batch", .int(config.batch)),
             ("publish_attempted", .int(attempted)),
             ("publish_sent", .int(sent)),
             ("publish_ok", .int(ok)),
