@@ -174,53 +174,16 @@ struct JSONParser {
     }
 
     private mutating func parseArray() throws(Failure) -> SocketValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1  // [
         var elements: [SocketValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure(reason: "unterminated array") }
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: "]") { return .array(elements) }
-            guard byte == UInt8(ascii: ",") else { throw Failure(reason: "expected ',' or ']'") }
-        }
+        try readElements { (parser: inout JSONParser) throws(Failure) in elements.append(try parser.parseValue()) }
+        return .array(elements)
     }
 
+    /// A duplicate key keeps the last value, as `JSON.parse` does.
     private mutating func parseObject() throws(Failure) -> SocketValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1  // {
         var object: [String: SocketValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(object)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure(reason: "expected a string key") }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure(reason: "expected ':'") }
-            index += 1
-            skipWhitespace()
-            object[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure(reason: "unterminated object") }
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: "}") { return .object(object) }
-            guard byte == UInt8(ascii: ",") else { throw Failure(reason: "expected ',' or '}'") }
-        }
+        try readMembers { (parser: inout JSONParser, key: String) throws(Failure) in object[key] = try parser.parseValue() }
+        return .object(object)
     }
 
     /// Parses a string starting at its opening quote. The input comes from a Swift `String`, so

@@ -33,10 +33,10 @@ enum NativePublishing {
                 reply["type"] = "published"
                 if message["events"] != nil {
                     let events = try await hub.publish(try Publication.readBatch(message["events"], maxPayload: maxPayload))
-                    reply["events"] = .array(events.map(RealtimeRoutes.describe))
+                    reply["events"] = .array(events.map { .object(RealtimeRoutes.describe($0)) })
                 } else {
                     let event = try await hub.publish(try Publication.read(message, maxPayload: maxPayload))
-                    if case .object(let fields) = RealtimeRoutes.describe(event) { reply.merge(fields) { _, new in new } }
+                    reply.merge(RealtimeRoutes.describe(event)) { _, new in new }
                 }
                 connection.reply(.object(reply))
             } catch let failure as APIError {

@@ -15,13 +15,13 @@ struct RealtimeRoutes {
             _ = try context.require(.service, .operator)
             let publication = try Publication.read(body: try await request.bodyData(context: context), maxPayload: maxPayload)
             let event = try await gateway.hub.publish(publication)
-            return try Envelope.response(Self.describe(event), status: .accepted, context: context)
+            return try Envelope.response(.object(Self.describe(event)), status: .accepted, context: context)
         }
         api.post("/realtime/publish/batch") { request, context in
             _ = try context.require(.service, .operator)
             let publications = try Publication.readBatch(body: try await request.bodyData(context: context), maxPayload: maxPayload)
             let events = try await gateway.hub.publish(publications)
-            return try Envelope.response(.object(["events": .array(events.map(Self.describe))]), status: .accepted, context: context)
+            return try Envelope.response(.object(["events": .array(events.map { .object(Self.describe($0)) })]), status: .accepted, context: context)
         }
         api.get("/realtime/presence/{user_id}") { _, context in
             let identity = try context.requireIdentity()
@@ -35,12 +35,12 @@ struct RealtimeRoutes {
     }
 
     /// A published event as the publish answers describe it.
-    static func describe(_ event: RealtimeEvent) -> JSONValue {
-        .object([
+    static func describe(_ event: RealtimeEvent) -> [String: JSONValue] {
+        [
             "room": .string(event.room), "event": .string(event.name),
             "event_id": event.eventID.map(JSONValue.string) ?? .null,
             "seq": event.seq.map { .number(Double($0)) } ?? .null,
-        ])
+        ]
     }
 
     static let publishedEvent = Schema.object([
