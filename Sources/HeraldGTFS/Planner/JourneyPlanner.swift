@@ -10,28 +10,35 @@
 public struct JourneyPlanner: Sendable {
     public let network: TransitNetwork
     public let timetable: Timetable
-    /// The service days met so far, each with its runs only, and the searches' buffers:
+    /// The service windows met so far (three days' runs each) and the searches' buffers:
     /// shared by every query on this feed version, thread-safe.
-    let serviceDays: ServiceDayCache
+    let windows: ServiceWindowCache
     let buffers: RaptorBufferPool
 
     public init(network: TransitNetwork, timetable: Timetable) {
         self.network = network
         self.timetable = timetable
-        serviceDays = ServiceDayCache()
+        windows = ServiceWindowCache()
         buffers = RaptorBufferPool()
     }
 
     /// The Pareto-optimal journeys (fewest rides first), empty when none exists within
     /// `maxTransfers` and the service days around `departAt`.
     public func plan(_ query: JourneyQuery) -> [Journey] {
-        let network = network
-        let calendar = timetable.calendar
-        var search = RaptorSearch(network: network, timetable: timetable, query: query, buffers: buffers.take()) { day in
-            serviceDays.runs(day: day) { ServiceDayRuns(network: network, calendar: calendar, day: day) }
-        }
-        let journeys = search.run()
-        buffers.give(search.takeBuffers())
+        let window = window(around: query.departAt)
+        let rounds = max(1, query.maxTransfers + 1)
+        var search = RaptorSearch(
+            network: network, timetable: timetable, window: window, query: query,
+            buffers: buffers.take(stopCount: network.stopCount, laneCount: window.laneCount, rounds: rounds))
+        // The search reads the window's memory through pointers: the window lives until it ends.
+        let journeys = withExtendedLifetime(window) { search.run() }
+        buffers.give(search.finish())
         return journeys
+    }
+
+    /// The three service days' runs around the local day of `instant`.
+    func window(around instant: Int64) -> ServiceWindow {
+        let day = timetable.zone.localDay(instant)
+        return windows.window(day: day) { ServiceWindow(network: network, calendar: timetable.calendar, zone: timetable.zone, day: day) }
     }
 }

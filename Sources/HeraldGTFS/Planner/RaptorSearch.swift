@@ -1,11 +1,18 @@
-/// One query's rounds of RAPTOR: per round, the earliest arrival at each stop and how it was
-/// reached, in flat arrays (round × stop); the patterns to scan; the journey found after
-/// each round.
+/// One query's rounds of RAPTOR over a `ServiceWindow`: per round, the earliest arrival at
+/// each stop and how it was reached (`RaptorBuffers`, round × stop cells); the patterns to
+/// scan; the journey found after each round. Times are seconds on the window's axis (32 bits;
+/// a window spans three days), turned back into instants only for the journeys.
 ///
 /// Why footpaths start from ride arrivals (`rideArrivals`, `rideLabels`) and not from the
 /// round's best arrival: a stop improved by a walk must not start another walk, and a stop
 /// first reached by a ride and then improved by a walk in the same round still has its ride
 /// to walk on from.
+///
+/// Why two scans: without realtime, wheelchair filter or cancelled trips (the common query)
+/// a lane's runs are in departure order at every stop and every one is rideable, so
+/// `scanInOrder` finds a run with one binary search and carries no prediction through its
+/// loop (copying an optional `TripPrediction` from one stop to the next was a third of the
+/// scan's time); `scan` handles the rest.
 struct RaptorSearch {
     enum Label {
         case none
@@ -19,262 +26,414 @@ struct RaptorSearch {
         }
     }
 
-    /// A run of a pattern on a service day. Plain integers, so the scan copies it freely; its
-    /// realtime prediction, when realtime is in use, travels beside it.
-    struct Run {
-        let row: Int
-        let day: Int32
-        let dayStart: Int64
-        /// The day's place in `days` and the run's among that day's runs of its pattern
-        /// (`ServiceDayRuns`); -1 for a detached run.
-        var dayIndex = -1
-        var dayRow = -1
-    }
-
-    static let unreached = Int64.max
+    /// Boarding and alighting bits of `TransitNetwork.scanRules`.
+    static let boards: UInt8 = 1
+    static let alights: UInt8 = 2
+    static let unreached = Int32.max
 
     let network: TransitNetwork
     let timetable: Timetable
+    let window: ServiceWindow
     let query: JourneyQuery
     let stopCount: Int
     let rounds: Int
-    /// The service days a ride can belong to, with their starts: the day before the
-    /// departure's (its trips past midnight), that day and the next.
-    let days: [(day: Int32, start: Int64)]
-    /// The runs of each of `days`.
-    let dayRuns: [ServiceDayRuns]
     let usesRealtime: Bool
+    /// Wheelchair filter or cancelled trips: a run may not be rideable.
+    let filtered: Bool
     /// How late and how early (seconds) a predicted departure can be against the schedule,
     /// so the search for a run looks that far around the scheduled times.
-    let late: Int64
-    let early: Int64
-    let change: Int64
-    /// Per stop and per round × stop (see `RaptorBuffers`): `best` the earliest arrival at
-    /// each stop, any round; `bestRide` the earliest by a ride, any round (footpaths start
-    /// from rides, so a ride that is not the stop's earliest arrival — a walk got there
-    /// first — may still be the start of the best walk on).
-    private(set) var buffers: RaptorBuffers
-    var markedStops: [Int32] = []
-    var queued: [Int32] = []
+    let late: Int32
+    let early: Int32
+    let change: Int32
+    /// The query's departure on the window's axis.
+    let departure: Int32
+    let buffers: RaptorBuffers
+    var queuedCount = 0
+    /// Rounds whose bits may be set (the reset's range).
+    var roundsWritten = 1
+    /// The destination's stops (search stops) and the walk from each.
     var egress: [(stop: Int32, walk: Int32)] = []
-    /// Runs the realtime data makes skip stops: ridden on their own each round (a pattern's
-    /// earliest run must serve every stop its pattern serves), and left out of their patterns.
-    var detached: [(pattern: Int32, run: Run, prediction: TripPrediction)] = []
-    var bestAtDestination = unreached
+    /// Runs the realtime data makes skip stops: ridden on their own each round (a lane's
+    /// runs must serve every stop their pattern serves), and left out of their lanes.
+    var detached: [(pattern: Int32, row: Int32, day: Int, prediction: TripPrediction)] = []
+    /// The earliest arrival at the destination so far: nothing that reaches a stop later
+    /// can improve on it (target pruning).
+    var target = unreached
 
-    init(network: TransitNetwork, timetable: Timetable, query: JourneyQuery, buffers: RaptorBuffers, dayRuns: (Int32) -> ServiceDayRuns) {
+    init(network: TransitNetwork, timetable: Timetable, window: ServiceWindow, query: JourneyQuery, buffers: RaptorBuffers) {
         self.network = network
         self.timetable = timetable
+        self.window = window
         self.query = query
+        self.buffers = buffers
         stopCount = network.stopCount
         rounds = max(1, query.maxTransfers + 1)
-        let today = timetable.zone.localDay(query.departAt)
-        days = ((today - 1)...(today + 1)).map { ($0, timetable.zone.serviceDayStart($0)) }
-        self.dayRuns = days.map { dayRuns($0.day) }
         usesRealtime = !query.realtime.predictions.isEmpty
-        late = usesRealtime ? Int64(query.realtime.lookbackSeconds) : 0
-        early = usesRealtime ? Int64(query.realtime.earlySeconds) : 0
-        change = Int64(network.walking.minimumChangeSeconds)
-        self.buffers = buffers
-        self.buffers.prepare(stopCount: stopCount, patterns: network.patterns.count, cells: (rounds + 1) * stopCount)
+        filtered = query.wheelchairOnly || !query.cancelled.isEmpty
+        late = usesRealtime ? query.realtime.lookbackSeconds : 0
+        early = usesRealtime ? query.realtime.earlySeconds : 0
+        change = network.walking.minimumChangeSeconds
+        departure = Self.axis(query.departAt - window.origin)
         if usesRealtime {
-            for instance in query.realtime.runsSkippingStops where days.contains(where: { $0.day == instance.day }) {
+            for instance in query.realtime.runsSkippingStops where (window.firstDay...window.lastDay).contains(instance.day) {
                 guard let (pattern, row) = network.location(of: instance), let prediction = query.realtime.predictions[instance] else { continue }
-                detached.append((pattern, Run(row: Int(row), day: instance.day, dayStart: timetable.zone.serviceDayStart(instance.day)), prediction))
+                detached.append((pattern, row, Int(instance.day - window.firstDay), prediction))
             }
         }
         for destination in query.destinations {
-            if let index = egress.firstIndex(where: { $0.stop == destination.stop }) {
+            let stop = network.searchStop[Int(destination.stop)]
+            if let index = egress.firstIndex(where: { $0.stop == stop }) {
                 egress[index].walk = min(egress[index].walk, destination.walkSeconds)
             } else {
-                egress.append((destination.stop, destination.walkSeconds))
+                egress.append((stop, destination.walkSeconds))
             }
         }
     }
 
+    /// A time on the axis, clamped below `unreached` (a walk or delay from outside cannot wrap).
+    static func axis(_ seconds: Int64) -> Int32 { Int32(clamping: min(seconds, Int64(unreached) - 1)) }
+
+    /// The instant of a time on the axis.
+    func instant(_ time: Int32) -> Int64 { window.origin + Int64(time) }
+
     mutating func run() -> [Journey] {
         var journeys: [Journey] = []
-        for origin in query.origins where accessible(origin.stop) {
-            let stop = Int(origin.stop)
-            let time = query.departAt + Int64(origin.walkSeconds)
+        for origin in query.origins where accessible(Int(network.searchStop[Int(origin.stop)])) {
+            let stop = Int(network.searchStop[Int(origin.stop)])
+            let time = Self.axis(Int64(departure) + Int64(origin.walkSeconds))
             if time < buffers.arrivals[stop] {
                 buffers.arrivals[stop] = time
                 buffers.best[stop] = time
                 buffers.labels[stop] = .origin(walk: origin.walkSeconds)
                 buffers.rideArrivals[stop] = time
                 buffers.rideLabels[stop] = .origin(walk: origin.walkSeconds)
-                mark(origin.stop, base: 0)
+                mark(stop, round: 0, rode: true)
             }
         }
         // Footpaths from the origin stops (a query by stop id may start next door).
         relaxFootpaths(round: 0)
         // A walk alone, when the destination is a footpath (or nothing) away.
         if let reached = destinationArrival(round: 0) {
-            bestAtDestination = reached.time
+            target = reached.time
             if let journey = reconstruct(round: 0, stop: reached.stop, egress: reached.walk), !journey.legs.isEmpty { journeys.append(journey) }
         }
         for round in 1...rounds {
-            for stop in markedStops {
-                buffers.marked[Int(stop)] = false
-                for entry in Int(network.stopPatternStart[Int(stop)])..<Int(network.stopPatternStart[Int(stop) + 1]) {
-                    let pattern = Int(network.stopPatterns[entry])
-                    let index = network.stopPatternIndexes[entry]
-                    guard index < buffers.queueIndex[pattern] else { continue }
-                    if buffers.queueIndex[pattern] == .max { queued.append(Int32(pattern)) }
-                    buffers.queueIndex[pattern] = index
+            roundsWritten = round + 1
+            queueLanes(round: round)
+            for entry in 0..<queuedCount {
+                let lane = Int(buffers.queued[entry])
+                let first = Int(buffers.queueIndex[lane])
+                let last = Int(buffers.queueLast[lane])
+                buffers.queueIndex[lane] = .max
+                let pattern = Int(window.lanePatterns[lane])
+                if let routes = query.routes, !routes.contains(network.patterns[pattern].route) { continue }
+                if usesRealtime || filtered {
+                    scan(lane: lane, pattern: pattern, from: first, round: round)
+                } else {
+                    scanInOrder(lane: lane, pattern: pattern, from: first, through: last, round: round)
                 }
             }
-            markedStops.removeAll(keepingCapacity: true)
-            for pattern in queued {
-                let first = buffers.queueIndex[Int(pattern)]
-                buffers.queueIndex[Int(pattern)] = .max
-                if let routes = query.routes, !routes.contains(network.patterns[Int(pattern)].route) { continue }
-                scan(pattern: pattern, from: Int(first), round: round)
-            }
-            queued.removeAll(keepingCapacity: true)
-            for (pattern, run, prediction) in detached { scan(detached: run, prediction, pattern: pattern, round: round) }
+            queuedCount = 0
+            for (pattern, row, day, prediction) in detached { scan(detached: row, day: day, prediction, pattern: pattern, round: round) }
             relaxFootpaths(round: round)
-            if let reached = destinationArrival(round: round), reached.time < bestAtDestination {
-                bestAtDestination = reached.time
+            if let reached = destinationArrival(round: round), reached.time < target {
+                target = reached.time
                 if let journey = reconstruct(round: round, stop: reached.stop, egress: reached.walk) { journeys.append(journey) }
             }
-            if markedStops.isEmpty { break }
+            if !anyImproved(round: round) { break }
         }
         return journeys
     }
 
     /// Hands the buffers back, reset, for the next search (this one is done).
-    mutating func takeBuffers() -> RaptorBuffers {
-        for stop in markedStops { buffers.marked[Int(stop)] = false }
-        buffers.reset()
-        var taken = RaptorBuffers()
-        swap(&taken, &buffers)
-        return taken
+    mutating func finish() -> RaptorBuffers {
+        buffers.reset(rounds: roundsWritten)
+        roundsWritten = 0
+        return buffers
     }
 
-    /// A stop written in the round starting at cell `base`: its cell is recorded for the reset.
-    private mutating func mark(_ stop: Int32, base: Int) {
-        guard !buffers.marked[Int(stop)] else { return }
-        buffers.marked[Int(stop)] = true
-        buffers.touched.append(Int32(base + Int(stop)))
-        markedStops.append(stop)
+    /// Calls `body` with each stop of `bits` (a round's set), in stop order.
+    @inline(__always)
+    private func forEachStop(in bits: UnsafeMutablePointer<UInt64>, _ body: (Int) -> Void) {
+        for word in 0..<buffers.words {
+            var remaining = bits[word]
+            while remaining != 0 {
+                body(word << 6 | remaining.trailingZeroBitCount)
+                remaining &= remaining &- 1
+            }
+        }
     }
 
-    private func accessible(_ stop: Int32) -> Bool {
-        !query.wheelchairOnly || network.stopAccessible[Int(stop)]
+    private func anyImproved(round: Int) -> Bool {
+        let bits = buffers.improved + round * buffers.words
+        return (0..<buffers.words).contains { bits[$0] != 0 }
     }
 
-    /// Rides along one pattern from `first`: alight where that improves a stop, board (or
-    /// switch to an earlier run) where the last round reached the stop.
-    private mutating func scan(pattern number: Int32, from first: Int, round: Int) {
-        let pattern = network.patterns[Int(number)]
+    /// The lanes through the stops the last round improved, each from the first of them to
+    /// the last; a stop reached too late to beat the destination's best arrival queues none.
+    private mutating func queueLanes(round: Int) {
+        let lanes = window.stopLanes.base
+        let queueIndex = buffers.queueIndex
+        let queueLast = buffers.queueLast
+        let queued = buffers.queued
+        var count = queuedCount
+        let reached = buffers.arrivals + (round - 1) * stopCount
+        let target = target
+        forEachStop(in: buffers.improved + (round - 1) * buffers.words) { stop in
+            // Reached no earlier than the destination's best arrival (found after the stop
+            // was marked): nothing boarded there can help.
+            guard reached[stop] < target else { return }
+            for entry in Int(window.stopLaneStart[stop])..<Int(window.stopLaneStart[stop + 1]) {
+                let lane = Int(lanes[entry].lane)
+                let position = lanes[entry].index
+                let first = queueIndex[lane]
+                if first == .max {
+                    queued[count] = Int32(lane)
+                    count += 1
+                    queueIndex[lane] = position
+                    queueLast[lane] = position
+                } else if position < first {
+                    queueIndex[lane] = position
+                } else if position > queueLast[lane] {
+                    queueLast[lane] = position
+                }
+            }
+        }
+        queuedCount = count
+    }
+
+    /// A stop written in `round`: its arrival (`rode` false: a walk's), or its ride arrival and
+    /// perhaps its arrival.
+    @inline(__always)
+    private func mark(_ stop: Int, round: Int, improved: Bool = true, rode: Bool) {
+        let word = round * buffers.words + stop >> 6
+        let bit = UInt64(1) << UInt64(stop & 63)
+        if improved { buffers.improved[word] |= bit }
+        if rode { buffers.rode[word] |= bit }
+    }
+
+    func accessible(_ stop: Int) -> Bool {
+        !query.wheelchairOnly || network.searchStopAccessible[stop]
+    }
+
+    /// Rides along one lane of a pattern from position `first` when every run is rideable at
+    /// its scheduled times (no realtime, no filter): alight where that improves a stop, board
+    /// (or switch to an earlier run) where the last round reached the stop. The lane's runs
+    /// are in order at every stop, so the run to board is one binary search and, on board,
+    /// an earlier one lies below the current one.
+    ///
+    /// Past `last`, the last position the last round marked, nothing can be boarded (no
+    /// other stop of the lane was reached), so the ride goes on only while it can still beat
+    /// the destination's best arrival: where the pattern's arrivals never decrease along a
+    /// run, the first stop reached too late ends the scan.
+    private mutating func scanInOrder(lane: Int, pattern number: Int, from first: Int, through last: Int, round: Int) {
+        let stopStart = Int(network.patternStopStart[number])
+        let count = Int(network.patternStopStart[number + 1]) - stopStart
+        let stops = network.scanStops.base + stopStart
+        let rules = network.scanRules.base + stopStart
+        let runs = window.runCount(lane)
+        let departures = window.departures.base + window.laneTimes[lane]
+        let times = window.rideTimes.base + 2 * window.laneTimes[lane]
         let base = round * stopCount
-        let previousBase = (round - 1) * stopCount
-        var boarded: Run?
-        var boardedPrediction: TripPrediction?
+        let previous = buffers.arrivals + (base - stopCount)
+        let previousRides = buffers.rideArrivals + (base - stopCount)
+        // Round 0's arrivals are the origin's, never a ride's.
+        let changes = round > 1
+        let bestRide = buffers.bestRide
+        // The run on board (its place in the lane; -1: none yet) and where it was boarded.
+        var run = -1
         var boardIndex = 0
-        for index in first..<pattern.stops.count {
-            let stop = Int(pattern.stops[index])
-            if let run = boarded, pattern.canAlight[index], accessible(Int32(stop)), let reachedAt = arrival(run, pattern, index, boardedPrediction) {
-                alight(
-                    at: stop, reachedAt, base: base,
-                    .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
+        for index in first...last {
+            let stop = Int(stops[index])
+            let rule = rules[index]
+            if run >= 0, rule & Self.alights != 0 {
+                let time = times[(run &* count &+ index) &* 2]
+                if time < target, time < bestRide[stop] {
+                    alight(at: stop, time, round: round, ride(number, lane: lane, run, boardIndex: boardIndex, alightIndex: index))
+                }
             }
-            let reached = buffers.arrivals[previousBase + stop]
-            guard reached != Self.unreached, pattern.canBoard[index], accessible(Int32(stop)) else { continue }
-            // A change of vehicle needs its minimum time; boarding at the origin or after a walk does not.
-            let ready = reached + (buffers.labels[previousBase + stop].isRide ? change : 0)
+            let reached = previous[stop]
+            guard reached != Self.unreached, rule & Self.boards != 0 else { continue }
+            // The latest run that could be boarded here: on board, the one before the current
+            // run (the lane is in order; its times are read along the ride like the current
+            // run's), else the lane's last.
+            let latest = run >= 0 ? run - 1 : runs - 1
+            guard latest >= 0 else { continue }
+            let latestDeparture = run >= 0 ? times[(latest &* count &+ index) &* 2 &+ 1] : departures[index &* runs &+ latest]
+            guard latestDeparture >= reached else { continue }
+            // A change of vehicle needs its minimum time; boarding at the origin or after a walk
+            // does not. The stop's arrival is a ride's when it is its ride arrival too (a walk
+            // that improved it arrived earlier).
+            let ready = changes && previousRides[stop] == reached ? reached &+ change : reached
             // Nothing boarded here can reach the destination before the best way found so far.
-            if ready >= bestAtDestination { continue }
-            let current = boarded.flatMap { departure($0, pattern, index, boardedPrediction) }
-            if let current, current < ready { continue }
-            // On board, only a run leaving before the current one can do better: without
-            // realtime (runs in FIFO order) those are the rows below it that day, and the
-            // runs of the days before.
-            let candidate: (run: Run, time: Int64)?
-            if let run = boarded, !usesRealtime, run.dayIndex >= 0 {
-                candidate = earlierRun(number, pattern, index: index, notBefore: ready, than: run)
-            } else {
-                candidate = earliestRun(number, pattern, index: index, notBefore: ready)
+            guard ready < target, latestDeparture >= ready else { continue }
+            let column = departures + index &* runs
+            let found = Self.firstAtOrAfter(ready, column, last: latest)
+            // One leaving at the same time as the current run is no better.
+            if run < 0 || column[found] < times[(run &* count &+ index) &* 2 &+ 1] {
+                run = found
+                boardIndex = index
             }
+        }
+        guard run >= 0 else { return }
+        let ordered = network.arrivalsInOrder[number]
+        let runTimes = times + run &* count &* 2
+        for index in (last + 1)..<count {
+            let time = runTimes[index &* 2]
+            guard time < target else {
+                if ordered { return }
+                continue
+            }
+            let stop = Int(stops[index])
+            if rules[index] & Self.alights != 0, time < bestRide[stop] {
+                alight(at: stop, time, round: round, ride(number, lane: lane, run, boardIndex: boardIndex, alightIndex: index))
+            }
+        }
+    }
+
+    /// The label of a ride on run `run` of lane `lane` (of pattern `number`).
+    private func ride(_ number: Int, lane: Int, _ run: Int, boardIndex: Int, alightIndex: Int) -> Label {
+        let index = Int(window.laneRuns[lane]) + run
+        return .ride(
+            pattern: Int32(number), row: window.runRows[index], day: window.firstDay + Int32(window.runDays[index]), boardIndex: Int32(boardIndex),
+            alightIndex: Int32(alightIndex))
+    }
+
+    /// `scanInOrder` with realtime predictions, the wheelchair filter or cancelled trips: each
+    /// candidate run is looked at (`earliestRun`, `earlierRun`), and with realtime every time
+    /// read is moved by the run's prediction.
+    private mutating func scan(lane: Int, pattern number: Int, from first: Int, round: Int) {
+        let stopStart = Int(network.patternStopStart[number])
+        let count = Int(network.patternStopStart[number + 1]) - stopStart
+        let stops = network.scanStops.base + stopStart
+        let rules = network.scanRules.base + stopStart
+        let runs = window.runCount(lane)
+        let departures = window.departures.base + window.laneTimes[lane]
+        let base = round * stopCount
+        let previous = buffers.arrivals + (base - stopCount)
+        let previousLabels = buffers.labels + (base - stopCount)
+        var run = -1
+        var boardIndex = 0
+        var predicted: TripPrediction?
+        for index in first..<count {
+            let stop = Int(stops[index])
+            let rule = rules[index]
+            if run >= 0, rule & Self.alights != 0, accessible(stop), let time = arrival(lane: lane, run, index, predicted), time < buffers.bestRide[stop],
+                time < target
+            {
+                alight(at: stop, time, round: round, ride(number, lane: lane, run, boardIndex: boardIndex, alightIndex: index))
+            }
+            let reached = previous[stop]
+            guard reached != Self.unreached, rule & Self.boards != 0, accessible(stop) else { continue }
+            let ready = previousLabels[stop].isRide ? reached &+ change : reached
+            if ready >= target { continue }
+            let column = departures + index &* runs
+            let current = run >= 0 ? departure(lane: lane, run, index, predicted) : nil
+            if let current, current < ready { continue }
+            let candidate =
+                run >= 0 && !usesRealtime
+                ? earlierRun(lane: lane, column: column, notBefore: ready, than: run) : earliestRun(lane: lane, index: index, column: column, notBefore: ready)
             if let candidate {
                 if let current, current <= candidate.time { continue }
-                boarded = candidate.run
-                boardedPrediction = usesRealtime ? prediction(pattern, row: candidate.run.row, day: candidate.run.day) : nil
+                run = candidate.run
+                predicted = usesRealtime ? prediction(lane: lane, run) : nil
                 boardIndex = index
             }
         }
     }
 
-    /// Getting off at `stop` at `time`: kept as the stop's ride arrival when no ride got there
-    /// earlier (walks start from it), and as its arrival when nothing did.
-    private mutating func alight(at stop: Int, _ time: Int64, base: Int, _ label: Label) {
-        guard time < buffers.bestRide[stop], time < bestAtDestination else { return }
+    /// The first of `column[0...last]` at or after `time`, given `column[last]` is.
+    @inline(__always)
+    static func firstAtOrAfter(_ time: Int32, _ column: UnsafePointer<Int32>, last: Int) -> Int {
+        var low = 0
+        var high = last
+        while low < high {
+            let middle = (low &+ high) >> 1
+            if column[middle] < time { low = middle &+ 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Getting off at `stop` at `time`, which no ride reached earlier: kept as the stop's ride
+    /// arrival (walks start from it), and as its arrival when nothing got there earlier.
+    private mutating func alight(at stop: Int, _ time: Int32, round: Int, _ label: Label) {
+        let base = round * stopCount
         buffers.bestRide[stop] = time
         buffers.rideArrivals[base + stop] = time
         buffers.rideLabels[base + stop] = label
-        if time < buffers.best[stop] {
+        let improves = time < buffers.best[stop]
+        if improves {
             buffers.arrivals[base + stop] = time
             buffers.best[stop] = time
             buffers.labels[base + stop] = label
         }
-        mark(Int32(stop), base: base)
+        mark(stop, round: round, improved: improves, rode: true)
     }
 
     /// Rides one run on its own: boards at the first stop the last round reached in time
     /// where it stops, alights wherever that improves a stop.
-    private mutating func scan(detached run: Run, _ prediction: TripPrediction, pattern number: Int32, round: Int) {
-        if let routes = query.routes, !routes.contains(network.patterns[Int(number)].route) { return }
-        let trip = network.patterns[Int(number)].trips[run.row]
-        if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { return }
-        if !query.cancelled.isEmpty && query.cancelled.contains(TripDay(trip: trip, day: run.day)) { return }
+    private mutating func scan(detached row: Int32, day: Int, _ prediction: TripPrediction, pattern number: Int32, round: Int) {
         let pattern = network.patterns[Int(number)]
-        let base = round * stopCount
+        if let routes = query.routes, !routes.contains(pattern.route) { return }
+        let trip = pattern.trips[Int(row)]
+        let serviceDay = window.firstDay + Int32(day)
+        if query.wheelchairOnly && !network.tripAccessible[Int(trip)] { return }
+        if !query.cancelled.isEmpty && query.cancelled.contains(TripDay(trip: trip, day: serviceDay)) { return }
         let previousBase = (round - 1) * stopCount
+        let offset = window.dayOffsets[day]
+        let start = timetable.feed.stopTimes.tripStart[Int(trip)]
         var boardIndex: Int?
         for index in 0..<pattern.stops.count {
-            let stop = Int(pattern.stops[index])
-            guard accessible(Int32(stop)) else { continue }
-            if let boardIndex, pattern.canAlight[index], let reachedAt = arrival(run, pattern, index, prediction) {
-                alight(
-                    at: stop, reachedAt, base: base,
-                    .ride(pattern: number, row: Int32(run.row), day: run.day, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
+            let stop = Int(network.searchStop[Int(pattern.stops[index])])
+            guard accessible(stop) else { continue }
+            let predicted = prediction.prediction(at: start + Int32(index))
+            if let boardIndex, pattern.canAlight[index], !predicted.cancelled {
+                let time = Self.axis(Int64(offset) + Int64(pattern.arrival(trip: Int(row), at: index)) + Int64(predicted.arrivalDelay ?? 0))
+                if time < buffers.bestRide[stop], time < target {
+                    alight(
+                        at: stop, time, round: round,
+                        .ride(pattern: number, row: row, day: serviceDay, boardIndex: Int32(boardIndex), alightIndex: Int32(index)))
+                }
             }
             let reached = buffers.arrivals[previousBase + stop]
-            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], let leaving = departure(run, pattern, index, prediction) else {
-                continue
-            }
-            if leaving >= reached + (buffers.labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
+            guard boardIndex == nil, reached != Self.unreached, pattern.canBoard[index], !predicted.cancelled else { continue }
+            let leaving = Int64(offset) + Int64(pattern.departure(trip: Int(row), at: index)) + Int64(predicted.departureDelay ?? 0)
+            if leaving >= Int64(reached) + Int64(buffers.labels[previousBase + stop].isRide ? change : 0) { boardIndex = index }
         }
     }
 
-    /// Walks from every stop a ride reached this round (or the origin, in round 0).
+    /// Walks from every stop a ride reached this round (or the origin, in round 0); each
+    /// stop's footpaths are sorted by length, so the walk stops at the first that arrives
+    /// after the destination's best arrival.
     private mutating func relaxFootpaths(round: Int) {
         let base = round * stopCount
-        for index in markedStops.indices {
-            let stop = markedStops[index]
-            let arrival = buffers.rideArrivals[base + Int(stop)]
-            guard arrival < bestAtDestination else { continue }
-            for entry in Int(network.footpathStart[Int(stop)])..<Int(network.footpathStart[Int(stop) + 1]) {
-                let seconds = network.footpathSeconds[entry]
-                let time = arrival + Int64(seconds)
-                let to = Int(network.footpathTo[entry])
-                if time < buffers.best[to] && time < bestAtDestination && accessible(Int32(to)) {
-                    buffers.arrivals[base + to] = time
-                    buffers.best[to] = time
-                    buffers.labels[base + to] = .walk(from: stop, seconds: seconds)
-                    mark(Int32(to), base: base)
+        let walks = network.footpathWalks.base
+        let checksAccess = query.wheelchairOnly
+        forEachStop(in: buffers.rode + round * buffers.words) { stop in
+            let arrival = buffers.rideArrivals[base + stop]
+            guard arrival < target else { return }
+            for entry in Int(network.footpathStart[stop])..<Int(network.footpathStart[stop + 1]) {
+                // Footpaths are at most a day long (`TransitNetwork`), so this cannot wrap.
+                let walk = walks[entry]
+                let time = arrival &+ walk.seconds
+                if time >= target { break }
+                let next = Int(walk.to)
+                if time < buffers.best[next] && (!checksAccess || accessible(next)) {
+                    buffers.arrivals[base + next] = time
+                    buffers.best[next] = time
+                    buffers.labels[base + next] = .walk(from: Int32(stop), seconds: walk.seconds)
+                    mark(next, round: round, rode: false)
                 }
             }
         }
     }
 
-    private func destinationArrival(round: Int) -> (stop: Int32, walk: Int32, time: Int64)? {
-        var found: (stop: Int32, walk: Int32, time: Int64)?
+    private func destinationArrival(round: Int) -> (stop: Int32, walk: Int32, time: Int32)? {
+        var found: (stop: Int32, walk: Int32, time: Int32)?
         for (stop, walk) in egress {
             let arrival = buffers.arrivals[round * stopCount + Int(stop)]
             guard arrival != Self.unreached else { continue }
-            let time = arrival + Int64(walk)
+            let time = Self.axis(Int64(arrival) + Int64(walk))
             if found == nil || time < found!.time { found = (stop, walk, time) }
         }
         return found

@@ -48,18 +48,40 @@ public struct TransitNetwork: Sendable {
         public let seconds: Int32
     }
 
+    /// A footpath as the search reads it: to a search stop.
+    struct Walk: BitwiseCopyable {
+        let to: Int32
+        let seconds: Int32
+    }
+
     public let patterns: [Pattern]
     /// For each stop: (pattern, position of the stop in it).
     let patternsAtStop: [[(pattern: Int32, index: Int32)]]
     public let footpaths: [[Footpath]]
-    /// The same footpaths and `patternsAtStop` in flat arrays, as the search reads them:
-    /// stop s's are at `footpathStart[s]..<footpathStart[s + 1]`.
+    /// The search numbers stops its own way (`searchStop[feed stop]`, and back `feedStop`):
+    /// along a curve through the map (Z-order over latitude and longitude), so stops a few
+    /// hundred metres apart, those a footpath or a pattern's next stop reaches, sit near each
+    /// other in its per-stop arrays and share their cache lines.
+    let searchStop: [Int32]
+    let feedStop: [Int32]
+    /// Per search stop: whether a wheelchair user can use it.
+    let searchStopAccessible: [Bool]
+    /// The footpaths in flat arrays, by search stop, as the search reads them: search stop
+    /// s's are at `footpathStart[s]..<footpathStart[s + 1]`, shortest first. A footpath
+    /// is at most `longestFootpath` long (a transfer's `min_transfer_time` beyond it is cut),
+    /// so a time on a search's axis plus a walk cannot wrap.
     let footpathStart: [Int32]
-    let footpathTo: [Int32]
-    let footpathSeconds: [Int32]
-    let stopPatternStart: [Int32]
-    let stopPatterns: [Int32]
-    let stopPatternIndexes: [Int32]
+    let footpathWalks: FrozenBuffer<Walk>
+    static let longestFootpath: Int32 = 86_400
+    /// Every pattern's stops (search stops) and what a rider may do there
+    /// (`RaptorSearch.boards`, `.alights`) in flat arrays: pattern p's at
+    /// `patternStopStart[p]..<patternStopStart[p + 1]`.
+    let patternStopStart: [Int32]
+    /// Per pattern: whether every run's arrivals never decrease from stop to stop (as GTFS
+    /// requires): a scan may then stop at the first stop a run reaches too late.
+    let arrivalsInOrder: [Bool]
+    let scanStops: FrozenBuffer<Int32>
+    let scanRules: FrozenBuffer<UInt8>
     public let walking: WalkingRules
     /// Per trip: its service (calendar index) and whether it is marked wheelchair accessible;
     /// per stop: whether a wheelchair user can use it (not marked inaccessible, itself or,
@@ -204,7 +226,7 @@ public struct TransitNetwork: Sendable {
                 forbidden.insert([from, to])
                 continue
             }
-            let seconds = Int32(transfer.minTransferTime ?? Int(walking.minimumChangeSeconds))
+            let seconds = Int32(clamping: min(transfer.minTransferTime ?? Int(walking.minimumChangeSeconds), Int(Self.longestFootpath)))
             paths[Int(from)].append(Footpath(to: to, seconds: seconds))
             named.insert([from, to])
         }
@@ -213,17 +235,59 @@ public struct TransitNetwork: Sendable {
                 guard let latitude = stop.latitude, let longitude = stop.longitude else { continue }
                 for (other, meters) in timetable.grid.nearby(latitude: latitude, longitude: longitude, radiusMeters: walking.maxTransferMeters, limit: 64)
                 where Int(other) != index && !named.contains([Int32(index), other]) && !forbidden.contains([Int32(index), other]) {
-                    paths[index].append(Footpath(to: other, seconds: max(walking.seconds(meters: meters), walking.minimumChangeSeconds)))
+                    paths[index].append(
+                        Footpath(to: other, seconds: min(max(walking.seconds(meters: meters), walking.minimumChangeSeconds), Self.longestFootpath)))
                 }
             }
         }
+        paths = paths.map { list in list.sorted { ($0.seconds, $0.to) < ($1.seconds, $1.to) } }
         footpaths = paths
-        footpathStart = [0] + paths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
-        footpathTo = paths.flatMap { $0.map(\.to) }
-        footpathSeconds = paths.flatMap { $0.map(\.seconds) }
-        stopPatternStart = [0] + atStop.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
-        stopPatterns = atStop.flatMap { $0.map(\.pattern) }
-        stopPatternIndexes = atStop.flatMap { $0.map(\.index) }
+        let feedStop = Self.mapOrder(feed.stops)
+        var searchStop = [Int32](repeating: 0, count: feedStop.count)
+        for (search, stop) in feedStop.enumerated() { searchStop[Int(stop)] = Int32(search) }
+        self.feedStop = feedStop
+        self.searchStop = searchStop
+        let accessible = stopAccessible
+        searchStopAccessible = feedStop.map { accessible[Int($0)] }
+        let searchPaths = feedStop.map { paths[Int($0)] }
+        footpathStart = [0] + searchPaths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
+        footpathWalks = FrozenBuffer(searchPaths.flatMap { $0.map { Walk(to: searchStop[Int($0.to)], seconds: $0.seconds) } })
+        patternStopStart = [0] + patterns.reduce(into: [Int32]()) { starts, pattern in starts.append((starts.last ?? 0) + Int32(pattern.stops.count)) }
+        scanStops = FrozenBuffer(patterns.flatMap { $0.stops.map { searchStop[Int($0)] } })
+        arrivalsInOrder = patterns.map { pattern in
+            let stops = pattern.stops.count
+            return pattern.trips.indices.allSatisfy { row in
+                (1..<stops).allSatisfy { pattern.arrival(trip: row, at: $0 - 1) <= pattern.arrival(trip: row, at: $0) }
+            }
+        }
+        scanRules = FrozenBuffer(
+            patterns.flatMap { pattern in
+                pattern.stops.indices.map { (pattern.canBoard[$0] ? RaptorSearch.boards : 0) | (pattern.canAlight[$0] ? RaptorSearch.alights : 0) }
+            })
+    }
+
+    /// The feed's stops in Z-order of their coordinates (interleaved bits of latitude and
+    /// longitude, scaled to the feed's extent); stops without coordinates last, in feed order.
+    static func mapOrder(_ stops: [Stop]) -> [Int32] {
+        let placed = stops.compactMap { stop in stop.latitude.flatMap { latitude in stop.longitude.map { (latitude, $0) } } }
+        let south = placed.map(\.0).min() ?? 0
+        let west = placed.map(\.1).min() ?? 0
+        let height = max((placed.map(\.0).max() ?? 0) - south, 1e-9)
+        let width = max((placed.map(\.1).max() ?? 0) - west, 1e-9)
+        func spread(_ value: UInt64) -> UInt64 {
+            var bits = value & 0xFFFF
+            bits = (bits | (bits << 8)) & 0x00FF_00FF
+            bits = (bits | (bits << 4)) & 0x0F0F_0F0F
+            bits = (bits | (bits << 2)) & 0x3333_3333
+            return (bits | (bits << 1)) & 0x5555_5555
+        }
+        let keys: [UInt64] = stops.map { stop in
+            guard let latitude = stop.latitude, let longitude = stop.longitude else { return .max }
+            let y = UInt64(((latitude - south) / height * 65_535).rounded())
+            let x = UInt64(((longitude - west) / width * 65_535).rounded())
+            return spread(y) << 1 | spread(x)
+        }
+        return stops.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { Int32($0) }
     }
 
     /// Bytes held per stop time (the pattern arrays), for the memory figure.
