@@ -14,7 +14,7 @@ let itinerarySnapshot: TransitSnapshot = {
     let version = FeedVersionRecord(
         id: "fv1", feedName: "default", version: "1", sha256: "", sizeBytes: 0, status: .ready, source: nil, rowCount: 0, stopTimeCount: 0,
         report: nil, importedAt: 0)
-    return TransitSnapshot(feeds: [LoadedFeed(name: "default", version: version, timetable: timetable, planner: TransitLoader.planner(timetable, walking: WalkingRules()))])
+    return TransitSnapshot(feeds: [LoadedFeed(name: "default", version: version, timetable: timetable, planner: TransitLoader.planner(timetable, walking: WalkingRules(), now: Int64(Date().timeIntervalSince1970)))])
 }()
 
 /// The status is async (a replan's searches are scheduled); libFuzzer's entry point is not.

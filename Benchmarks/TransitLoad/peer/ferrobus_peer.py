@@ -84,8 +84,8 @@ def write_osm(stops: dict[str, tuple[float, float]], path: Path, walk_meters: fl
 
 def normalized(gtfs: Path) -> Path:
     """A copy of the feed ferrobus reads: its parser wants `HH:MM:SS` where GTFS allows
-    `H:MM:SS` and Halifax writes `" 5:49:00"`; values are trimmed, times zero-padded,
-    nothing else changes."""
+    `H:MM:SS` and Halifax writes `" 5:49:00"`; values are trimmed, times zero-padded, an
+    empty calendar.txt is added where the feed has none, nothing else changes."""
     target = gtfs.parent / (gtfs.name + "-hhmmss")
     target.mkdir(exist_ok=True)
     for source in gtfs.glob("*.txt"):
@@ -102,6 +102,9 @@ def normalized(gtfs: Path) -> Path:
                     if index < len(values) and values[index].count(":") == 2:
                         values[index] = values[index].zfill(8)
                 writer.writerow(values)
+    # GTFS allows a feed with calendar_dates.txt alone (Barrie); ferrobus opens calendar.txt.
+    if not (target / "calendar.txt").exists():
+        (target / "calendar.txt").write_text("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n")
     return target
 
 
@@ -150,7 +153,7 @@ def main() -> None:
     result = {
         "peer": "ferrobus " + getattr(ferrobus, "__version__", "0.2.1"), "osm_footways": ways, "model_build_seconds": build_seconds,
         "queries": len(pairs), "queries_per_second": len(pairs) / total, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9),
-        "p99_ms": percentile(0.99), "max_ms": ordered[-1], "found": sum(answer is not None for answer in answers),
+        "p99_ms": percentile(0.99), "p999_ms": percentile(0.999), "max_ms": ordered[-1], "found": sum(answer is not None for answer in answers),
         "herald_found": sum(h is not None for h in herald), "both_found": len(both),
         "same_arrival": sum(1 for h, f in both if h == f), "herald_earlier": sum(1 for h, f in both if h < f),
         "peer_earlier": sum(1 for h, f in both if f < h),

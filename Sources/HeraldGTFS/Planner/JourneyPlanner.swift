@@ -36,6 +36,15 @@ public struct JourneyPlanner: Sendable {
         return journeys
     }
 
+    /// Builds the service window around `instant` now (a few milliseconds on a city's feed),
+    /// so no query waits for it: a loader calls it for today as a feed version loads.
+    public func prepare(around instant: Int64) {
+        _ = window(around: instant)
+    }
+
+    /// Bytes held by the service window around `instant` (for the benchmarks).
+    public func windowBytes(around instant: Int64) -> Int { window(around: instant).bytes }
+
     /// The three service days' runs around the local day of `instant`.
     func window(around instant: Int64) -> ServiceWindow {
         let day = timetable.zone.localDay(instant)

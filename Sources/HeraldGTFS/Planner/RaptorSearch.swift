@@ -173,6 +173,7 @@ struct RaptorSearch {
     /// the last; a stop reached too late to beat the destination's best arrival queues none.
     private mutating func queueLanes(round: Int) {
         let lanes = window.stopLanes.base
+        let laneStart = window.stopLaneStart.base
         let queueIndex = buffers.queueIndex
         let queueLast = buffers.queueLast
         let queued = buffers.queued
@@ -183,7 +184,7 @@ struct RaptorSearch {
             // Reached no earlier than the destination's best arrival (found after the stop
             // was marked): nothing boarded there can help.
             guard reached[stop] < target else { return }
-            for entry in Int(window.stopLaneStart[stop])..<Int(window.stopLaneStart[stop + 1]) {
+            for entry in Int(laneStart[stop])..<Int(laneStart[stop &+ 1]) {
                 let lane = Int(lanes[entry].lane)
                 let position = lanes[entry].index
                 let first = queueIndex[lane]
@@ -240,6 +241,8 @@ struct RaptorSearch {
         // Round 0's arrivals are the origin's, never a ride's.
         let changes = round > 1
         let bestRide = buffers.bestRide
+        // Read once: the destination's best arrival changes between rounds, not within one.
+        let target = target
         // The run on board (its place in the lane; -1: none yet) and where it was boarded.
         var run = -1
         var boardIndex = 0
@@ -408,11 +411,12 @@ struct RaptorSearch {
     private mutating func relaxFootpaths(round: Int) {
         let base = round * stopCount
         let walks = network.footpathWalks.base
+        let walkStart = network.footpathStart.base
         let checksAccess = query.wheelchairOnly
         forEachStop(in: buffers.rode + round * buffers.words) { stop in
             let arrival = buffers.rideArrivals[base + stop]
             guard arrival < target else { return }
-            for entry in Int(network.footpathStart[stop])..<Int(network.footpathStart[stop + 1]) {
+            for entry in Int(walkStart[stop])..<Int(walkStart[stop &+ 1]) {
                 // Footpaths are at most a day long (`TransitNetwork`), so this cannot wrap.
                 let walk = walks[entry]
                 let time = arrival &+ walk.seconds

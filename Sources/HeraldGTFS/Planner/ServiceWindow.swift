@@ -39,7 +39,7 @@ final class ServiceWindow: Sendable {
     /// Per search stop (`TransitNetwork.searchStop`): the lanes through it and its position in
     /// each, `stopLanes[stopLaneStart[s]..<stopLaneStart[s + 1]]`. Only patterns running in the window are there, so a round
     /// queues nothing that has no run to ride.
-    let stopLaneStart: [Int32]
+    let stopLaneStart: FrozenBuffer<Int32>
     let stopLanes: FrozenBuffer<LaneStop>
 
     struct LaneStop: BitwiseCopyable {
@@ -139,7 +139,7 @@ final class ServiceWindow: Sendable {
                 atStop[Int(network.searchStop[Int(stop)])].append(LaneStop(lane: Int32(lane), index: Int32(index)))
             }
         }
-        stopLaneStart = [0] + atStop.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
+        stopLaneStart = FrozenBuffer([0] + atStop.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) })
         stopLanes = FrozenBuffer(atStop.flatMap { $0 })
     }
 

@@ -70,7 +70,7 @@ public struct TransitNetwork: Sendable {
     /// s's are at `footpathStart[s]..<footpathStart[s + 1]`, shortest first. A footpath
     /// is at most `longestFootpath` long (a transfer's `min_transfer_time` beyond it is cut),
     /// so a time on a search's axis plus a walk cannot wrap.
-    let footpathStart: [Int32]
+    let footpathStart: FrozenBuffer<Int32>
     let footpathWalks: FrozenBuffer<Walk>
     static let longestFootpath: Int32 = 86_400
     /// Every pattern's stops (search stops) and what a rider may do there
@@ -250,7 +250,7 @@ public struct TransitNetwork: Sendable {
         let accessible = stopAccessible
         searchStopAccessible = feedStop.map { accessible[Int($0)] }
         let searchPaths = feedStop.map { paths[Int($0)] }
-        footpathStart = [0] + searchPaths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) }
+        footpathStart = FrozenBuffer([0] + searchPaths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) })
         footpathWalks = FrozenBuffer(searchPaths.flatMap { $0.map { Walk(to: searchStop[Int($0.to)], seconds: $0.seconds) } })
         patternStopStart = [0] + patterns.reduce(into: [Int32]()) { starts, pattern in starts.append((starts.last ?? 0) + Int32(pattern.stops.count)) }
         scanStops = FrozenBuffer(patterns.flatMap { $0.stops.map { searchStop[Int($0)] } })

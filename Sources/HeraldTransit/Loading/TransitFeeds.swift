@@ -70,7 +70,8 @@ public final class TransitFeeds: Sendable {
     /// A version just imported, with its planner built off the cooperative pool.
     func withPlanner(_ version: FeedVersionRecord, _ timetable: Timetable) async throws -> LoadedFeed {
         let walking = config.planner.walking
-        let planner = try await BlockingWork.run { TransitLoader.planner(timetable, walking: walking) }
+        let now = nowMs / 1000
+        let planner = try await BlockingWork.run { TransitLoader.planner(timetable, walking: walking, now: now) }
         return LoadedFeed(name: version.feedName, version: version, timetable: timetable, planner: planner)
     }
 

@@ -150,12 +150,13 @@ public final class TransitLoader: Sendable {
         else { return nil }
         let walking = config.planner.walking
         let config = self.config
+        let now = nowMs / 1000
         // Seconds of CPU for a large feed: off the cooperative pool, so the node keeps serving.
         let built: (Timetable?, JourneyPlanner?, FeedReport)
         do {
             built = try await BlockingWork.run { () -> (Timetable?, JourneyPlanner?, FeedReport) in
                 let (timetable, report) = try Self.timetable(zip: zip, importedAt: version.importedAt, config: config)
-                return (timetable, timetable.map { Self.planner($0, walking: walking) }, report)
+                return (timetable, timetable.map { Self.planner($0, walking: walking, now: now) }, report)
             }
         } catch {
             // The stored zip, not the database: it will not load next time either.
@@ -181,9 +182,12 @@ public final class TransitLoader: Sendable {
         return (try feed.map { try Timetable(feed: $0) }, parsed.1)
     }
 
-    /// The journey planner of a timetable: its network is built once per feed version.
-    static func planner(_ timetable: Timetable, walking: WalkingRules) -> JourneyPlanner {
-        JourneyPlanner(network: TransitNetwork(timetable: timetable, walking: walking), timetable: timetable)
+    /// The journey planner of a timetable: its network is built once per feed version, and
+    /// today's service window with it, so the first rider's plan does not pay for building it.
+    static func planner(_ timetable: Timetable, walking: WalkingRules, now: Int64) -> JourneyPlanner {
+        let planner = JourneyPlanner(network: TransitNetwork(timetable: timetable, walking: walking), timetable: timetable)
+        planner.prepare(around: now)
+        return planner
     }
 
     /// What `herald doctor` reports: every stored feed version in service and realtime

@@ -30,6 +30,11 @@ struct PlanLoad: ParsableCommand {
         let network = TransitNetwork(timetable: timetable)
         let buildSeconds = seconds(clock.now - built)
         let planner = JourneyPlanner(network: network, timetable: timetable)
+        // As a server does when a feed version loads (`TransitLoader.planner`): the day's
+        // service window is built before the first query.
+        let windowBuilt = clock.now
+        planner.prepare(around: timetable.zone.serviceDayStart(day) + 12 * 3600)
+        let windowSeconds = seconds(clock.now - windowBuilt)
         let baseline = ConnectionScan(timetable: timetable, network: network, day: day)
 
         var random = SplitMix(seed: seed)
@@ -55,7 +60,8 @@ struct PlanLoad: ParsableCommand {
             func percentile(_ p: Double) -> Double { run.latencies[min(run.latencies.count - 1, Int(Double(run.latencies.count) * p))] }
             return [
                 "queries": run.latencies.count, "queries_per_second": Double(run.latencies.count) / run.total,
-                "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "max_ms": run.latencies.last ?? 0,
+                "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "p999_ms": percentile(0.999),
+                "max_ms": run.latencies.last ?? 0,
                 "found": run.answers.compactMap { $0 }.count,
             ]
         }
@@ -116,7 +122,10 @@ struct PlanLoad: ParsableCommand {
         }
         let result: [String: Any] = [
             "feed": feed, "date": date, "stops": Int(stops), "stop_times": timetable.feed.stopTimes.count,
-            "network": ["build_seconds": buildSeconds, "patterns": network.patterns.count, "bytes_per_stop_time": network.bytesPerStopTime],
+            "network": [
+                "build_seconds": buildSeconds, "patterns": network.patterns.count, "bytes_per_stop_time": network.bytesPerStopTime,
+                "window_build_seconds": windowSeconds, "window_bytes": planner.windowBytes(around: timetable.zone.serviceDayStart(day) + 12 * 3600),
+            ],
             "herald_raptor": stats(herald), "baseline_connection_scan": stats(csa),
             "baseline_connections": baseline.connectionCount,
             "compared": min(queries, baselineQueries), "disagreements": disagreements, "disagreement_samples": samples,
