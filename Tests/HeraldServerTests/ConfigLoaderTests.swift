@@ -4,6 +4,7 @@ import HeraldDispatch
 import HeraldNotifications
 import HeraldServer
 import HeraldStorage
+import HeraldTransit
 import HeraldTrips
 import Testing
 
@@ -150,6 +151,24 @@ import Testing
             fields.isSuperset(of: [
                 "push.apns.team_id", "push.apns.key_id", "push.apns.private_key_file", "transit.realtime[0].name", "transit.realtime[0].url",
             ]), "\(fields)")
+    }
+
+    /// A region: its parts load, and a bad one is named by its path.
+    @Test func aRegionsPartsAreReadAndChecked() throws {
+        let good = try ConfigLoader.parse(
+            "transit:\n  feeds:\n    - name: city\n      parts:\n        - { name: bus, url: 'https://b.example/gtfs.zip', headers: { x-key: k } }\n        - { name: rail, url: 'https://r.example/gtfs.zip' }\n",
+            isYAML: true)
+        var bus = TransitConfig.FeedPartConfig(name: "bus", url: "https://b.example/gtfs.zip")
+        bus.headers = ["x-key": "k"]
+        #expect(good.transit.feeds[0].parts == [bus, TransitConfig.FeedPartConfig(name: "rail", url: "https://r.example/gtfs.zip")])
+        #expect(good.validationErrors().isEmpty, "\(good.validationErrors())")
+        let bad = try ConfigLoader.parse(
+            "transit:\n  feeds:\n    - name: city\n      url: 'https://c.example/gtfs.zip'\n      parts:\n        - { name: 'Bus:1', url: 'ftp://b.example/gtfs.zip' }\n        - { name: rail, url: 'https://r.example/a.zip' }\n        - { name: rail, url: 'https://r.example/b.zip' }\n",
+            isYAML: true)
+        #expect(
+            Set(bad.validationErrors().map(\.field)) == [
+                "transit.feeds[0].url", "transit.feeds[0].parts[0].name", "transit.feeds[0].parts[0].url", "transit.feeds[0].parts[2].name",
+            ], "\(bad.validationErrors())")
     }
 
     @Test func environmentOverridesTheFile() throws {

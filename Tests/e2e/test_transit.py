@@ -326,6 +326,77 @@ transit:
     assert server.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version["version_id"]
 
 
+REGION_BUSES = {
+    "agency.txt": "agency_name,agency_url,agency_timezone\nCity Buses,https://buses.example,Europe/Berlin\n",
+    "stops.txt": "stop_id,stop_name,stop_lat,stop_lon\n1,Harbour,52.5000,13.4000\n2,Market,52.5200,13.4000\n",
+    "routes.txt": "route_id,route_short_name,route_type\n1,B1,3\n",
+    "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n"
+                    "WK,1,1,1,1,1,1,1,20260101,20271231\n",
+    "trips.txt": "route_id,service_id,trip_id\n1,WK,1\n",
+    "stop_times.txt": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n1,08:00:00,08:00:00,1,1\n1,08:10:00,08:10:00,2,2\n",
+}
+# Its ids collide with the buses' (stop 1, route 1, trip 1, WK); its Market station is 150 m
+# from the buses' Market stop.
+REGION_RAIL = {
+    "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nDB,Rail,https://rail.example,Europe/Berlin\n",
+    "stops.txt": "stop_id,stop_name,stop_lat,stop_lon\n1,Market station,52.5213,13.4005\n2,Airport,52.6000,13.5000\n",
+    "routes.txt": "route_id,agency_id,route_short_name,route_type\n1,DB,R1,2\n",
+    "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n"
+                    "WK,1,1,1,1,1,1,1,20260101,20271231\n",
+    "trips.txt": "route_id,service_id,trip_id\n1,WK,1\n",
+    "stop_times.txt": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n1,08:20:00,08:20:00,1,1\n1,08:45:00,08:45:00,2,2\n",
+}
+
+
+def test_a_region_of_two_agencies_is_fetched_merged_and_planned_across(herald, tmp_path, feed_host):
+    for name, files in (("buses", REGION_BUSES), ("rail", REGION_RAIL)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for file, text in files.items():
+            (folder / file).write_text(text)
+        feed_host.files[f"/{name}.zip"] = zip_folder(folder)
+    config = write_config(tmp_path / "herald.yaml", f"""
+transit:
+  feeds:
+    - name: city
+      refresh_interval_seconds: 5
+      parts:
+        - name: bus
+          url: {feed_host.url('/buses.zip')}
+        - name: rail
+          url: {feed_host.url('/rail.zip')}
+""")
+    server = herald.start("--config", str(config))
+    version = wait_until(lambda: (lambda r: r.json()["data"] if r.status_code == 200 else None)(server.get("/api/v1/gtfs/version")),
+                         timeout=WAIT, message="the region loaded")
+    assert version["feed"] == "city"
+    # Tomorrow (the calendars run every day), from the buses' Harbour to the rail's Airport.
+    day = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)).date().isoformat()
+    reply = server.request("POST", "/api/v1/trips/plan", json={
+        "origin": {"type": "stop_id", "stop_id": "bus:1"}, "destination": {"type": "stop_id", "stop_id": "rail:2"},
+        "depart_at": f"{day}T07:55:00+01:00", "max_itineraries": 1})
+    assert reply.status_code == 200, reply.text
+    legs = reply.json()["data"]["itineraries"][0]["legs"]
+    assert [leg["mode"] for leg in legs] == ["BUS", "WALK", "RAIL"]
+    assert legs[0]["route_short_name"] == "B1" and legs[0]["trip_id"] == "bus:1"
+    assert legs[1]["from"]["stop_id"] == "bus:2" and legs[1]["to"]["stop_id"] == "rail:1"
+    assert legs[2]["route_short_name"] == "R1" and legs[2]["to"]["arrival_time"] == f"{day}T08:45:00+01:00"
+    # The next check fetches both parts again; the same merge is the same version.
+    wait_until(lambda: feed_host.count("/rail.zip", 200) >= 2, timeout=WAIT, message="a second check of the region")
+    wait_until(lambda: 'herald_transit_imports_total{status="unchanged"}' in server.get("/metrics").text,
+               timeout=WAIT, message="the unchanged region counted")
+    assert server.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version["version_id"]
+    # A part moved to another time zone cannot join the region: the import fails, saying
+    # which zones, and the region in service stays.
+    elsewhere = tmp_path / "rail-elsewhere"
+    shutil.copytree(tmp_path / "rail", elsewhere)
+    (elsewhere / "agency.txt").write_text(REGION_RAIL["agency.txt"].replace("Europe/Berlin", "Europe/London"))
+    feed_host.files["/rail.zip"] = zip_folder(elsewhere)
+    wait_until(lambda: 'herald_transit_imports_total{status="failed"}' in server.get("/metrics").text,
+               timeout=WAIT, message="the failed import of the mixed region")
+    assert server.get("/api/v1/gtfs/version").json()["data"]["version_id"] == version["version_id"]
+
+
 def test_favourites_and_the_transit_apps_device_alias(herald):
     data = herald.new_data_dir()
     import_cli(SAMPLE, data)

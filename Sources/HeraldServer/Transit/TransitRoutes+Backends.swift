@@ -65,10 +65,18 @@ extension TransitRoutes {
                 let url = r.string("url", maxLength: 2000)
                 force = r.bool("force") ?? false
                 if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) { r.fail("url", "must be an http(s) URL") }
-                let configured = transit.config.feeds.first { $0.name == name }?.url
-                if url == nil && configured == nil { r.fail("url", "is required: the feed has no URL configured (or upload the zip as application/zip)") }
+                let configured = transit.config.feeds.first { $0.name == name }
+                let parts = configured?.parts ?? []
+                if url == nil && configured?.url == nil && parts.isEmpty {
+                    r.fail("url", "is required: the feed has no URL configured (or upload the zip as application/zip)")
+                }
                 try r.validate()
-                source = .url(url ?? configured!)
+                if let url = url ?? configured?.url {
+                    source = .url(url)
+                } else {
+                    // A region without a URL given: its configured parts, fetched and merged.
+                    source = .region(parts.map { FeedImporter.RegionPart(name: $0.name, source: .url($0.url)) })
+                }
             }
             let record = try await imports.enqueue(feed: name, source: source, requestedBy: identity.userID, force: force)
             return try respond(

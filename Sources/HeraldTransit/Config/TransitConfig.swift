@@ -157,10 +157,28 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
         public var refreshIntervalSeconds = 86_400
         /// Extra request headers (an agency's API key).
         public var headers: [String: String] = [:]
+        /// A region: several agencies' feeds merged into this one (`FeedRegion`: ids become
+        /// `part:id`, walks join their stops). Each part is fetched whole at every check; `url`
+        /// is then unset.
+        public var parts: [FeedPartConfig] = []
 
         public init() {}
 
         public init(name: String, url: String? = nil) {
+            self.name = name
+            self.url = url
+        }
+    }
+
+    /// One agency's feed in a region (`FeedConfig.parts`).
+    public struct FeedPartConfig: ConfigSection, Sendable, Equatable {
+        public var name = ""
+        public var url = ""
+        public var headers: [String: String] = [:]
+
+        public init() {}
+
+        public init(name: String, url: String) {
             self.name = name
             self.url = url
         }
@@ -209,6 +227,14 @@ public struct TransitConfig: ConfigSection, Sendable, Equatable {
             checks.check(Self.isValidName(feed.name), path + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _")
             checks.check(names.insert(feed.name).inserted, path + ".name", "\(feed.name) appears twice")
             if let url = feed.url { checks.check(url.hasPrefix("https://") || url.hasPrefix("http://"), path + ".url", "must be an http(s) URL") }
+            if !feed.parts.isEmpty { checks.check(feed.url == nil, path + ".url", "a region is fetched from its parts' URLs: set url or parts, not both") }
+            var partNames: Set<String> = []
+            for (number, part) in feed.parts.enumerated() {
+                let partPath = path + ".parts[\(number)]"
+                checks.check(Self.isValidName(part.name), partPath + ".name", "a name is 1 to 64 characters of a-z, 0-9, - and _")
+                checks.check(partNames.insert(part.name).inserted, partPath + ".name", "\(part.name) appears twice")
+                checks.check(part.url.hasPrefix("https://") || part.url.hasPrefix("http://"), partPath + ".url", "must be an http(s) URL")
+            }
             checks.check(feed.refreshIntervalSeconds >= 5, path + ".refresh_interval_seconds", "must be at least 5")
         }
         var sources: Set<String> = []

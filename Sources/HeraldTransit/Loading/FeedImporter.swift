@@ -22,13 +22,27 @@ public struct FeedImporter: Sendable {
         case url(String)
         /// A zip already in memory (an upload; a fetch that already ran).
         case zip(Data, description: String)
+        /// Several agencies' feeds merged into one (`FeedRegion`).
+        case region([RegionPart])
 
         public var description: String {
             switch self {
             case .path(let path): path
             case .url(let url): url
             case .zip(_, let description): description
+            case .region(let parts): "region of " + parts.map { "\($0.name) (\($0.source.description))" }.joined(separator: ", ")
             }
+        }
+    }
+
+    /// One feed of a region: its ids are prefixed with `name`.
+    public struct RegionPart: Sendable, Equatable {
+        public var name: String
+        public var source: Source
+
+        public init(name: String, source: Source) {
+            self.name = name
+            self.source = source
         }
     }
 
@@ -150,6 +164,8 @@ public struct FeedImporter: Sendable {
             return try await failed(&record, error: error.description)
         } catch let error as FeedFetcher.FetchError {
             return try await failed(&record, error: error.description)
+        } catch let error as FeedRegion.MergeError {
+            return try await failed(&record, error: error.description)
         }
         progress(.read(bytes: archive.zipBytes.count))
         let sha256 = SHA256.hash(data: archive.zipBytes).map { String(format: "%02x", $0) }.joined()
@@ -270,6 +286,12 @@ public struct FeedImporter: Sendable {
         case .zip(let data, _):
             guard data.count <= config.maxFeedBytes else { throw FeedArchiveError.tooLarge(limit: config.maxFeedBytes) }
             return try FeedArchive(zip: data, maxUncompressedBytes: maxUncompressed)
+        case .region(let parts):
+            var archives: [(name: String, archive: FeedArchive)] = []
+            for part in parts { archives.append((part.name, try await open(part.source))) }
+            let (merging, limit) = (archives, maxUncompressed)
+            // The merge rewrites every row (a second or so for a city's feeds): off the cooperative pool.
+            return try await BlockingWork.run { try FeedRegion.merge(merging, maxUncompressedBytes: limit) }
         }
     }
 

@@ -94,9 +94,10 @@ public final class TransitFeeds: Sendable {
 
     // MARK: Scheduled refresh
 
-    /// Checks each configured feed with a URL when it is due (at start, then every refresh interval).
+    /// Checks each configured feed with a URL (or a region's parts) when it is due (at start,
+    /// then every refresh interval).
     public func refreshLoop(ready: @escaping @Sendable () async -> Bool) -> (any Service)? {
-        let feeds = config.feeds.filter { $0.url != nil }
+        let feeds = config.feeds.filter { $0.url != nil || !$0.parts.isEmpty }
         guard !feeds.isEmpty else { return nil }
         // Checks are claimed in the database; this only sets how soon after it is due a check runs.
         let interval = max(1, min(30, feeds.map(\.refreshIntervalSeconds).min()! / 2))
@@ -108,7 +109,7 @@ public final class TransitFeeds: Sendable {
     /// One scheduled check of a configured feed: a conditional GET, an import when it changed.
     /// Exactly one node runs each due check (a conditional update claims it).
     func checkFeed(_ feed: TransitConfig.FeedConfig) async throws {
-        guard let url = feed.url else { return }
+        guard feed.url != nil || !feed.parts.isEmpty else { return }
         let now = nowMs
         let claimed = try await database.withConnection { [feedStore] db in
             try await feedStore.claimCheck(db, name: feed.name, now: now, next: now + Int64(feed.refreshIntervalSeconds) * 1000)
@@ -118,23 +119,22 @@ public final class TransitFeeds: Sendable {
         // Without a serving version the validators would only save a download of nothing.
         let conditional = state?.activeVersion != nil
         do {
-            let outcome = try await fetcher.fetch(
-                url, etag: conditional ? state?.etag : nil, lastModified: conditional ? state?.lastModified : nil, headers: feed.headers,
-                maxBytes: config.maxFeedBytes, timeout: .seconds(config.downloadTimeoutSeconds))
-            switch outcome {
-            case .notModified:
+            guard
+                let (source, etag, lastModified) = try await download(
+                    feed, etag: conditional ? state?.etag : nil, lastModified: conditional ? state?.lastModified : nil)
+            else {
                 try await database.withConnection { [feedStore] db in
                     try await feedStore.recordCheck(db, name: feed.name, etag: nil, lastModified: nil, error: nil, now: now)
                 }
-            case .fetched(let body, let etag, let lastModified):
-                let result = try await importFeed(feed.name, source: .zip(body, description: url), requestedBy: "scheduler")
-                // Keep the validators only when the feed is in service (so a refused one is fetched again).
-                let keep = result.record.status == .succeeded || result.record.status == .unchanged
-                try await database.withConnection { [feedStore] db in
-                    try await feedStore.recordCheck(
-                        db, name: feed.name, etag: keep ? etag : nil, lastModified: keep ? lastModified : nil,
-                        error: keep ? nil : (result.record.error ?? "the feed has errors (import \(result.record.id))"), now: now)
-                }
+                return
+            }
+            let result = try await importFeed(feed.name, source: source, requestedBy: "scheduler")
+            // Keep the validators only when the feed is in service (so a refused one is fetched again).
+            let keep = result.record.status == .succeeded || result.record.status == .unchanged
+            try await database.withConnection { [feedStore] db in
+                try await feedStore.recordCheck(
+                    db, name: feed.name, etag: keep ? etag : nil, lastModified: keep ? lastModified : nil,
+                    error: keep ? nil : (result.record.error ?? "the feed has errors (import \(result.record.id))"), now: now)
             }
         } catch let error as FeedFetcher.FetchError {
             logger.warning("fetching the feed failed", metadata: ["feed": "\(feed.name)", "error": "\(error)"])
@@ -143,6 +143,29 @@ public final class TransitFeeds: Sendable {
                 // A failed download is tried again in five minutes, not a refresh interval later.
                 try await feedStore.reschedule(db, name: feed.name, at: now + 300_000)
             }
+        }
+    }
+
+    /// The feed's files as an import source and the validators to keep; nil when the server
+    /// says they did not change. A region's parts are fetched whole, every one at each check
+    /// (the merge needs them all); an unchanged region imports as `unchanged`, its merged zip
+    /// being the same bytes.
+    func download(_ feed: TransitConfig.FeedConfig, etag: String?, lastModified: String?) async throws -> (FeedImporter.Source, String?, String?)? {
+        let timeout = Duration.seconds(config.downloadTimeoutSeconds)
+        guard feed.parts.isEmpty else {
+            var parts: [FeedImporter.RegionPart] = []
+            for part in feed.parts {
+                let outcome = try await fetcher.fetch(
+                    part.url, etag: nil, lastModified: nil, headers: part.headers, maxBytes: config.maxFeedBytes, timeout: timeout)
+                guard case .fetched(let body, _, _) = outcome else { throw FeedFetcher.FetchError.status(304) }
+                parts.append(FeedImporter.RegionPart(name: part.name, source: .zip(body, description: part.url)))
+            }
+            return (.region(parts), nil, nil)
+        }
+        guard let url = feed.url else { return nil }
+        switch try await fetcher.fetch(url, etag: etag, lastModified: lastModified, headers: feed.headers, maxBytes: config.maxFeedBytes, timeout: timeout) {
+        case .notModified: return nil
+        case .fetched(let body, let etag, let lastModified): return (.zip(body, description: url), etag, lastModified)
         }
     }
 }
