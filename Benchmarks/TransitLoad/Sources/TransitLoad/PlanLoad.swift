@@ -18,6 +18,8 @@ struct PlanLoad: ParsableCommand {
     @Option var out: String?
     @Option(name: .customLong("pairs-out"), help: "write the queries and Herald's arrivals (seconds of the day) for the peer script")
     var pairsOut: String?
+    @Option(name: .customLong("range-queries"), help: "range requests (an hour of departures, as `depart_until` plans them) to time")
+    var rangeQueries = 200
 
     func run() throws {
         let clock = ContinuousClock()
@@ -111,6 +113,32 @@ struct PlanLoad: ParsableCommand {
             }
             try JSONSerialization.data(withJSONObject: rows).write(to: URL(fileURLWithPath: pairsOut))
         }
+        // A range request as the server plans it (`ItineraryPlanner`, `depart_until` an hour
+        // later): one search per departure found, each leaving a second after the last.
+        var rangeSearches = 0
+        var rangeDepartures = 0
+        let range = measure(min(rangeQueries, queries)) { from, to, at in
+            guard from != to else { return at }
+            var time = at
+            var last: Int64?
+            while time <= at + 3600 {
+                var query = JourneyQuery(origins: [(from, 0)], destinations: [(to, 0)], departAt: time)
+                query.maxTransfers = 8
+                rangeSearches += 1
+                // A walk before the first ride leaves as late as that ride allows (as
+                // `ItineraryPlanner.leavingLate` moves it), so the next search is after it.
+                func leaves(_ journey: Journey) -> Int64 {
+                    guard let first = journey.legs.firstIndex(where: { $0.ride != nil }), let ride = journey.legs[first].ride else { return journey.departure }
+                    return ride.departure - journey.legs[..<first].reduce(0) { $0 + ($1.arrival - $1.departure) }
+                }
+                let leaving = planner.plan(query).filter { $0.rides > 0 && leaves($0) <= at + 3600 }
+                guard let earliest = leaving.map(leaves).min() else { break }
+                rangeDepartures += 1
+                last = leaving.map(\.arrival).min()
+                time = earliest + 1
+            }
+            return last
+        }
         let csa = measure(baselineQueries) { from, to, at in from == to ? at : baseline.earliestArrival(from: from, to: to, at: at) }
         let differing = zip(pairs, zip(herald.answers, csa.answers)).filter { $0.1.0 != $0.1.1 }
         let disagreements = differing.count
@@ -127,6 +155,7 @@ struct PlanLoad: ParsableCommand {
                 "window_build_seconds": windowSeconds, "window_bytes": planner.windowBytes(around: timetable.zone.serviceDayStart(day) + 12 * 3600),
             ],
             "herald_raptor": stats(herald), "baseline_connection_scan": stats(csa),
+            "herald_range_hour": stats(range).merging(["searches": rangeSearches, "departures_found": rangeDepartures]) { $1 },
             "baseline_connections": baseline.connectionCount,
             "compared": min(queries, baselineQueries), "disagreements": disagreements, "disagreement_samples": samples,
         ]
