@@ -67,6 +67,26 @@ import Testing
         #expect(ride.day == today + 1)
     }
 
+    /// Walks of any length, even negative (the query is public API): no time wraps past the
+    /// search's axis, nothing traps, and a journey found keeps its legs in order.
+    @Test func anAbsurdWalkNeitherWrapsNorTraps() async throws {
+        let t = try await TimetableTests.timetable(try TransitFixtures.sampleFeedPath())
+        let planner = Self.planner(t)
+        let at = TimetableTests.local(t, 2007, 6, 5, 7, 50)
+        for (walkIn, walkOut) in [(Int32.max, Int32(0)), (0, Int32.max), (Int32.max, Int32.max), (Int32.min, 0)] {
+            let query = JourneyQuery(origins: [(t.stopsByID["BEATTY_AIRPORT"]!, walkIn)], destinations: [(t.stopsByID["BULLFROG"]!, walkOut)], departAt: at)
+            let journeys = planner.plan(query)
+            for journey in journeys {
+                #expect(zip(journey.legs, journey.legs.dropFirst()).allSatisfy { $0.arrival <= $1.departure }, "\(walkIn) \(walkOut): \(journey.legs)")
+                #expect(journey.legs.allSatisfy { $0.arrival >= $0.departure })
+            }
+            // A walk longer than a day is no way in or out; a negative one counts as none, so
+            // the 08:00 ride is found.
+            #expect(journeys.isEmpty == (walkIn == .max || walkOut == .max), "\(walkIn) \(walkOut)")
+            #expect(journeys.contains { $0.rides == 1 } == (walkIn == .min), "\(walkIn) \(walkOut)")
+        }
+    }
+
     /// A: the route R1 A → B; B and C are 200 m apart; R2 C → D leaves after midnight (24:10 on
     /// the service day); R3 A → D direct but later and not wheelchair accessible.
     static let smallFeed: [String: String] = [

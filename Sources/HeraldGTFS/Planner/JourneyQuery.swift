@@ -1,5 +1,6 @@
 /// A journey planning question: where from (stops with the walk to each), where to (stops with
-/// the walk from each), when, and what may be used.
+/// the walk from each; a negative walk counts as none, one longer than a day makes the stop no
+/// way in or out), when, and what may be used.
 public struct JourneyQuery: Sendable {
     public var origins: [(stop: Int32, walkSeconds: Int32)]
     public var destinations: [(stop: Int32, walkSeconds: Int32)]

@@ -72,7 +72,8 @@ struct RaptorSearch {
         filtered = query.wheelchairOnly || !query.cancelled.isEmpty
         late = usesRealtime ? query.realtime.lookbackSeconds : 0
         early = usesRealtime ? query.realtime.earlySeconds : 0
-        change = network.walking.minimumChangeSeconds
+        // At most a day, like a footpath, so `ceiling` keeps every sum in range.
+        change = min(max(network.walking.minimumChangeSeconds, 0), TransitNetwork.longestFootpath)
         departure = Self.axis(query.departAt - window.origin)
         if usesRealtime {
             for instance in query.realtime.runsSkippingStops where (window.firstDay...window.lastDay).contains(instance.day) {
@@ -80,33 +81,41 @@ struct RaptorSearch {
                 detached.append((pattern, row, Int(instance.day - window.firstDay), prediction))
             }
         }
-        for destination in query.destinations {
+        for destination in query.destinations where destination.walkSeconds <= TransitNetwork.longestFootpath {
             let stop = network.searchStop[Int(destination.stop)]
+            let walk = max(0, destination.walkSeconds)
             if let index = egress.firstIndex(where: { $0.stop == stop }) {
-                egress[index].walk = min(egress[index].walk, destination.walkSeconds)
+                egress[index].walk = min(egress[index].walk, walk)
             } else {
-                egress.append((stop, destination.walkSeconds))
+                egress.append((stop, walk))
             }
         }
     }
 
-    /// A time on the axis, clamped below `unreached` (a walk or delay from outside cannot wrap).
-    static func axis(_ seconds: Int64) -> Int32 { Int32(clamping: min(seconds, Int64(unreached) - 1)) }
+    /// The latest time a search keeps (about 34 years on the axis): every time from outside
+    /// (a query's walk, a prediction's delay) is clamped to it, so adding a footpath (at most a
+    /// day) or a change of vehicle (at most half an hour) to any time cannot wrap.
+    static let ceiling: Int32 = 1 << 30
+
+    /// A time on the axis, clamped to `ceiling`.
+    static func axis(_ seconds: Int64) -> Int32 { Int32(clamping: max(min(seconds, Int64(ceiling)), -Int64(ceiling))) }
 
     /// The instant of a time on the axis.
     func instant(_ time: Int32) -> Int64 { window.origin + Int64(time) }
 
     mutating func run() -> [Journey] {
         var journeys: [Journey] = []
-        for origin in query.origins where accessible(Int(network.searchStop[Int(origin.stop)])) {
+        for origin in query.origins where accessible(Int(network.searchStop[Int(origin.stop)])) && origin.walkSeconds <= TransitNetwork.longestFootpath {
             let stop = Int(network.searchStop[Int(origin.stop)])
-            let time = Self.axis(Int64(departure) + Int64(origin.walkSeconds))
+            // A negative walk counts as none.
+            let walk = max(0, origin.walkSeconds)
+            let time = Self.axis(Int64(departure) + Int64(walk))
             if time < buffers.arrivals[stop] {
                 buffers.arrivals[stop] = time
                 buffers.best[stop] = time
-                buffers.labels[stop] = .origin(walk: origin.walkSeconds)
+                buffers.labels[stop] = .origin(walk: walk)
                 buffers.rideArrivals[stop] = time
-                buffers.rideLabels[stop] = .origin(walk: origin.walkSeconds)
+                buffers.rideLabels[stop] = .origin(walk: walk)
                 mark(stop, round: 0, rode: true)
             }
         }
@@ -228,13 +237,8 @@ struct RaptorSearch {
     /// the destination's best arrival: where the pattern's arrivals never decrease along a
     /// run, the first stop reached too late ends the scan.
     private mutating func scanInOrder(lane: Int, pattern number: Int, from first: Int, through last: Int, round: Int) {
-        let stopStart = Int(network.patternStopStart[number])
-        let count = Int(network.patternStopStart[number + 1]) - stopStart
-        let stops = network.scanStops.base + stopStart
-        let rules = network.scanRules.base + stopStart
-        let runs = window.runCount(lane)
-        let departures = window.departures.base + window.laneTimes[lane]
-        let times = window.rideTimes.base + 2 * window.laneTimes[lane]
+        let view = LaneView(network: network, window: window, lane: lane, pattern: number)
+        let (count, runs, stops, rules, departures, times) = (view.count, view.runs, view.stops, view.rules, view.departures, view.times)
         let base = round * stopCount
         let previous = buffers.arrivals + (base - stopCount)
         let previousRides = buffers.rideArrivals + (base - stopCount)
@@ -306,12 +310,8 @@ struct RaptorSearch {
     /// candidate run is looked at (`earliestRun`, `earlierRun`), and with realtime every time
     /// read is moved by the run's prediction.
     private mutating func scan(lane: Int, pattern number: Int, from first: Int, round: Int) {
-        let stopStart = Int(network.patternStopStart[number])
-        let count = Int(network.patternStopStart[number + 1]) - stopStart
-        let stops = network.scanStops.base + stopStart
-        let rules = network.scanRules.base + stopStart
-        let runs = window.runCount(lane)
-        let departures = window.departures.base + window.laneTimes[lane]
+        let view = LaneView(network: network, window: window, lane: lane, pattern: number)
+        let (count, runs, stops, rules, departures) = (view.count, view.runs, view.stops, view.rules, view.departures)
         let base = round * stopCount
         let previous = buffers.arrivals + (base - stopCount)
         let previousLabels = buffers.labels + (base - stopCount)
