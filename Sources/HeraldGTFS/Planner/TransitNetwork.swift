@@ -64,7 +64,8 @@ public struct TransitNetwork: Sendable {
     /// other in its per-stop arrays and share their cache lines.
     let searchStop: [Int32]
     let feedStop: [Int32]
-    /// Per search stop: whether a wheelchair user can use it.
+    /// Per search stop: whether a wheelchair user can use it (not marked inaccessible, itself
+    /// or, when it says nothing, by its station).
     let searchStopAccessible: [Bool]
     /// The footpaths in flat arrays, by search stop, as the search reads them: search stop
     /// s's are at `footpathStart[s]..<footpathStart[s + 1]`, shortest first. A footpath
@@ -83,10 +84,8 @@ public struct TransitNetwork: Sendable {
     let scanStops: FrozenBuffer<Int32>
     let scanRules: FrozenBuffer<UInt8>
     public let walking: WalkingRules
-    /// Per trip: its service (calendar index) and whether it is marked wheelchair accessible;
-    /// per stop: whether a wheelchair user can use it (not marked inaccessible, itself or,
-    /// when it says nothing, by its station). Copied out of the feed's records so the scan
-    /// reads plain arrays.
+    /// Per trip: its service (calendar index) and whether it is marked wheelchair accessible.
+    /// Copied out of the feed's records so the scan reads plain arrays.
     /// Where each run is: (pattern, row) by trip for timetabled trips (-1 for none), by
     /// (trip, shift) for frequency runs; the planner finds the runs realtime data changes.
     let tripPattern: [Int32]
@@ -94,7 +93,6 @@ public struct TransitNetwork: Sendable {
     let frequencyRuns: [TripInstance: (pattern: Int32, row: Int32)]
     let tripService: [Int32]
     let tripAccessible: [Bool]
-    let stopAccessible: [Bool]
 
     public var stopCount: Int { footpaths.count }
 
@@ -114,7 +112,7 @@ public struct TransitNetwork: Sendable {
         self.walking = walking
         tripService = feed.trips.map(\.service)
         tripAccessible = feed.trips.map { $0.wheelchairAccessible == 1 }
-        stopAccessible = feed.stops.map { stop in
+        let stopAccessible = feed.stops.map { stop in
             let own = stop.wheelchairBoarding
             if own == 0, stop.parent >= 0 { return feed.stops[Int(stop.parent)].wheelchairBoarding != 2 }
             return own != 2
@@ -247,8 +245,7 @@ public struct TransitNetwork: Sendable {
         for (search, stop) in feedStop.enumerated() { searchStop[Int(stop)] = Int32(search) }
         self.feedStop = feedStop
         self.searchStop = searchStop
-        let accessible = stopAccessible
-        searchStopAccessible = feedStop.map { accessible[Int($0)] }
+        searchStopAccessible = feedStop.map { stopAccessible[Int($0)] }
         let searchPaths = feedStop.map { paths[Int($0)] }
         footpathStart = FrozenBuffer([0] + searchPaths.reduce(into: [Int32]()) { starts, list in starts.append((starts.last ?? 0) + Int32(list.count)) })
         footpathWalks = FrozenBuffer(searchPaths.flatMap { $0.map { Walk(to: searchStop[Int($0.to)], seconds: $0.seconds) } })
