@@ -104,6 +104,7 @@ let package = Package(
                 "HeraldAuth",
                 "HeraldStorage",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -367,7 +368,7 @@ let package = Package(
             name: "HeraldRealtimeTests",
             dependencies: [
                 "HeraldRealtime", "HeraldStorage", "HeraldTestSupport", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ], swiftSettings: strict),
         .testTarget(
             name: "HeraldAuthTests",

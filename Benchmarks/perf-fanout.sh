@@ -5,8 +5,9 @@
 #
 #   Benchmarks/perf-fanout.sh OUT RATE [DURATION]     # e.g. OUT=/tmp/ceiling RATE=60 (600,000 deliveries/s offered)
 #
-# Leaves OUT/gen.out (the generator's JSON line), OUT/herald.log, OUT/perf.data and
-# OUT/perf-children.txt (inclusive shares by symbol). Needs the release builds of Herald
+# Leaves OUT/gen.out (the generator's JSON line), OUT/herald.log, OUT/perf.data,
+# OUT/perf-children.txt (inclusive shares by symbol) and OUT/breakdown.txt (the CPU of one
+# broadcast and its parts, by Benchmarks/fanout_breakdown.py). Needs the release builds of Herald
 # (.build-release) and the generator (Benchmarks/build-realtime.sh) and `perf`.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,4 +33,6 @@ taskset -c 1 "$BENCH/SocketIOLoad/.build/release/SocketIOLoad" fanout --url "htt
     --rate "$RATE" --duration "$DURATION" --threads 1 > "$OUT/gen.out" 2>&1 || true
 wait "$PERF" || true
 perf report -i "$OUT/perf.data" --children -g none --sort sym 2>/dev/null | grep -v '^$' | head -80 | cut -c1-200 > "$OUT/perf-children.txt" || true
+perf script -F comm,time,ip,sym,dso -i "$OUT/perf.data" 2>/dev/null | python3 "$BENCH/fanout_breakdown.py" > "$OUT/breakdown.txt" || true
+cat "$OUT/breakdown.txt" >&2
 grep '^{' "$OUT/gen.out" | tail -1

@@ -4,7 +4,9 @@
 #   Benchmarks/run.sh                 # everything (about 10 minutes once built)
 #   ONLY="fanout memory" Benchmarks/run.sh
 #   ONLY=floor Benchmarks/run.sh      # the kernel's own floor for one fan-out (needs gcc)
+#   ONLY=nio-floor Benchmarks/run.sh  # the same with SwiftNIO around the writes (Herald's framework)
 #
+# SKIP_PYTHON=1 measures Herald alone at light load (fanout-light), for A/B runs of two builds.
 # Builds first (incremental, seconds when up to date): the generator (Benchmarks/SocketIOLoad,
 # release) and Herald in release into .build-release (about 13 minutes the first time), and
 # a venv with python-socketio. SKIP_BUILD=1 uses the binaries as they are.
@@ -141,12 +143,28 @@ for what in $ONLY; do
         gcc -O2 -o "$BENCH/KernelFloor/.build/floor" "$BENCH/KernelFloor/floor.c"
         "$BENCH/KernelFloor/.build/floor" "$CONNECTIONS" 20 "$SERVER_CPU" "$GEN_CPU" | tee -a "$RESULTS"
         ;;
+    nio-floor)
+        # The floor of the framework Herald writes through: a SwiftNIO server that only calls
+        # writeAndFlush, read by the C floor's reader; once in one go, once in Herald's write
+        # rounds (64 connections, then a 20 us timer for I/O), once in rounds with a pipe's
+        # wake-up for I/O instead of the timer.
+        log "SwiftNIO floor: writeAndFlush of one message to $CONNECTIONS loopback sockets, 20 rounds"
+        mkdir -p "$BENCH/KernelFloor/.build"
+        gcc -O2 -o "$BENCH/KernelFloor/.build/floor" "$BENCH/KernelFloor/floor.c"
+        taskset -c "$SERVER_CPU" "$BENCH/SocketIOLoad/.build/release/NIOFloor" "$BENCH/KernelFloor/.build/floor" \
+            "$CONNECTIONS" 20 "$GEN_CPU" | tee -a "$RESULTS"
+        taskset -c "$SERVER_CPU" "$BENCH/SocketIOLoad/.build/release/NIOFloor" "$BENCH/KernelFloor/.build/floor" \
+            "$CONNECTIONS" 20 "$GEN_CPU" 64 20 | tee -a "$RESULTS"
+        taskset -c "$SERVER_CPU" "$BENCH/SocketIOLoad/.build/release/NIOFloor" "$BENCH/KernelFloor/.build/floor" \
+            "$CONNECTIONS" 20 "$GEN_CPU" 64 pipe | tee -a "$RESULTS"
+        ;;
     fanout-light)
         log "fanout at a rate python-socketio sustains: $CONNECTIONS clients, $LIGHT_RATE events/s"
         start_herald fanout-light
         # shellcheck disable=SC2046
         gen fanout $(herald_args) $(herald_pub) --connections "$CONNECTIONS" --rate "$LIGHT_RATE" --duration "$DURATION"
         stop_server herald-fanout-light
+        [ "${SKIP_PYTHON:-0}" = 1 ] && continue
         start_python fanout-light
         # shellcheck disable=SC2046
         gen fanout $(python_args) $(python_pub) --connections "$CONNECTIONS" --rate "$LIGHT_RATE" --duration "$DURATION"

@@ -11,6 +11,12 @@
 // epoll like the load generator and records receive time minus that start: the same
 // publish-to-receive latency the generator reports, for a "server" with no work of its own.
 // Prints one JSON line (the format of Benchmarks/run.sh's results.jsonl).
+//
+//   floor reader PORT CONNECTIONS ROUNDS READER_CPU BYTES [LABEL]
+//
+// is the reader alone, for another server written to the same rules (the SwiftNIO floor,
+// `Benchmarks/SocketIOLoad/Sources/NIOFloor`): it connects to 127.0.0.1:PORT and, once it
+// has every message, reads that server's write cost per socket (µs, text) from stdin.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,7 +55,9 @@ static void die(const char *what) { perror(what); exit(1); }
 
 // The child: connects, reads every message and prints the JSON line (its stdout is the
 // parent's), with the parent's write cost, which the parent sends when it is done.
-static void reader(int connections, int rounds, int cpu, int bytes, struct sockaddr_in server, int ready_fd) {
+// ready_fd < 0: the reader mode (no parent to tell; the cost comes on stdin, as text).
+static void reader(int connections, int rounds, int cpu, int bytes, struct sockaddr_in server, int ready_fd,
+                   const char *test, const char *label) {
     pin(cpu);
     int *fds = malloc(sizeof(int) * (size_t)connections);
     for (int i = 0; i < connections; i++) {
@@ -63,7 +71,7 @@ static void reader(int connections, int rounds, int cpu, int bytes, struct socka
         if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
     }
     char one = 1;
-    if (write(ready_fd, &one, 1) != 1) die("ready");
+    if (ready_fd >= 0 && write(ready_fd, &one, 1) != 1) die("ready");
     size_t total = (size_t)connections * (size_t)rounds, got = 0;
     double *latency = malloc(sizeof(double) * total);
     char buffer[65536];
@@ -74,6 +82,10 @@ static void reader(int connections, int rounds, int cpu, int bytes, struct socka
         double t = now();
         for (int k = 0; k < n; k++) {
             ssize_t r = read(fds[events[k].data.u32], buffer, sizeof buffer);
+            // The server went away (closed or crashed) before every message came: stop, rather
+            // than spin on a socket that reads end-of-file forever.
+            if (r == 0) { fprintf(stderr, "floor: the server closed a connection (%zu of %zu received)\n", got, total); exit(1); }
+            if (r < 0 && errno != EAGAIN) die("read");
             // Messages of one socket may arrive together: each BYTES-byte message counts.
             for (ssize_t off = 0; off + bytes <= r && got < total; off += bytes) {
                 double start;
@@ -86,11 +98,15 @@ static void reader(int connections, int rounds, int cpu, int bytes, struct socka
     double sum = 0;
     for (size_t i = 0; i < total; i++) sum += latency[i];
     double write_us_per_socket = 0;
-    if (read(ready_fd, &write_us_per_socket, sizeof write_us_per_socket) != sizeof write_us_per_socket) write_us_per_socket = -1;
-    printf("{\"test\":\"floor\",\"label\":\"kernel floor (C, write(2) only)\",\"connections\":%d,\"rounds\":%d,"
+    if (ready_fd >= 0) {
+        if (read(ready_fd, &write_us_per_socket, sizeof write_us_per_socket) != sizeof write_us_per_socket) write_us_per_socket = -1;
+    } else if (scanf("%lf", &write_us_per_socket) != 1) {
+        write_us_per_socket = -1;
+    }
+    printf("{\"test\":\"%s\",\"label\":\"%s\",\"connections\":%d,\"rounds\":%d,"
            "\"message_bytes\":%d,\"deliveries\":%zu,\"write_us_per_socket\":%.3f,"
            "\"latency_p50_ms\":%.3f,\"latency_p90_ms\":%.3f,\"latency_p99_ms\":%.3f,\"latency_max_ms\":%.3f,\"latency_mean_ms\":%.3f}\n",
-           connections, rounds, bytes, total, write_us_per_socket,
+           test, label, connections, rounds, bytes, total, write_us_per_socket,
            latency[total / 2] * 1e3, latency[total * 9 / 10] * 1e3, latency[total * 99 / 100] * 1e3,
            latency[total - 1] * 1e3, sum / (double)total * 1e3);
     fflush(stdout);
@@ -98,6 +114,12 @@ static void reader(int connections, int rounds, int cpu, int bytes, struct socka
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 7 && strcmp(argv[1], "reader") == 0) {
+        struct sockaddr_in server = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
+        server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        reader(atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), server, -1, "nio-floor",
+               argc > 7 ? argv[7] : "SwiftNIO floor (writeAndFlush only)");
+    }
     if (argc < 5) { fprintf(stderr, "usage: floor CONNECTIONS ROUNDS WRITER_CPU READER_CPU [BYTES]\n"); return 2; }
     int connections = atoi(argv[1]), rounds = atoi(argv[2]), writer_cpu = atoi(argv[3]), reader_cpu = atoi(argv[4]);
     int bytes = argc > 5 ? atoi(argv[5]) : 128;
@@ -119,7 +141,7 @@ int main(int argc, char **argv) {
     if (child == 0) {
         close(listener);
         close(channel[0]);
-        reader(connections, rounds, reader_cpu, bytes, address, channel[1]);
+        reader(connections, rounds, reader_cpu, bytes, address, channel[1], "floor", "kernel floor (C, write(2) only)");
     }
     close(channel[1]);
     pin(writer_cpu);

@@ -8,7 +8,8 @@ let package = Package(
     name: "SocketIOLoad",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "SocketIOLoad", targets: ["SocketIOLoad"])
+        .executable(name: "SocketIOLoad", targets: ["SocketIOLoad"]),
+        .executable(name: "NIOFloor", targets: ["NIOFloor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -24,6 +25,14 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
-        )
+        ),
+        // The framework's floor for one fan-out (Benchmarks/run.sh's `nio-floor`).
+        .executableTarget(
+            name: "NIOFloor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
     ]
 )

@@ -11,6 +11,15 @@ final class CountingConsumer: OutboundQueueConsumer {
     var count: Int { told.load(ordering: .relaxed) }
 }
 
+extension OutboundQueue {
+    /// A consumer's take, with the frames it was handed collected.
+    func takeFrames(maxBytes: Int) -> (frames: [OutboundFrame], take: OutboundTake) {
+        var frames: [OutboundFrame] = []
+        let take = takeBatch(maxBytes: maxBytes) { frames.append($0) }
+        return (frames, take)
+    }
+}
+
 /// The push side of `OutboundQueue` that event-loop WebSocket transports use.
 @Suite struct OutboundConsumerTests {
     @Test func theConsumerIsToldOncePerEmptyingAndTakesEverythingQueuedMeanwhile() {
@@ -22,11 +31,9 @@ final class CountingConsumer: OutboundQueueConsumer {
         queue.enqueue(.text("a"))
         queue.enqueue(.binary([1, 2, 3]))
         #expect(consumer.count == 1)  // not told again until it has taken everything
-        let batch = queue.takeBatch(maxBytes: 1000)
+        let batch = queue.takeFrames(maxBytes: 1000)
         #expect(batch.frames == [.text("before"), .text("a"), .binary([1, 2, 3])])
-        #expect(batch.bytes == 10)
-        #expect(!batch.more)
-        #expect(batch.finished == nil)
+        #expect(batch.take == OutboundTake(taken: 3, more: false, finished: nil))
         #expect(queue.queuedBytes == 0)
         queue.enqueue(.text("next"))
         #expect(consumer.count == 2)
@@ -38,14 +45,14 @@ final class CountingConsumer: OutboundQueueConsumer {
         queue.attach(consumer)
         queue.enqueue(.text("12345678"))
         queue.enqueue(.text("abc"))
-        let first = queue.takeBatch(maxBytes: 4)
+        let first = queue.takeFrames(maxBytes: 4)
         #expect(first.frames == [.text("12345678")])
-        #expect(first.more)
+        #expect(first.take.more)
         queue.enqueue(.text("d"))
         #expect(consumer.count == 1)  // still counts as told: the consumer comes back for the rest
-        let second = queue.takeBatch(maxBytes: 4)
+        let second = queue.takeFrames(maxBytes: 4)
         #expect(second.frames == [.text("abc"), .text("d")])
-        #expect(!second.more)
+        #expect(!second.take.more)
     }
 
     @Test func closingTellsTheConsumerWhichFinishesAfterTheLastFrame() {
@@ -55,9 +62,9 @@ final class CountingConsumer: OutboundQueueConsumer {
         queue.enqueue(.text("last words"))
         queue.close()
         #expect(consumer.count == 1)
-        let batch = queue.takeBatch(maxBytes: 1000)
+        let batch = queue.takeFrames(maxBytes: 1000)
         #expect(batch.frames == [.text("last words")])
-        #expect(batch.finished == .closed)
+        #expect(batch.take.finished == .closed)
     }
 
     @Test func anOverflowDropsWhatWasQueuedAndFinishesAsASlowConsumer() {
@@ -65,13 +72,13 @@ final class CountingConsumer: OutboundQueueConsumer {
         let consumer = CountingConsumer()
         queue.attach(consumer)
         queue.enqueue(.text("12345"))
-        _ = queue.takeBatch(maxBytes: 100)
+        _ = queue.takeFrames(maxBytes: 100)
         queue.enqueue(.text("12345"))
         queue.enqueue(.text("12345"))
         #expect(!queue.enqueue(.text("1")))
-        let batch = queue.takeBatch(maxBytes: 100)
+        let batch = queue.takeFrames(maxBytes: 100)
         #expect(batch.frames.isEmpty)
-        #expect(batch.finished == .slowConsumer)
+        #expect(batch.take.finished == .slowConsumer)
     }
 
     @Test func aDetachedConsumerIsNotToldAnyMore() {

@@ -44,6 +44,36 @@ func withNativeClient(
         }
     }
 
+    /// One event to more connections than a write round takes (64): every connection gets
+    /// every event, in order, the rounds joined by the loop's wake pipe.
+    @Test func aBroadcastLargerThanAWriteRoundReachesEveryConnectionInOrder() async throws {
+        try await TestServer.run(.sqlite, setup: .live) { session in
+            let hub = session.runtime.realtime.hub
+            let port = try #require(session.client.port)
+            let token = try await session.token("ann")
+            let probes = (0..<150).map { _ in WebSocketProbe() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for probe in probes {
+                    group.addTask { try await probe.run(url: "ws://127.0.0.1:\(port)/api/v1/realtime?token=\(token)") }
+                }
+                defer { for probe in probes { probe.close() } }
+                // One deadline for all: a broken round fails once, not once per probe.
+                let deadline = ContinuousClock.now + Patience.limit
+                for probe in probes { #expect(await probe.next(type: "connected", timeout: deadline - .now) != nil) }
+                for n in 1...3 { try await hub.publish("job:new", payload: ["n": .string("\(n)")], to: "user:ann") }
+                for probe in probes {
+                    var got: [String?] = []
+                    for _ in 1...3 {
+                        got.append(await probe.next(type: "job:new", timeout: deadline - .now)?["payload"]?["n"]?.stringValue)
+                    }
+                    #expect(got == ["1", "2", "3"])
+                }
+                for probe in probes { probe.close() }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     @Test func channelsOfOthersAreRefused() async throws {
         try await TestServer.run(.sqlite, setup: .live) { session in
             try await withNativeClient(session, token: try await session.token("ann")) { ann in

@@ -22,12 +22,11 @@ public protocol OutboundQueueConsumer: AnyObject, Sendable {
     func outboundQueueHasWork()
 }
 
-/// What a consumer took from the queue in one go.
-public struct OutboundBatch: Sendable {
-    public var frames: [OutboundFrame]
-    /// Payload bytes of `frames`.
-    public var bytes: Int
-    /// Frames are still queued (the batch stopped at its byte bound): take again.
+/// What a consumer's take leaves behind.
+public struct OutboundTake: Sendable, Equatable {
+    /// Frames handed over.
+    public var taken: Int
+    /// Frames are still queued (the take stopped at its byte bound): take again.
     public var more: Bool
     /// The queue is closed and now empty: the transport ends the connection.
     public var finished: OutboundQueue.CloseReason?
@@ -62,17 +61,25 @@ public final class OutboundQueue: Sendable {
             return consumer
         }
 
-        /// Removes queued frames, at least one and otherwise up to `maxBytes`.
-        mutating func take(maxBytes: Int) -> (frames: [OutboundFrame], bytes: Int) {
-            var taken: [OutboundFrame] = []
+        /// Removes queued frames, at least one and otherwise up to `maxBytes`, handing each to
+        /// `each`; answers how many it took.
+        mutating func take(maxBytes: Int, _ each: (OutboundFrame) -> Void) -> Int {
+            var taken = 0
             var size = 0
-            while let frame = frames.first, taken.isEmpty || size + frame.byteCount <= maxBytes {
+            while let frame = frames.first, taken == 0 || size + frame.byteCount <= maxBytes {
                 frames.removeFirst()
                 size += frame.byteCount
-                taken.append(frame)
+                taken += 1
+                each(frame)
             }
             bytes -= size
-            return (taken, size)
+            return taken
+        }
+
+        mutating func take(maxBytes: Int) -> [OutboundFrame] {
+            var taken: [OutboundFrame] = []
+            _ = take(maxBytes: maxBytes) { taken.append($0) }
+            return taken
         }
     }
 
@@ -160,7 +167,7 @@ public final class OutboundQueue: Sendable {
 
     /// Takes every queued frame at once without waiting (for long-polling responses).
     public func drain(maxBytes: Int = .max) -> [OutboundFrame] {
-        state.withLock { $0.take(maxBytes: maxBytes).frames }
+        state.withLock { $0.take(maxBytes: maxBytes) }
     }
 
     /// Wakes a reader waiting in `waitUntilReadable` even though nothing was queued.
@@ -228,14 +235,18 @@ public final class OutboundQueue: Sendable {
         }
     }
 
-    /// Takes queued frames, at least one and otherwise up to `maxBytes`, for the consumer.
-    /// When the queue is left empty the consumer is told again about the next frame.
-    public func takeBatch(maxBytes: Int) -> OutboundBatch {
+    /// Takes queued frames for the consumer, at least one and otherwise up to `maxBytes`,
+    /// handing each to `write` under the queue's lock. When the queue is left empty the
+    /// consumer is told again about the next frame.
+    ///
+    /// Why a closure and not an array: a broadcast's drain encodes its one frame into a buffer
+    /// its event loop reuses, so a delivery allocates nothing.
+    public func takeBatch(maxBytes: Int, _ write: (OutboundFrame) -> Void) -> OutboundTake {
         state.withLock { state in
-            let (frames, size) = state.take(maxBytes: maxBytes)
+            let taken = state.take(maxBytes: maxBytes, write)
             let more = !state.frames.isEmpty
             if !more { state.consumerNotified = false }
-            return OutboundBatch(frames: frames, bytes: size, more: more, finished: more ? nil : state.closed)
+            return OutboundTake(taken: taken, more: more, finished: more ? nil : state.closed)
         }
     }
 

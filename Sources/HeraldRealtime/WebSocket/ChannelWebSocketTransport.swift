@@ -45,8 +45,8 @@ final class ChannelWebSocketTransport: WebSocketTransport, OutboundQueueConsumer
         scheduler.needsDrain(self)
     }
 
-    /// Called by the scheduler, on the loop.
-    func drainOnLoop() {
-        connection.value.drain()
+    /// Called by the scheduler, on the loop, with the buffer its round reuses.
+    func drainOnLoop(using buffer: inout ByteBuffer) {
+        connection.value.drain(using: &buffer)
     }
 }

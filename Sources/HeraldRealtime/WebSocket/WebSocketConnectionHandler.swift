@@ -195,6 +195,14 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     /// Writes what the queue holds, in one buffer, while the socket is writable.
     func drain() {
+        var buffer = Self.allocator.buffer(capacity: 0)
+        drain(using: &buffer)
+    }
+
+    /// `drain()` into `buffer`, which the caller reuses from one connection to the next (the
+    /// write round's: NIO has let go of it once the write went out, so clearing it keeps its
+    /// storage; if a write is still pending, clearing allocates anew and nothing is shared).
+    func drain(using buffer: inout ByteBuffer) {
         guard let queue, let context, !closeSent else { return }
         guard writable else {
             // The peer stopped reading and its queue overflowed: it cannot take a close frame
@@ -207,12 +215,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             }
             return
         }
-        let batch = queue.takeBatch(maxBytes: Self.batchBytes)
-        if !batch.frames.isEmpty {
-            var buffer = Self.allocator.buffer(capacity: batch.bytes + 10 * batch.frames.count)
-            for frame in batch.frames { WebSocketWire.write(frame, to: &buffer) }
-            writer.writeAndFlush(buffer)
-        }
+        buffer.clear()
+        let batch = queue.takeBatch(maxBytes: Self.batchBytes) { WebSocketWire.write($0, to: &buffer) }
+        if batch.taken > 0 { writer.writeAndFlush(buffer) }
         if let reason = batch.finished {
             receiver?.outboundFinished(reason)
             closeWebSocket(code: reason == .slowConsumer ? 1008 : 1000)

@@ -21,12 +21,23 @@ final class WebSocketWriteScheduler: Sendable {
 
     let eventLoop: any EventLoop
     private let state = Mutex(State())
-    /// The round in progress: only touched on the loop.
+    /// The round in progress, and the buffer each drain of the loop encodes into (one
+    /// write goes out at a time, so one buffer serves them all): only touched on the loop.
     private let round: NIOLoopBoundBox<(list: [ChannelWebSocketTransport], next: Int)>
+    private let buffer: NIOLoopBoundBox<ByteBuffer>
+    /// How the loop is let through I/O between two chunks, once it is open (until then, and
+    /// where the loop cannot watch a pipe, a timer of `pause`).
+    private let wakePipe: NIOLoopBoundBox<NIOLoopBound<LoopWakePipe>?>
 
     private init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
         round = NIOLoopBoundBox.makeBoxSendingValue(([], 0), eventLoop: eventLoop)
+        buffer = NIOLoopBoundBox.makeBoxSendingValue(ByteBuffer(), eventLoop: eventLoop)
+        wakePipe = NIOLoopBoundBox.makeBoxSendingValue(nil, eventLoop: eventLoop)
+    }
+
+    private func openWakePipe() {
+        LoopWakePipe.open(on: eventLoop) { self.run() }.whenSuccess { self.wakePipe.value = $0 }
     }
 
     private static let schedulers = Mutex<[ObjectIdentifier: WebSocketWriteScheduler]>([:])
@@ -38,6 +49,7 @@ final class WebSocketWriteScheduler: Sendable {
             if let existing = schedulers[key] { return existing }
             let scheduler = WebSocketWriteScheduler(eventLoop: eventLoop)
             schedulers[key] = scheduler
+            scheduler.openWakePipe()
             return scheduler
         }
     }
@@ -67,14 +79,19 @@ final class WebSocketWriteScheduler: Sendable {
             if list.isEmpty { return }
         }
         let end = min(list.count, next + Self.chunk)
-        for index in next..<end { list[index].drainOnLoop() }
+        var buffer = self.buffer.value
+        self.buffer.value = ByteBuffer()
+        for index in next..<end { list[index].drainOnLoop(using: &buffer) }
+        self.buffer.value = buffer
         if end < list.count { round.value = (list, end) }
-        // A timer, not `execute`: NIO runs every immediate task queued during a tick before it
-        // looks at I/O again, so an immediate continuation would keep the loop from reading
-        // (the next publish among others) until the whole round is written.
+        // Not `execute`: NIO runs every immediate task queued during a tick before it looks at
+        // I/O again, so an immediate continuation would keep the loop from reading (the next
+        // publish among others) until the whole round is written. The pipe's byte is read in
+        // the loop's next look at I/O; the timer is the fallback.
+        if let wake = wakePipe.value, wake.value.wake() { return }
         eventLoop.scheduleTask(in: Self.pause) { self.run() }
     }
 
-    /// How long the loop may look at I/O between two chunks.
+    /// How long the loop may look at I/O between two chunks, where it has no wake pipe.
     static let pause = TimeAmount.microseconds(20)
 }
