@@ -153,6 +153,7 @@ public enum HeraldApplication {
                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit.limit, logger: logger)),
             services: services,
             onServerRunning: { channel in
+                WebSocketPipeline.prepareSharedEventLoops()
                 await ConnectionLimit.acceptOneAtATime(channel)
                 await onServerRunning(channel)
             },

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 
 /// What an upgraded connection's pipeline holds: Herald's frame writer first, then the
 /// connection handler that reads frames and hands messages to the endpoint's receiver.
@@ -15,5 +16,13 @@ public enum WebSocketPipeline {
         try pipeline.addHandler(writer, position: .first)
         try pipeline.addHandler(connection)
         connection.start(acceptor, on: channel.eventLoop)
+    }
+
+    /// Opens the write scheduler (and its wake pipe) of each loop of NIO's shared group, which
+    /// the HTTP server serves on, as the server starts rather than at a loop's first WebSocket:
+    /// no connection waits for it, and the node's descriptors are steady from the start (two
+    /// per loop, inside `ConnectionLimit`'s reserve).
+    public static func prepareSharedEventLoops() {
+        for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() { _ = WebSocketWriteScheduler.of(loop) }
     }
 }

@@ -16,7 +16,8 @@ import NIOCore
 /// refused by the kernel when it is full) and everyone already connected keeps working.
 public struct ConnectionLimit: Equatable, Sendable {
     /// Descriptors kept back from clients: the database pool, the listening socket, push
-    /// provider connections, the log and database files, the runtime's own.
+    /// provider connections, the log and database files, the event loops' wake pipes, the
+    /// runtime's own.
     public var reserve: Int
     public var limit: Int
 
