@@ -94,6 +94,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -275,9 +276,12 @@ let package = Package(
             resources: [.copy("Console/Resources"), .copy("Routes/DocsResources")],
             swiftSettings: strict
         ),
+        // The commit `scripts/release` stamps into a release binary (`herald --version`).
+        .target(name: "HeraldBuildInfo"),
         .executableTarget(
             name: "herald",
             dependencies: [
+                "HeraldBuildInfo",
                 "HeraldServer",
                 "HeraldSchema",
                 "HeraldCore",

@@ -14,7 +14,7 @@ struct HeraldCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Realtime dispatch and notification server.",
-        version: HeraldApplication.version,
+        version: BuildVersion.description,
         subcommands: [Serve.self, Migrate.self, Token.self, DoctorCommand.self, PushTest.self, VAPIDKeysCommand.self, TransitCommand.self]
     )
 }
@@ -77,7 +77,7 @@ struct Serve: AsyncParsableCommand {
             config: config, logger: logger,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuredPort
-                print("Herald \(HeraldApplication.version) listening on http://\(host):\(port) (database: \(databaseDescription))")
+                print("Herald \(BuildVersion.token) listening on http://\(host):\(port) (database: \(databaseDescription))")
                 fflush(nil)
             })
         // A graceful stop lets in-flight work finish, but at most 6 s: then everything is
@@ -110,13 +110,21 @@ struct Migrate: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Option(help: "Keep trying for this many seconds while the database does not answer (a container started beside it; default 0: one try).")
+    var wait: Int = 0
+
+    func validate() throws {
+        guard (0...3600).contains(wait) else { throw ValidationError("--wait must be 0 to 3600 seconds") }
+    }
+
     func run() async throws {
         let config = try common.load()
         let logger = makeLogger(config)
         let url = try config.resolvedDatabaseURL()
         let database = try await DatabaseFactory.open(url, config: config, logger: logger)
         let applied = try await database.running {
-            try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
+            try await DatabaseWait.untilAnswering(database, seconds: wait, logger: logger)
+            return try await HeraldSchema.migrator.migrate(database, logger: logger, deadline: .seconds(30))
         }
         print(applied.isEmpty ? "\(url): schema is up to date" : "\(url): applied migrations \(applied.map(\.description).joined(separator: ", "))")
     }

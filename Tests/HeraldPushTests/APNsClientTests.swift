@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldMockProviders
 import HeraldTestFixtures
+import NIOCore
 import Testing
 
 @testable import HeraldPush
@@ -69,6 +70,18 @@ import Testing
             let sender = try await APNsSender(config: config, client: client, clock: ManualClock(Date()), requestTimeout: Patience.limit)
             let result = try await sender.send(APNsFixture.message())
             #expect(result == .retryLater(.transport(.connectionError), after: nil))
+        }
+    }
+
+    /// TCP_NODELAY belongs to the TCP level: at the socket level its number (1) is SO_DEBUG,
+    /// which only a process with CAP_NET_ADMIN may set. Asked there, it made every connection
+    /// to APNs fail for a node running as an unprivileged user, as the container image does.
+    @Test func connectionsSetNoDelayAtTheTCPLevelAndNothingAtTheSocketLevel() async throws {
+        try await APNsFixture.with({ _ in APNsFixture.reply(200) }) { f in
+            let connection = try await f.client.connection()
+            let socketDebug = ChannelOptions.Types.SocketOption(level: .socket, name: NIOBSDSocket.Option(rawValue: Int32(SO_DEBUG)))
+            #expect(try await connection.channel.getOption(socketDebug).get() == 0)
+            #expect(try await connection.channel.getOption(.tcpOption(.tcp_nodelay)).get() != 0)
         }
     }
 

@@ -3,7 +3,10 @@
 import re
 import secrets
 import signal
+import socket
+import threading
 import time
+from urllib.parse import urlsplit
 
 from conftest import _admin_url, assert_error, issue_token, psql, run_herald
 
@@ -123,3 +126,76 @@ def test_serve_after_migrate_applies_nothing_new(herald, tmp_path):
     assert server.get("/readyz").status_code == 200
     assert "applied migration" not in server.output()
 
+
+
+class LateForwarder:
+    """A TCP port that refuses connections until `open()`, then forwards each to `target`:
+    a database that comes up after its migration job started (a container beside it)."""
+
+    def __init__(self, target: tuple[str, int]):
+        self.target = target
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.listener: socket.socket | None = None
+
+    def open(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+
+def test_migrate_waits_for_a_database_that_comes_up_later(pg_url, tmp_path):
+    url = urlsplit(pg_url)
+    forwarder = LateForwarder((url.hostname, url.port))
+    late_url = pg_url.replace(f"{url.hostname}:{url.port}", f"127.0.0.1:{forwarder.port}")
+    try:
+        # Refused connections for a few seconds, then the database: `--wait` rides it out.
+        threading.Timer(3.0, forwarder.open).start()
+        migrated = run_herald("migrate", "--wait", "300", "--database", late_url, "--data-dir", str(tmp_path / "d"))
+        assert migrated.returncode == 0, f"{migrated.stdout}\n{migrated.stderr}"
+        assert APPLIED.search(last_line(migrated)), migrated.stdout
+    finally:
+        forwarder.close()
+
+
+def test_migrate_without_a_database_gives_up_after_its_wait(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there once the probe closes
+    started = time.monotonic()
+    result = run_herald("migrate", "--wait", "2", "--database", f"postgres://postgres@127.0.0.1:{port}/none",
+                        "--data-dir", str(tmp_path / "d"))
+    assert result.returncode != 0
+    assert "the database did not answer within 2 s" in result.stderr + result.stdout, result.stderr[-2000:]
+    assert time.monotonic() - started >= 2, "gave up before its wait"
+
+    invalid = run_herald("migrate", "--wait", "3601", "--data-dir", str(tmp_path / "d"))
+    assert invalid.returncode != 0 and "--wait must be 0 to 3600 seconds" in invalid.stderr, invalid.stderr

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHPACK
 import NIOPosix
@@ -29,6 +30,11 @@ public final class APNsClient: PushClient {
     private let slots: [Slot]
     private let next = Atomic<Int>(0)
     private let closed = Atomic<Bool>(false)
+    /// Why a connection could not be made is told to the operator (the worker records only
+    /// `connection_error` on the delivery), at most every 10 s: an APNs outage fails every
+    /// attempt, and the log must not grow with the retries.
+    private let logger = Logger(label: "herald.push.apns")
+    private let lastConnectFailureLog = Atomic<Int64>(0)
 
     /// One connection's place in the pool: the live connection or the attempt to make one.
     final class Slot: Sendable {
@@ -122,11 +128,21 @@ public final class APNsClient: PushClient {
             host: host, port: port, authority: authority, tls: tls, eventLoop: group.next(), connectTimeout: connectTimeout,
             connectionWindow: connectionWindow)
         future.whenComplete { result in
+            if case .failure(let error) = result { self.logConnectFailure(error) }
             let connection = try? result.get()
             slot.state.withLock { $0 = connection.map { .ready($0) } ?? .empty }
             if let connection, self.closed.load(ordering: .relaxed) { connection.channel.close(promise: nil) }
         }
         return future
+    }
+
+    private func logConnectFailure(_ error: any Error) {
+        let now = Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000)
+        let last = lastConnectFailureLog.load(ordering: .relaxed)
+        guard last == 0 || now - last >= 10_000,
+            lastConnectFailureLog.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else { return }
+        logger.warning("cannot connect to APNs", metadata: ["endpoint": "\(authority)", "error": "\(error)"])
     }
 
     /// Closes every connection; requests in flight fail with `connectionClosed`.

@@ -57,7 +57,7 @@ let done = loop.makePromise(of: Void.self)
 let server = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 4096)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         fleet.value.channels.append(channel)
         if fleet.value.channels.count == connections { allConnected.succeed() }
