@@ -42,16 +42,19 @@ final class WebSocketWriteScheduler: Sendable {
 
     private static let schedulers = Mutex<[ObjectIdentifier: WebSocketWriteScheduler]>([:])
 
-    /// The scheduler of `eventLoop` (one per loop, for the life of the process).
+    /// The scheduler of `eventLoop` (one per loop, for the life of the process). A new one
+    /// opens its wake pipe after the lock is let go (`pipe`, `fcntl` and a registration with
+    /// the loop need no lock); until the pipe is there it joins its rounds with the timer.
     static func of(_ eventLoop: any EventLoop) -> WebSocketWriteScheduler {
-        schedulers.withLock { schedulers in
+        let (scheduler, isNew) = schedulers.withLock { schedulers in
             let key = ObjectIdentifier(eventLoop)
-            if let existing = schedulers[key] { return existing }
+            if let existing = schedulers[key] { return (existing, false) }
             let scheduler = WebSocketWriteScheduler(eventLoop: eventLoop)
             schedulers[key] = scheduler
-            scheduler.openWakePipe()
-            return scheduler
+            return (scheduler, true)
         }
+        if isNew { scheduler.openWakePipe() }
+        return scheduler
     }
 
     /// `transport` has frames to write (it asks once until it has written them all).
