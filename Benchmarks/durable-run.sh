@@ -14,6 +14,10 @@
 #                    the same binary with issue 37's changes turned off by configuration: each send
 #                    its own transaction (notifications.sends_per_transaction: 1) and every push
 #                    through the database (push.handoff_capacity: 0) — the before of the same run
+#   herald-sqlite-traced, herald-postgres-traced
+#                    the same binary with tracing on (issue 44): every request sampled, its spans and
+#                    its notification's delivery spans exported over OTLP/HTTP to Benchmarks/otlp_sink.py
+#                    (which discards them; its CPU is probed as `otlp`) — the cost of traces per request
 #   seed-sqlite      Benchmarks/peers/seed_notify_stack.py (seed 004: FastAPI + python-socketio with its
 #                    Redis manager, presence in Redis, SQLAlchemy on aiosqlite, aioapns) on a SQLite file,
 #                    one uvicorn worker, a redis-server of its own
@@ -62,6 +66,7 @@ FLOOR_CONNECTIONS=${FLOOR_CONNECTIONS:-1}
 PORT=${DURABLE_PORT:-18400}          # Herald cluster: nodes PORT+1.., its PostgreSQL PORT+100
 HERALD_PORT=$((PORT + 10))           # herald serve on SQLite
 SEED_PORT=$((PORT + 20))             # the seed stack
+OTLP_PORT=$((PORT + 40))             # the traced legs' OTLP sink
 REDIS_PORT=$((PORT + 30))            # the seed stack's Redis
 PG_PORT=$((PORT + 110))              # PostgreSQL for the seed and floor legs
 HERALD_BIN_GIVEN=${HERALD_BIN:-}
@@ -140,7 +145,13 @@ cat "$OUT/machine.txt" >&2
 SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 # Processes started here ------------------------------------------------------------------------------------
-MOCK_PID=""; SERVER_PID=""; REDIS_PID=""; PG_DIR=""
+MOCK_PID=""; SERVER_PID=""; REDIS_PID=""; PG_DIR=""; SINK_PID=""
+start_sink() {
+    "$PY" "$BENCH/otlp_sink.py" --port "$OTLP_PORT" >> "$RESULTS" 2> "$OUT/otlp-sink.stderr" &
+    SINK_PID=$!
+    for _ in $(seq 1 100); do grep -q 'listening' "$OUT/otlp-sink.stderr" 2>/dev/null && return 0; sleep 0.1; done
+    log "the OTLP sink did not start: $(cat "$OUT/otlp-sink.stderr")"; exit 1
+}
 start_mock() { # log file
     local out=$WORK/mock.stdout
     "$MOCK_BIN" --port 0 --log "$1" > "$out" 2> "$OUT/mock.stderr" &
@@ -186,7 +197,7 @@ stop_pg() {
 }
 cluster() { CLUSTER_DIR=$CLUSTER_DIR CLUSTER_PORT=$PORT CLUSTER_CONFIG=$CONFIG HERALD_BIN=$HERALD_BIN "$ROOT/scripts/cluster" "$@"; }
 cleanup() {
-    stop_server; stop_mock; stop_redis
+    stop_server; stop_mock; stop_redis; stop_pid "$SINK_PID"
     [[ -f $CLUSTER_DIR/nodes ]] && cluster down > /dev/null 2>&1 || true
     stop_pg
     rm -rf "$WORK"
@@ -210,6 +221,8 @@ write_config() { # file [one-by-one] (notify-run.sh's: the realtime bench config
         # claimed and read back from the outbox by the worker.
         printf 'notifications:\n  sends_per_transaction: 1\n' >> "$1"
         printf 'push:\n  handoff_capacity: 0\n' >> "$1"
+    elif [[ ${2:-} == traced ]]; then
+        printf 'tracing:\n  otlp_endpoint: http://127.0.0.1:%s\npush:\n' "$OTLP_PORT" >> "$1"
     else
         printf 'push:\n' >> "$1"
     fi
@@ -241,9 +254,14 @@ measure() { # leg mode value
     local tag=$leg-$mode-$value mock_log=$OUT/mock-$leg-$mode-$value.jsonl
     log "$leg: $([[ $mode == open ]] && echo "open loop, rate $value/s" || echo "closed loop, concurrency $value"), $ONLINE online + $OFFLINE offline users, ${DURATION}s"
     start_mock "$mock_log"
-    local variant=""
+    local variant="" sink_probe=()
     [[ $leg == *-one-by-one ]] && variant=one-by-one
-    case ${leg%-one-by-one} in
+    if [[ $leg == *-traced ]]; then
+        variant=traced
+        start_sink
+        sink_probe=(--probe "otlp=$SINK_PID")
+    fi
+    case ${leg%-"$variant"} in
     herald-sqlite)
         local dir=$WORK/$tag
         mkdir -p "$dir"
@@ -254,7 +272,7 @@ measure() { # leg mode value
         SERVER_PID=$!
         wait_ready "http://127.0.0.1:$HERALD_PORT" "$SERVER_PID" "$OUT/server-$tag.log"
         drive "$tag" "$mode" "$value" "http://127.0.0.1:$HERALD_PORT" "$SECRET" "$mock_log" \
-            --probe "herald=$SERVER_PID" --probe "mock=$MOCK_PID"
+            --probe "herald=$SERVER_PID" --probe "mock=$MOCK_PID" "${sink_probe[@]}"
         stop_server
         "$PY" - "$dir/herald.sqlite" > "$OUT/deliveries-$tag.txt" 2>&1 <<'PY' || true
 import sqlite3, sys
@@ -270,7 +288,8 @@ PY
         local pgdir
         pgdir=$(readlink "$CLUSTER_DIR/pg")
         drive "$tag" "$mode" "$value" "http://127.0.0.1:$((PORT + 1))" "$(cat "$CLUSTER_DIR/secret")" "$mock_log" \
-            --probe "herald=$(cat "$CLUSTER_DIR/node-1.pid")" --probe "postgres=$(head -1 "$pgdir/data/postmaster.pid")" --probe "mock=$MOCK_PID"
+            --probe "herald=$(cat "$CLUSTER_DIR/node-1.pid")" --probe "postgres=$(head -1 "$pgdir/data/postmaster.pid")" --probe "mock=$MOCK_PID" \
+            "${sink_probe[@]}"
         "$PG_BIN/psql" -h 127.0.0.1 -p $((PORT + 100)) -U postgres -d herald -qAt \
             -c "SELECT channel, status, count(*), max(attempts) FROM notification_deliveries GROUP BY 1, 2 ORDER BY 1, 2" \
             > "$OUT/deliveries-$tag.txt" 2>&1 || true
@@ -309,6 +328,8 @@ PY
         ;;
     esac
     stop_mock
+    stop_pid "$SINK_PID"
+    SINK_PID=""
     gzip -f "$mock_log"
     rm -rf "${WORK:?}/$tag"
     sleep 1
@@ -336,7 +357,7 @@ for leg in $LEGS; do
     case $leg in
     floor-sqlite) floor sqlite ;;
     floor-postgres) floor postgres ;;
-    herald-sqlite|herald-postgres|seed-sqlite|seed-postgres|herald-sqlite-one-by-one|herald-postgres-one-by-one)
+    herald-sqlite|herald-postgres|seed-sqlite|seed-postgres|herald-sqlite-one-by-one|herald-postgres-one-by-one|herald-sqlite-traced|herald-postgres-traced)
         if [[ $HAVE_MOCK == 0 ]]; then log "$leg skipped: no herald-mock-apns"; continue; fi
         if [[ $leg == herald-* && $HAVE_HERALD == 0 ]]; then log "$leg skipped: no herald binary"; continue; fi
         for rate in $RATES; do measure "$leg" open "$rate"; done

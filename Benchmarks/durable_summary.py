@@ -17,8 +17,8 @@ import os
 import re
 import sys
 
-LEG = re.compile(r"^(herald|seed)-(sqlite|postgres)(-one-by-one)?-(open|closed)-(.+)$")
-PROCESSES = ["herald", "seed", "redis", "postgres", "mock", "driver"]
+LEG = re.compile(r"^(herald|seed)-(sqlite|postgres)(-one-by-one|-traced)?-(open|closed)-(.+)$")
+PROCESSES = ["herald", "seed", "redis", "postgres", "mock", "driver", "otlp"]
 
 
 def fmt(value, digits=0):
@@ -41,7 +41,7 @@ def above_idle(r: dict):
     cost would otherwise dominate."""
     if not r.get("created") or r.get("herald_pg_cpu_s") is None:
         return None
-    idle = sum(r.get(f"{name}_idle_cores") or 0.0 for name in PROCESSES if name not in ("driver", "mock"))
+    idle = sum(r.get(f"{name}_idle_cores") or 0.0 for name in PROCESSES if name not in ("driver", "mock", "otlp"))
     return round(max(0.0, r["herald_pg_cpu_s"] - idle * r["window_s"]) / r["created"] * 1e6, 1)
 
 
@@ -118,7 +118,30 @@ def main() -> None:
             ]) + " |")
         print()
 
-    heralds = [r for r in legs if r["_system"].startswith("herald")]
+    traced = [r for r in legs if r["_system"] == "herald-traced"]
+    if traced:
+        print("## The cost of traces\n")
+        print("Herald with tracing on (every request sampled; spans exported over OTLP/HTTP to a sink that discards "
+              "them) against Herald with it off, same engine and load. Server µs/ntf: Herald (+ PostgreSQL), the sink "
+              "not counted; the difference is what traces cost per notification (its request span, its delivery "
+              "spans, the export).\n")
+        print("| engine | offered | created/s traced / untraced | server µs/ntf traced − untraced | sink cores | p99 socket / push traced (untraced) ms |")
+        print("|" + "---|" * 6)
+        for t in traced:
+            base = next((r for r in legs if r["_system"] == "herald" and r["_engine"] == t["_engine"]
+                         and r["_mode"] == t["_mode"] and r["_value"] == t["_value"]), None)
+            if base is None:
+                continue
+            t_us, b_us = t.get("herald_pg_cpu_us_per_notification"), base.get("herald_pg_cpu_us_per_notification")
+            print("| " + " | ".join([
+                t["_engine"], offered(t), ratio(t["created_per_s"], base["created_per_s"]),
+                "–" if t_us is None or b_us is None else f"{t_us - b_us:+,.0f} ({ratio(t_us, b_us)})",
+                fmt(t.get("otlp_cores"), 2),
+                f"{fmt(t['socket_p99_ms'], 1)} / {fmt(t['push_p99_ms'], 1)} ({fmt(base['socket_p99_ms'], 1)} / {fmt(base['push_p99_ms'], 1)})",
+            ]) + " |")
+        print()
+
+    heralds = [r for r in legs if r["_system"] == "herald" or r["_system"].startswith("herald-one")]
     if heralds:
         print("## Ratios\n")
         print("Herald / seed at the same engine and offered load (throughput: higher is better for Herald; p99: lower is "

@@ -339,7 +339,8 @@ class Driver:
                 idle_total += cores
                 result[f"{name}_idle_cores"] = round(cores, 3)
         result["idle_cores_without_driver"] = round(idle_total, 3)
-        server = total - result.get("driver_cpu_s", 0.0) - result.get("mock_cpu_s", 0.0)
+        # The server side: not the load (driver), nor the stand-ins for APNs and a trace collector.
+        server = total - result.get("driver_cpu_s", 0.0) - result.get("mock_cpu_s", 0.0) - result.get("otlp_cpu_s", 0.0)
         result["herald_pg_cpu_s"] = round(server, 3)
         result["cpu_us_per_notification"] = round(total / created_window * 1e6, 1) if created_window else None
         result["herald_pg_cpu_us_per_notification"] = round(server / created_window * 1e6, 1) if created_window else None

@@ -41,6 +41,17 @@ extension NotificationService {
     /// delivery id is the ack token. A failure here is not fatal: the sweeper falls back.
     /// `unread` is the count read with the rows, when the writer read it.
     func publishLive(_ record: NotificationRecord, delivery: DeliveryRecord, unread known: Int? = nil) async {
+        // A span of the sender's trace: the bus carries it to the node holding the user's
+        // sockets (`PostgresBus`), whose delivery span follows it.
+        await HeraldTracing.withSpan(
+            "publish notification", continuing: record.traceParent, ofKind: .producer,
+            attributes: ["herald.notification.id": record.id, "herald.delivery.id": delivery.id]
+        ) { _ in
+            await publishLiveUntraced(record, delivery: delivery, unread: known)
+        }
+    }
+
+    private func publishLiveUntraced(_ record: NotificationRecord, delivery: DeliveryRecord, unread known: Int?) async {
         do {
             let unread: Int
             if let known {

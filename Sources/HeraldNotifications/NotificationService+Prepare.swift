@@ -56,10 +56,15 @@ extension NotificationService {
         }
         // Once per send, not per recipient: the default zone may be read from the served feed.
         let unseen = defaultSettings
+        // Read here, in the sender's task: the rows may be written by another send's
+        // transaction (grouped commits) and delivered by a worker, outside this trace.
+        let traceParent = HeraldTracing.currentTraceParent()
         return zip(drafts, users).map { draft, users in
             let type = catalog[draft.type]!
             let plans = users.map { user in
-                plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? unseen, online: online.contains(user), at: now)
+                var plan = plan(draft, type: type, to: user, settings: settings[type.name]?[user] ?? unseen, online: online.contains(user), at: now)
+                plan.record.traceParent = traceParent
+                return plan
             }
             return PreparedSend(plans: plans, pushUsers: plans.filter(\.pushNow).map(\.record.userID))
         }

@@ -52,6 +52,9 @@ public struct PushMessage: Sendable, Equatable {
     public var app: String = PushRoute.defaultApp
     /// An APNs token's environment; nil: the app's configured one.
     public var apnsEnvironment: APNsEnvironment?
+    /// The sending request's `traceparent` (its notification's), which the worker's delivery
+    /// span continues. Not sent to the provider.
+    public var traceParent: String?
 
     public init(
         deliveryID: String, notificationID: String, userID: String, deviceID: String, type: String, severity: Severity, provider: PushProvider,

@@ -17,6 +17,7 @@ public enum ConfigLoader {
         ("HERALD_JWT_AUDIENCE", "auth.audience"),
         ("HERALD_LOG_LEVEL", "logging.level"),
         ("HERALD_LOG_FORMAT", "logging.format"),
+        ("HERALD_OTLP_ENDPOINT", "tracing.otlp_endpoint"),
         ("HERALD_STRIPE_SECRET_KEY", "payments.stripe.secret_key"),
     ]
 
@@ -101,6 +102,7 @@ public enum ConfigLoader {
         if let level = value("HERALD_LOG_LEVEL") { config.logging.level = try choice(level, "HERALD_LOG_LEVEL") }
         if let key = value("HERALD_STRIPE_SECRET_KEY") { config.payments.stripe.secretKey = key }
         if let format = value("HERALD_LOG_FORMAT") { config.logging.format = try choice(format, "HERALD_LOG_FORMAT") }
+        if let endpoint = value("HERALD_OTLP_ENDPOINT") { config.tracing.otlpEndpoint = endpoint }
     }
 
     /// An environment variable's word for a `ConfigChoice` setting, or the error naming it.

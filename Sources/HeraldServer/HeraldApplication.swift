@@ -70,6 +70,10 @@ public enum HeraldApplication {
         let operations = HeraldRuntime.operations(config)
         let router = Router(context: HeraldRequestContext.self)
         let cors = CORSPolicy(config.cors, development: config.auth.jwtSecret == nil && config.auth.jwksFile == nil && config.auth.jwksURL == nil)
+        if config.tracing.isEnabled {
+            // Outermost: the request's span covers every other middleware.
+            router.add(middleware: TraceContextMiddleware())
+        }
         router.add(middleware: RequestIDMiddleware(trustForwardedFor: config.server.trustForwardedFor))
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: CrossOriginMiddleware(policy: cors, clock: clock))

@@ -70,6 +70,7 @@ struct Serve: AsyncParsableCommand {
         // Before anything touches the event loops: the singleton group is sized once.
         EventLoopThreads.configure(config.server.threads)
         let logger = makeLogger(config)
+        let traces = try TraceExport.start(config.tracing, logger: logger)
         let databaseDescription = (try? config.resolvedDatabaseURL().description) ?? "?"
         let host = config.server.host
         let configuredPort = config.server.port
@@ -85,7 +86,10 @@ struct Serve: AsyncParsableCommand {
         // can ignore even cancellation, so a watchdog ends the process 8 s after the signal —
         // before the 10 s an orchestrator usually waits before SIGKILL — instead of hanging
         // or crashing.
-        var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The exporter first: services stop in reverse order, so it sends the spans of the
+        // server's last requests before it stops.
+        var group = ServiceGroupConfiguration(
+            services: (traces.map { [$0] } ?? []) + [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(6)
         group.maximumCancellationDuration = nil
         let services = ServiceGroup(configuration: group)

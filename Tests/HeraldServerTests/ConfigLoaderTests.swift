@@ -232,6 +232,30 @@ import Testing
         }
     }
 
+    /// Tracing is off until an endpoint is set (in the file or `HERALD_OTLP_ENDPOINT`); a
+    /// URL the exporter cannot post to, or one carrying credentials, is refused at start.
+    @Test func tracingTakesACollectorURLAndNothingElse() throws {
+        #expect(HeraldConfig().tracing.isEnabled == false)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).yaml")
+        try "tracing:\n  otlp_endpoint: http://collector:4318\n  sample_ratio: 0.25\n".write(to: url, atomically: true, encoding: .utf8)
+        let fromFile = try ConfigLoader.load(file: url.path, environment: [:])
+        #expect(fromFile.tracing.tracesURL == "http://collector:4318/v1/traces")
+        #expect(fromFile.tracing.sampleRatio == 0.25 && fromFile.tracing.serviceName == "herald")
+        #expect(fromFile.validationErrors().isEmpty)
+        let fromEnvironment = try ConfigLoader.load(file: url.path, environment: ["HERALD_OTLP_ENDPOINT": "https://otel.example.com/"])
+        #expect(fromEnvironment.tracing.tracesURL == "https://otel.example.com/v1/traces")
+
+        var config = HeraldConfig()
+        for bad in ["collector:4318", "ftp://collector", "http://", "http://user:key@collector:4318", "http://collector:4318?x=1"] {
+            config.tracing.otlpEndpoint = bad
+            #expect(config.validationErrors().map(\.field) == ["tracing.otlp_endpoint"], "\(bad)")
+        }
+        config.tracing.otlpEndpoint = "http://localhost:4318"
+        config.tracing.sampleRatio = 1.5
+        config.tracing.serviceName = ""
+        #expect(Set(config.validationErrors().map(\.field)) == ["tracing.sample_ratio", "tracing.service_name"])
+    }
+
     @Test func resolvesTheDatabaseURL() throws {
         var config = HeraldConfig()
         config.dataDir = "/data"

@@ -128,7 +128,8 @@ import Testing
     /// Migrations added after the fixtures were made (a database from then gets exactly these).
     static let sinceFixtures = [
         MigrationID(module: "users", version: 3), MigrationID(module: "realtime", version: 2), MigrationID(module: "notifications", version: 4),
-        MigrationID(module: "notifications", version: 5), MigrationID(module: "notifications", version: 6), MigrationID(module: "ledger", version: 2),
+        MigrationID(module: "notifications", version: 5), MigrationID(module: "notifications", version: 6),
+        MigrationID(module: "notifications", version: 7), MigrationID(module: "ledger", version: 2),
         MigrationID(module: "dispatch", version: 5), MigrationID(module: "trips", version: 3), MigrationID(module: "transit", version: 3),
         MigrationID(module: "transit", version: 4),
     ]

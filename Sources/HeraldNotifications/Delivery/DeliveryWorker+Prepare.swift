@@ -78,6 +78,7 @@ extension DeliveryWorker {
             silent: notification.silent != 0, deviceUpdatedAt: device.lastUsedAt)
         message.app = device.appID
         message.apnsEnvironment = device.apnsEnvironment
+        message.traceParent = notification.traceParent
         return .send(message, createdAt: delivery.createdAt)
     }
 }

@@ -40,11 +40,26 @@ extension DeliveryWorker {
         }
     }
 
+    /// One attempt, in a span continuing the sender's trace (its notification's
+    /// `traceparent`): an operator looking for a missing push finds each attempt, its outcome
+    /// and the provider's answer under the request that sent it.
     func send(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
-        var outcome = await sendUnlabelled(message, delivery: delivery, createdAt: createdAt)
-        outcome.type = message.type
-        outcome.provider = message.provider.rawValue
-        return outcome
+        await HeraldTracing.withSpan(
+            "deliver push", continuing: message.traceParent, ofKind: .consumer,
+            attributes: [
+                "herald.delivery.id": delivery.id, "herald.notification.id": message.notificationID,
+                "herald.push.provider": message.provider.rawValue,
+            ]
+        ) { span in
+            span?.set("herald.delivery.attempt", delivery.attempts)
+            var outcome = await sendUnlabelled(message, delivery: delivery, createdAt: createdAt)
+            outcome.type = message.type
+            outcome.provider = message.provider.rawValue
+            span?.set("herald.delivery.status", outcome.status.rawValue)
+            span?.set("herald.delivery.reason", outcome.reason)
+            if outcome.status == .dead || outcome.status == .failed { span?.fail(outcome.reason ?? outcome.status.rawValue) }
+            return outcome
+        }
     }
 
     private func sendUnlabelled(_ message: PushMessage, delivery: DeliveryRecord, createdAt: Int64) async -> Outcome {
@@ -58,7 +73,13 @@ extension DeliveryWorker {
             // async-http-client's deadline); this bound, a little later, is for one that does
             // not (a stuck token refresh, a sender of a future provider).
             let bound = settings.requestTimeout + .seconds(1)
-            result = try await withDeadline(bound) { try await sender.send(message) }
+            result = try await HeraldTracing.withSpan(
+                "send push", continuing: nil, ofKind: .client, attributes: ["herald.push.provider": message.provider.rawValue]
+            ) { span in
+                let result = try await withDeadline(bound) { try await sender.send(message) }
+                span?.record(result)
+                return result
+            }
         } catch is DeadlineExceeded {
             result = .retryLater(.transport(.timeout), after: nil)
         } catch {
@@ -116,6 +137,26 @@ extension DeliveryWorker {
         }
         for outcome in batch {
             statistics.record(outcome: outcome.counted, reason: outcome.reason, latencyMs: outcome.latency, type: outcome.type, provider: outcome.provider)
+        }
+    }
+}
+
+extension HeraldTracing.Span {
+    /// The provider's answer on its send's span: what it said, the id it gave, why it refused.
+    func record(_ result: PushResult) {
+        switch result {
+        case .accepted(let id):
+            set("herald.push.result", "accepted")
+            set("herald.push.provider_message_id", id)
+        case .retryLater(let failure, _):
+            set("herald.push.result", "retry_later")
+            fail(failure.description)
+        case .tokenGone(let failure):
+            set("herald.push.result", "token_gone")
+            fail(failure.description)
+        case .refused(let failure):
+            set("herald.push.result", "refused")
+            fail(failure.description)
         }
     }
 }

@@ -213,5 +213,13 @@ public enum NotificationMigrations {
                     """
                 ]
             ),
+            Migration(
+                version: 7, name: "trace context",
+                statements: [
+                    // The sending request's W3C `traceparent`, continued by the notification's
+                    // deliveries (null: not traced; docs/tracing.md).
+                    "ALTER TABLE notifications ADD COLUMN trace_parent TEXT"
+                ]
+            ),
         ])
 }

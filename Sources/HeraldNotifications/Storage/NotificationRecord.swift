@@ -28,13 +28,18 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
     public var pushSuppressed: PushSuppression?
     /// 1: a silent (content-available) push that syncs the app; never in the inbox.
     public var silent: Int
+    /// The `traceparent` of the request that sent it (nil: not traced), continued by every
+    /// delivery of it: a worker's push hours later is still in the sender's trace.
+    public var traceParent: String?
 
     public init(
         id: String, userID: String, type: String, severity: Severity, delivery: DeliveryMode, title: String, body: String?,
         data: String, category: String? = nil, threadID: String? = nil, collapseKey: String? = nil, dedupeKey: String? = nil,
         interruptionLevel: InterruptionLevel? = nil, expiresAt: Int64? = nil, createdAt: Int64, readAt: Int64? = nil,
-        deletedAt: Int64? = nil, sentVia: SentVia? = nil, pushSuppressed: PushSuppression? = nil, silent: Bool = false
+        deletedAt: Int64? = nil, sentVia: SentVia? = nil, pushSuppressed: PushSuppression? = nil, silent: Bool = false,
+        traceParent: String? = nil
     ) {
+        self.traceParent = traceParent
         self.silent = silent ? 1 : 0
         self.id = id
         self.userID = userID
@@ -70,5 +75,6 @@ public struct NotificationRecord: Sendable, Equatable, Codable {
         case deletedAt = "deleted_at"
         case sentVia = "sent_via"
         case pushSuppressed = "push_suppressed"
+        case traceParent = "trace_parent"
     }
 }

@@ -17,6 +17,7 @@ import SQLKit
             columns: [
                 "id", "user_id", "type", "severity", "delivery", "title", "body", "data", "category", "thread_id", "collapse_key", "dedupe_key",
                 "interruption_level", "expires_at", "created_at", "read_at", "deleted_at", "sent_via", "push_suppressed", "silent",
+                "trace_parent",
             ], capacity: records.count)
         for n in records {
             rows.append(
@@ -24,7 +25,7 @@ import SQLKit
                 .text(n.data),
                 .text(n.category), .text(n.threadID), .text(n.collapseKey), .text(n.dedupeKey), .text(n.interruptionLevel?.rawValue), .integer(n.expiresAt),
                 .integer(n.createdAt), .integer(n.readAt), .integer(n.deletedAt), .text(n.sentVia?.rawValue),
-                .text(n.pushSuppressed?.rawValue), .integer(Int64(n.silent)))
+                .text(n.pushSuppressed?.rawValue), .integer(Int64(n.silent)), .text(n.traceParent))
         }
         return rows
     }
@@ -33,11 +34,13 @@ import SQLKit
         try await db.raw(
             """
             INSERT INTO notifications (id, user_id, type, severity, delivery, title, body, data, category, thread_id,
-                collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed, silent)
+                collapse_key, dedupe_key, interruption_level, expires_at, created_at, read_at, deleted_at, sent_via, push_suppressed, silent,
+                trace_parent)
             VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.type), \(bind: n.severity.rawValue), \(bind: n.delivery.rawValue), \(bind: n.title),
                 \(bind: n.body), \(bind: n.data), \(bind: n.category), \(bind: n.threadID), \(bind: n.collapseKey),
                 \(bind: n.dedupeKey), \(bind: n.interruptionLevel?.rawValue), \(bind: n.expiresAt), \(bind: n.createdAt), \(bind: n.readAt),
-                \(bind: n.deletedAt), \(bind: n.sentVia?.rawValue), \(bind: n.pushSuppressed?.rawValue), \(bind: n.silent))
+                \(bind: n.deletedAt), \(bind: n.sentVia?.rawValue), \(bind: n.pushSuppressed?.rawValue), \(bind: n.silent),
+                \(bind: n.traceParent))
             """
         ).run()
     }

@@ -12,6 +12,7 @@ extension PostgresBus {
         var a: String? = nil  // ack id of this delivery…
         var ak: String? = nil  // …and its kind (AckToken)
         var k: String? = nil  // an acknowledgement of the waiting publisher's ack id k (no event)
+        var tp: String? = nil  // the publisher's traceparent (tracing on, in a trace)
 
         var ackToken: AckToken? {
             guard let a, let ak else { return nil }
@@ -25,7 +26,7 @@ extension PostgresBus {
     /// notice; at small-room rates (one delivery per event) `Codable` was a visible share of
     /// an event's CPU on both ends. The text is the same JSON a `Codable` decoder reads.
     static func encode(_ notice: Notice) -> String {
-        var writer = JSONWriter(capacity: 48 + notice.r.utf8.count + (notice.p?.utf8.count ?? 0) + (notice.e?.utf8.count ?? 0))
+        var writer = JSONWriter(capacity: 48 + notice.r.utf8.count + (notice.p?.utf8.count ?? 0) + (notice.e?.utf8.count ?? 0) + (notice.tp == nil ? 0 : 62))
         writer.ascii("{\"r\":")
         writer.write(string: notice.r)
         if let s = notice.s {
@@ -53,6 +54,10 @@ extension PostgresBus {
         if let k = notice.k {
             writer.ascii(",\"k\":")
             writer.write(string: k)
+        }
+        if let tp = notice.tp {
+            writer.ascii(",\"tp\":")
+            writer.write(string: tp)
         }
         writer.ascii("}")
         return writer.string
@@ -103,6 +108,7 @@ extension PostgresBus {
             case "a": notice.a = text
             case "ak": notice.ak = text
             case "k": notice.k = text
+            case "tp": notice.tp = text
             default: break
             }
         }

@@ -55,8 +55,10 @@ public final class PostgresBus: ClusterBus, Service {
         let now = hub.clock.now().epochMilliseconds
         let inline = Self.travelsInline(room: room, name: name, payloadJSON: payloadJSON)
         let store = hub.eventStore
+        let tp = HeraldTracing.currentTraceParent()
         if !persist && inline {
-            try await ephemeral.submit(Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)))
+            try await ephemeral.submit(
+                Self.encode(Notice(r: room, s: nil, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue, tp: tp)))
             return RealtimeEvent(room: room, seq: nil, name: name, payloadJSON: payloadJSON, createdAt: now, ackToken: ackToken)
         }
         // Persisted, or too large to travel inline (an ephemeral event then becomes durable).
@@ -64,8 +66,8 @@ public final class PostgresBus: ClusterBus, Service {
             let seq = try await store.append(db, room: room, event: name, payload: payloadJSON, now: now)
             let notice =
                 inline
-                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
-                : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue)
+                ? Notice(r: room, s: seq, e: name, p: payloadJSON, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue, tp: tp)
+                : Notice(r: room, s: seq, e: nil, p: nil, t: now, a: ackToken?.id, ak: ackToken?.kind.rawValue, tp: tp)
             try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: Self.encode(notice)))").run()
             return seq
         }
@@ -84,15 +86,16 @@ public final class PostgresBus: ClusterBus, Service {
         let store = hub.eventStore
         let order = batch.roomOrder
         let durable = order.filter { batch[$0].persist || !Self.travelsInline(batch[$0]) }
+        let tp = HeraldTracing.currentTraceParent()
         let seqs: [Int64]
         if durable.isEmpty {
             seqs = []
-            let payloads = Self.pack(Self.notices(batch, order: order, seqs: [], now: now))
+            let payloads = Self.pack(Self.notices(batch, order: order, seqs: [], now: now, tp: tp))
             try await hub.database.withConnection { db in try await Self.notify(db, payloads) }
         } else {
             seqs = try await hub.database.transaction { db in
                 let seqs = try await store.appendBatch(db, durable.map { (batch[$0].room, batch[$0].name, batch[$0].payloadJSON) }, now: now)
-                try await Self.notify(db, Self.pack(Self.notices(batch, order: order, seqs: seqs, now: now)))
+                try await Self.notify(db, Self.pack(Self.notices(batch, order: order, seqs: seqs, now: now, tp: tp)))
                 return seqs
             }
         }
@@ -101,7 +104,7 @@ public final class PostgresBus: ClusterBus, Service {
 
     /// The batch's notices in room `order`; the stored events (persisted, or too large to
     /// travel inline) take `seqs` in that order.
-    static func notices(_ batch: [OutgoingEvent], order: [Int], seqs: [Int64], now: Int64) -> [String] {
+    static func notices(_ batch: [OutgoingEvent], order: [Int], seqs: [Int64], now: Int64, tp: String? = nil) -> [String] {
         var notices: [String] = []
         notices.reserveCapacity(order.count)
         var nextSeq = seqs.makeIterator()
@@ -112,8 +115,8 @@ public final class PostgresBus: ClusterBus, Service {
             notices.append(
                 encode(
                     inline
-                        ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now)
-                        : Notice(r: event.room, s: seq, e: nil, p: nil, t: now)))
+                        ? Notice(r: event.room, s: seq, e: event.name, p: event.payloadJSON, t: now, tp: tp)
+                        : Notice(r: event.room, s: seq, e: nil, p: nil, t: now, tp: tp)))
         }
         return notices
     }
@@ -225,7 +228,21 @@ public final class PostgresBus: ClusterBus, Service {
             logger.error("unreadable realtime notification")
             return
         }
-        for notice in notices { await handle(notice) }
+        for notice in notices {
+            // The publisher's trace continues here, on the nodes that hold the room's sockets
+            // (every node hears every notice: the others make no span).
+            guard let tp = notice.tp, hub.hasLocalMembers(notice.r) else {
+                await handle(notice)
+                continue
+            }
+            await HeraldTracing.withSpan(
+                "deliver event", continuing: tp, ofKind: .consumer,
+                attributes: ["herald.room": notice.r, "herald.node.id": nodeID]
+            ) { span in
+                span?.set("herald.event", notice.e)
+                await handle(notice)
+            }
+        }
     }
 
     private func handle(_ notice: Notice) async {

@@ -50,6 +50,7 @@ extension HeraldConfig {
             checks.check(threads >= 1 && threads <= 256, "server.threads", "must be between 1 and 256")
         }
         checks.add(cors.validationErrors())
+        checks.add(tracing.validationErrors())
         checks.check(limits.maxBodyBytes >= 1024 && limits.maxBodyBytes <= 1 << 30, "limits.max_body_bytes", "must be between 1 KiB and 1 GiB")
         for (name, rule) in [("anonymous", rateLimits.anonymous), ("authenticated", rateLimits.authenticated), ("service", rateLimits.service)] {
             checks.check(rule.limit > 0 && rule.windowSeconds > 0, "rate_limits.\(name)", "limit and window_seconds must be positive")

@@ -26,6 +26,7 @@ public struct HeraldConfig: ConfigSection, Sendable, Equatable {
     public var appVersions = AppVersionConfig()
     public var idempotency = IdempotencyConfig()
     public var logging = LoggingConfig()
+    public var tracing = TracingConfig()
     public var realtime = RealtimeConfig()
     public var notifications = NotificationsConfig()
     public var push = PushConfig()
