@@ -30,8 +30,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTrac
                                                                        ExportTraceServiceResponse)
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
-from conftest import WAIT, HeraldLauncher, _finish, http_session, is_online, psql, wait_until
-from test_push_providers import MockAPNs, register_apns, write_config
+from conftest import WAIT, HeraldLauncher, _finish, http_session, is_online, issue_token, psql, wait_until
+from test_push_providers import MockAPNs, mock_apns, register_apns, write_config  # noqa: F401 (fixture)
+from test_transit import feed_host, import_cli  # noqa: F401 (fixture)
+from test_transit_alerts import SAMPLE, alerts_config, alerts_message, favourite
 
 KIND = {value: name for name, value in Span.SpanKind.items()}
 
@@ -277,3 +279,45 @@ def test_without_an_endpoint_nothing_is_traced_or_stored(herald, tmp_path):
 def sqlite_value(data_dir, sql: str):
     with sqlite3.connect(f"file:{data_dir}/herald.sqlite?mode=ro", uri=True) as db:
         return db.execute(sql).fetchone()[0]
+
+
+def test_a_transit_alert_is_one_trace_with_every_riders_push(mock_apns, herald, tmp_path, feed_host):
+    """No request starts an alert's pushes (a GTFS-Realtime poll does): the alert version's
+    own span is the trace every rider's delivery continues."""
+    receiver = OTLPReceiver()
+    try:
+        mock = mock_apns()
+        data = herald.new_data_dir()
+        import_cli(SAMPLE, data)
+        feed_host.files["/alerts.pb"] = alerts_message()
+        config = alerts_config(tmp_path / "herald.json", mock, feed_host.url("/alerts.pb"))
+        server = herald.start("--config", str(config), data_dir=data,
+                              env={"HERALD_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100"})
+        for user, stop in [("ann", "STAGECOACH"), ("bob", "BEATTY_AIRPORT")]:
+            rider = issue_token(data, user)
+            favourite(server, rider, stop)
+            register_apns(server, rider, secrets.token_hex(32))
+
+        feed_host.files["/alerts.pb"] = alerts_message({"id": "stba-1", "route": "STBA", "header": "Shuttle delayed"})
+        wait_until(lambda: mock.count() >= 2, WAIT, message="the alert's pushes at the mock APNs")
+
+        def alert_span():
+            with receiver._lock:
+                return next((span for span in receiver.spans
+                             if span["name"] == "transit alert" and span["attributes"].get("herald.alert.id") == "stba-1"), None)
+
+        alert = wait_until(alert_span, WAIT, message="the alert version's span")
+        wait_until(lambda: len([s for s in receiver.trace(alert["trace_id"]) if s["name"] == "send push"]) == 2, WAIT,
+                   message="both riders' pushes in the alert's trace")
+        trace = receiver.trace(alert["trace_id"])
+        assert alert["parent_span_id"] == "" and alert["kind"] == "SPAN_KIND_INTERNAL", alert
+        assert alert["attributes"]["herald.alert.status"] == "done", alert
+        assert alert["attributes"]["herald.alert.matched"] == 2 and alert["attributes"]["herald.alert.queued"] == 2, alert
+        delivered = [span for span in trace if span["name"] == "deliver push"]
+        assert len(delivered) == 2 and all(span["parent_span_id"] == alert["span_id"] for span in delivered), trace
+        assert all(span["attributes"]["herald.delivery.status"] == "sent" for span in delivered), delivered
+        doc = (Path(__file__).resolve().parents[2] / "docs" / "tracing.md").read_text(encoding="utf-8")
+        for key in sorted({"transit alert"} | set(alert["attributes"])):
+            assert f"`{key}`" in doc, f"docs/tracing.md does not name {key}"
+    finally:
+        receiver.stop()

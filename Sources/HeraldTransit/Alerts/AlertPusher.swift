@@ -112,7 +112,18 @@ public final class AlertPusher: Sendable {
                     })
                 else { continue }
                 claimedAny = true
-                try await process(version)
+                // One trace per alert version (no request started it): its notifications'
+                // deliveries continue this span, so an alert to 20,000 riders is one trace,
+                // not 20,000 (docs/tracing.md).
+                try await HeraldTracing.withSpan(
+                    "transit alert", continuing: nil, ofKind: .internal,
+                    attributes: ["herald.alert.id": version.alertID, "herald.alert.fingerprint": version.fingerprint]
+                ) { span in
+                    let outcome = try await process(version)
+                    span?.set("herald.alert.status", outcome?.status.rawValue)
+                    span?.set("herald.alert.matched", outcome?.matched ?? 0)
+                    span?.set("herald.alert.queued", outcome?.queued ?? 0)
+                }
             }
             if !claimedAny { return }
         }
