@@ -112,7 +112,20 @@ private enum Convert {
     static func decode<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey], _ mode: JSONValueDecoder.Mode) throws -> T {
         if type == JSONValue.self, let same = value as? T { return same }
         let defaults = mode == .configuration ? SectionDefaults(type) : nil
+        if let defaults, case .object(let object) = value {
+            try refuseUnknownKeys(object, of: defaults, path)
+        }
         return try T(from: ValueDecoder(value: value, codingPath: path, mode: mode, defaults: defaults))
+    }
+
+    /// A key that is not one of the section's settings is refused, not skipped: a misspelt
+    /// setting (`otlp_endpont`) would otherwise leave its default in force without a word.
+    static func refuseUnknownKeys(_ object: [String: JSONValue], of section: SectionDefaults, _ path: [any CodingKey]) throws {
+        let known = section.keys
+        guard let unknown = object.keys.sorted().first(where: { !known.contains($0) && !known.contains($0.snakeCased) }) else { return }
+        let names = section.keys.filter { $0 == $0.snakeCased }.sorted()
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: path + [NameKey(unknown)], debugDescription: "no such setting (those here are \(names.joined(separator: ", ")))"))
     }
 }
 

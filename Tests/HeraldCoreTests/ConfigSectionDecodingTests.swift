@@ -82,8 +82,24 @@ private struct Section: ConfigSection, Equatable {
         #expect(path(of: ["limits": ["max_body_bytes": "ten"]]) == ["limits", "max_body_bytes"])
         #expect(path(of: ["radii": [1, "x"]]) == ["radii", "Index 1"])
         #expect(path(of: ["ratio": true]) == ["ratio"])
-        #expect(path(of: ["burst": 1, "limits": ["burst": 1.5]]) == ["limits", "burst"])
+        #expect(path(of: ["threads": 1, "limits": ["burst": 1.5]]) == ["limits", "burst"])
         #expect(path(of: ["data_dir": 3]) == ["data_dir"])
+    }
+
+    /// A key no section has is an error at its path, not a setting silently left at its
+    /// default (a misspelt `otlp_endpont` would leave tracing off without a word).
+    @Test func aKeyThatIsNoSettingIsRefusedWhereItIs() throws {
+        #expect(path(of: ["data_dri": "/x"]) == ["data_dri"])
+        #expect(path(of: ["limits": ["max_body_byte": 1]]) == ["limits", "max_body_byte"])
+        #expect(path(of: ["types": ["XL": ["bust": 2]]]) == ["types", "XL", "bust"])
+        do {
+            _ = try decoder.decode(Section.self, from: ["limits": ["max_body_byte": 1]])
+            Issue.record("an unknown key was accepted")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.debugDescription == "no such setting (those here are burst, max_body_bytes)")
+        }
+        // Both spellings of a real setting stay accepted, and a map's own keys are free.
+        #expect(try decoder.decode(Section.self, from: ["dataDir": "/y", "types": ["anything": [:]]]).dataDir == "/y")
     }
 
     @Test func exactModeKeepsNamesAsTheTypeSpellsThem() {

@@ -15,6 +15,8 @@ public protocol ConfigSection: Codable {
 /// leaves out (or sets to null) decodes to.
 struct SectionDefaults {
     private let values: [String: Any]
+    /// Every setting's name as a file may spell it: the property's and its snake_case form.
+    let keys: Set<String>
 
     init?(_ type: Any.Type) {
         guard let section = type as? any ConfigSection.Type else { return nil }
@@ -23,6 +25,7 @@ struct SectionDefaults {
             if let label = child.label { values[label] = child.value }
         }
         self.values = values
+        keys = Set(values.keys.flatMap { [$0, $0.snakeCased] })
     }
 
     /// The default of `property`; nil when the section has no such property (an optional
